@@ -1,0 +1,68 @@
+"""How a monotonic query's value travels along an edge.
+
+A :class:`Rule` is data, not code: each backend interprets ``extend`` and
+``order`` with its own operators (NumPy expressions on the CPU, a kernel
+template instance on the GPU), so a new monotonic algorithm needs no kernel.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+EXTENDS = ("add", "add_one", "min", "copy")
+ORDERS = ("min", "max")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Relaxation rule of a monotonic (dependency-memoized) query.
+
+    Parameters
+    ----------
+    extend : {"add", "add_one", "min", "copy"}
+        Value sent along ``u -> v`` with weight ``w``: ``value[u] + w``,
+        ``value[u] + 1``, ``min(value[u], w)`` or ``value[u]``.
+    order : {"min", "max"}
+        Smaller (``"min"``) or larger values are better.
+    value_dtype : numpy dtype
+        dtype of the per-vertex values.
+    unreachable : scalar or None
+        Value of a vertex no path reaches (never sent along an edge); None
+        where every vertex holds a real value (connected components).
+    uses_weights : bool
+        Whether edge weights matter (weight updates are ignored otherwise).
+    symmetric : bool
+        Values travel both ways along edges (weak connectivity).
+    source_value : scalar or None
+        Value of the source vertex; None for queries without a source.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = Rule("add", "min", np.dtype("float64"), np.finfo("float64").max, True)
+    >>> r.improves_on_increase
+    False
+    """
+
+    extend: str
+    order: str
+    value_dtype: Any
+    unreachable: Optional[Any]
+    uses_weights: bool
+    symmetric: bool = False
+    source_value: Optional[Any] = None
+
+    def __post_init__(self):
+        if self.extend not in EXTENDS:
+            raise ValueError(f"extend must be one of {EXTENDS}, got {self.extend!r}")
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
+
+    @property
+    def improves_on_increase(self):
+        """True where a larger weight can only improve values (widest path)."""
+        return self.extend == "min"
+
+    def is_worse_weight(self, old, new):
+        """Where a weight change ``old -> new`` can make a tree edge's value worse."""
+        return new < old if self.improves_on_increase else new > old

@@ -1,0 +1,58 @@
+"""Backends: the operator layer, the only code that knows the device.
+
+``get_backend(name)`` returns the operators for ``"cpu"`` (NumPy), ``"gpu"``
+(CuPy with the CUDA sources in ``kernels/``, where installed) or ``"auto"``
+(the GPU when CuPy sees one, else the CPU).
+"""
+from __future__ import annotations
+
+import importlib
+
+from .base import Backend
+from .cpu import CPUBackend
+
+__all__ = ["Backend", "CPUBackend", "get_backend", "available_backends"]
+
+_MODULES = {"cpu": ("cugraph_stream.backends.cpu", "CPUBackend"),
+            "gpu": ("cugraph_stream.backends.gpu", "GPUBackend")}
+
+
+def _load(name):
+    module_name, class_name = _MODULES[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        return None, f"{module_name} could not be imported: {error}"
+    backend_class = getattr(module, class_name)
+    reason = backend_class.unavailable_reason() if hasattr(backend_class, "unavailable_reason") else None
+    if reason:
+        return None, reason
+    return backend_class, None
+
+
+def available_backends():
+    """Map each backend name to ``None`` when usable, else the reason it is not.
+
+    >>> available_backends()["cpu"] is None
+    True
+    """
+    return {name: _load(name)[1] for name in _MODULES}
+
+
+def get_backend(name="cpu"):
+    """Return the operators for backend ``name`` (``"cpu"``, ``"gpu"`` or ``"auto"``).
+
+    >>> get_backend("cpu").name
+    'cpu'
+    """
+    if isinstance(name, Backend):
+        return name
+    if name == "auto":
+        backend_class, _ = _load("gpu")
+        return (backend_class or CPUBackend)()
+    if name not in _MODULES:
+        raise ValueError(f"backend must be one of 'cpu', 'gpu' or 'auto', got {name!r}")
+    backend_class, reason = _load(name)
+    if backend_class is None:
+        raise ValueError(f"backend={name!r} is not available here: {reason}")
+    return backend_class()

@@ -1,0 +1,145 @@
+"""The operator interface: the only code that knows which device holds the arrays.
+
+The engine (graph store, batch reduction, dependency-memoization engine,
+PageRank) is written once against :class:`Backend`.  A backend supplies an
+array namespace (``xp``: NumPy or CuPy) for plain element-wise work, and the
+graph operators that carry the cost of a batch: segment expansion, the edge
+hash index, relaxation (advance), re-seeding from in-neighbours (pull),
+transitive invalidation and the PageRank push.  A new backend implements this
+class; no algorithm and no engine module changes.
+
+Conventions shared by every operator:
+
+* Arrays live on the backend's device and never leave it inside an operator;
+  only small scalars (counts, sizes) come back to the host.
+* Vertex ids inside the engine are dense internal ids (``int64``).
+* An adjacency (:class:`cugraph_stream.engine.adjacency.Adjacency`) exposes
+  per-vertex ``start``, ``degree`` and per-slot ``nbr`` and ``wgt`` arrays;
+  vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``.
+* A relaxation rule (:class:`cugraph_stream.algorithms.rule.Rule`) names how a
+  value travels along an edge (``extend``: ``"add"``, ``"add_one"``,
+  ``"min"`` or ``"copy"``) and which of two values is better (``order``:
+  ``"min"`` or ``"max"``), so a GPU backend can instantiate one kernel
+  template per rule.
+"""
+from __future__ import annotations
+
+import abc
+import time
+
+
+class Backend(abc.ABC):
+    """Operators of one device.  See the module docstring for conventions."""
+
+    #: short name, as passed to ``StreamGraph(backend=...)``
+    name: str = ""
+
+    #: the array namespace (``numpy`` or ``cupy``)
+    xp = None
+
+    # ------------------------------------------------------------------ memory
+    @abc.abstractmethod
+    def asarray(self, array, dtype=None):
+        """Copy or view a host (or device) array on this backend's device."""
+
+    @abc.abstractmethod
+    def to_host(self, array):
+        """Return ``array`` as a NumPy array (a copy when it lives elsewhere)."""
+
+    @abc.abstractmethod
+    def aligned_empty(self, n, dtype, align=4096):
+        """An uninitialised array of ``n`` elements whose data starts at ``align`` bytes."""
+
+    def synchronize(self):
+        """Wait for queued device work (no-op on synchronous devices)."""
+
+    def now(self):
+        """Wall-clock seconds after finishing queued device work (for phase timings)."""
+        self.synchronize()
+        return time.perf_counter()
+
+    @abc.abstractmethod
+    def memory_bytes(self, *arrays):
+        """Bytes held by ``arrays`` on this backend's device."""
+
+    # -------------------------------------------------------------- primitives
+    @abc.abstractmethod
+    def expand_segments(self, starts, lengths):
+        """Enumerate the elements of segments ``[starts[i], starts[i] + lengths[i])``.
+
+        Returns ``(positions, owners)``: every position of every segment, in
+        segment order, and the index ``i`` of the segment each came from.
+        """
+
+    @abc.abstractmethod
+    def unique(self, ids, bound):
+        """Distinct values of ``ids`` (non-negative, below ``bound``), in any order."""
+
+    @abc.abstractmethod
+    def scatter_add(self, target, index, values):
+        """``target[index[k]] += values[k]`` for every ``k``, duplicates accumulating."""
+
+    # -------------------------------------------------------------- hash index
+    @abc.abstractmethod
+    def hash_find(self, table, keys):
+        """Positions of ``keys`` (non-negative int64) in an open-addressing ``table``.
+
+        ``table`` has a power-of-two size and holds keys, ``-1`` for empty and
+        ``-2`` for deleted slots; probing is linear from :meth:`hash_slot`.
+        Absent keys give ``-1``.
+        """
+
+    @abc.abstractmethod
+    def hash_claim(self, table, keys):
+        """Store absent, distinct ``keys`` in ``table``; return their positions and
+        how many deleted slots were reused."""
+
+    # --------------------------------------------------------- graph operators
+    @abc.abstractmethod
+    def relax(self, adj, frontier, value, parent, rule):
+        """Push ``value`` along the out-edges of ``frontier`` (advance).
+
+        For every edge ``u -> v`` with ``u`` in ``frontier`` and a candidate
+        ``rule.extend(value[u], w)`` strictly better than ``value[v]``, the
+        best candidate wins ``value[v]`` and one of the ``u`` producing it
+        becomes ``parent[v]``.  Returns ``(improved, edges_read)``: the
+        distinct vertices whose value improved, and the edges read.
+        """
+
+    @abc.abstractmethod
+    def relax_arcs(self, u, v, w, value, parent, rule):
+        """Relax the given arcs ``u -> v`` of weights ``w`` (inserted or improved edges).
+
+        Same update as :meth:`relax`, restricted to these arcs (sources with
+        unreachable values send nothing).  Returns the distinct vertices
+        whose value improved.
+        """
+
+    @abc.abstractmethod
+    def pull(self, adj, targets, value, parent, rule):
+        """Re-seed ``targets`` from their neighbours in ``adj`` (in-adjacency).
+
+        For every ``targets[i] = v`` and ``u`` in ``adj``'s list of ``v``,
+        with ``value[u]`` reachable, the best ``rule.extend(value[u], w)``
+        strictly better than ``value[v]`` is written with its parent ``u``.
+        Returns the number of edges read.
+        """
+
+    @abc.abstractmethod
+    def invalidate(self, adjs, seeds, parent):
+        """Invalidate ``seeds`` and, transitively, every vertex whose parent is
+        invalidated, until none is left (not just one round).
+
+        Children of ``u`` are found among ``u``'s neighbours in each adjacency
+        of ``adjs``.  Returns ``(invalidated, edges_read)``; values and parents
+        are left for the caller to reset.
+        """
+
+    @abc.abstractmethod
+    def pagerank_push(self, adj, active, rank, residual, alpha):
+        """Forward push from ``active``: ``rank[u] += residual[u]``, and
+        ``alpha * residual[u] / degree[u]`` to each out-neighbour's residual.
+
+        Returns ``(receivers, edges_read)``, the distinct vertices that
+        received residual.
+        """

@@ -1,0 +1,248 @@
+"""NumPy operators: the CPU backend and the reference for every other backend."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Backend
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_EMPTY = -1
+_DELETED = -2
+_EMPTY_INDEX = np.empty(0, dtype=np.int64)
+
+
+def hash_slot(keys, bits):
+    """Fibonacci hashing of non-negative int64 ``keys`` into ``2**bits`` slots."""
+    with np.errstate(over="ignore"):
+        return ((keys.astype(np.uint64) * _GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
+
+
+def extend(rule, values, weights):
+    """Candidate values sent along edges of the given weights (see ``Rule``)."""
+    if rule.extend == "add":
+        return values + weights.astype(values.dtype, copy=False)
+    if rule.extend == "add_one":
+        return values + values.dtype.type(1)
+    if rule.extend == "min":
+        return np.minimum(values, weights.astype(values.dtype, copy=False))
+    if rule.extend == "copy":
+        return values
+    raise ValueError(f"unknown extend {rule.extend!r}")
+
+
+def better(rule, a, b):
+    """Where ``a`` is strictly better than ``b`` under ``rule.order``."""
+    return a < b if rule.order == "min" else a > b
+
+
+class CPUBackend(Backend):
+    """Operators on NumPy arrays in host memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ops = CPUBackend()
+    >>> pos, owner = ops.expand_segments(np.array([10, 40]), np.array([2, 3]))
+    >>> pos.tolist(), owner.tolist()
+    ([10, 11, 40, 41, 42], [0, 0, 1, 1, 1])
+    """
+
+    name = "cpu"
+    xp = np
+
+    def __init__(self):
+        # scratch arrays reused across calls; only positions written in a
+        # call are read back, so they never need clearing (except the flags)
+        self._stamp = np.empty(0, dtype=np.int64)
+        self._flag = np.zeros(0, dtype=bool)
+
+    # ------------------------------------------------------------------ memory
+    def asarray(self, array, dtype=None):
+        return np.asarray(array, dtype=dtype)
+
+    def to_host(self, array):
+        return np.asarray(array)
+
+    def aligned_empty(self, n, dtype, align=4096):
+        dtype = np.dtype(dtype)
+        nbytes = int(n) * dtype.itemsize
+        buffer = np.empty(nbytes + align, dtype=np.uint8)
+        offset = (-buffer.ctypes.data) % align
+        return buffer[offset:offset + nbytes].view(dtype)
+
+    def memory_bytes(self, *arrays):
+        return int(sum(a.nbytes for a in arrays if a is not None))
+
+    # -------------------------------------------------------------- primitives
+    def _scratch_stamp(self, bound):
+        if self._stamp.size < bound:
+            self._stamp = np.empty(max(int(bound), 2 * self._stamp.size), dtype=np.int64)
+        return self._stamp
+
+    def _scratch_flag(self, bound):
+        if self._flag.size < bound:
+            self._flag = np.zeros(max(int(bound), 2 * self._flag.size), dtype=bool)
+        return self._flag
+
+    def expand_segments(self, starts, lengths):
+        lengths = lengths.astype(np.int64, copy=False)
+        if lengths.size == 0:
+            return _EMPTY_INDEX, _EMPTY_INDEX
+        ends = np.cumsum(lengths)
+        total = int(ends[-1])
+        if total == 0:
+            return _EMPTY_INDEX, _EMPTY_INDEX
+        owners = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+        base = starts.astype(np.int64, copy=False) - (ends - lengths)
+        return np.arange(total, dtype=np.int64) + base[owners], owners
+
+    def unique(self, ids, bound):
+        if ids.size < 2:
+            return ids
+        if ids.size < 64:
+            return np.unique(ids)
+        stamp = self._scratch_stamp(bound)
+        order = np.arange(ids.size, dtype=np.int64)
+        stamp[ids] = order
+        return ids[stamp[ids] == order]
+
+    def scatter_add(self, target, index, values):
+        if index.size > target.size // 4:
+            target += np.bincount(index, weights=values, minlength=target.size)[: target.size]
+        else:
+            np.add.at(target, index, values)
+
+    # -------------------------------------------------------------- hash index
+    def hash_find(self, table, keys):
+        bits = table.size.bit_length() - 1
+        mask = table.size - 1
+        found = np.full(keys.size, -1, dtype=np.int64)
+        pending = np.arange(keys.size, dtype=np.int64)
+        slot = hash_slot(keys, bits)
+        while pending.size:
+            seen = table[slot]
+            wanted = keys[pending]
+            hit = seen == wanted
+            found[pending[hit]] = slot[hit]
+            go_on = ~hit & (seen != _EMPTY)
+            pending = pending[go_on]
+            slot = (slot[go_on] + 1) & mask
+        return found
+
+    def hash_claim(self, table, keys):
+        bits = table.size.bit_length() - 1
+        mask = table.size - 1
+        placed = np.empty(keys.size, dtype=np.int64)
+        pending = np.arange(keys.size, dtype=np.int64)
+        slot = hash_slot(keys, bits)
+        reused = 0
+        stamp = self._scratch_stamp(table.size)
+        while pending.size:
+            seen = table[slot]
+            free = np.flatnonzero(seen < 0)
+            # several keys may race for one free slot: the last writer wins it
+            stamp[slot[free]] = free
+            won = free[stamp[slot[free]] == free]
+            reused += int(np.count_nonzero(seen[won] == _DELETED))
+            table[slot[won]] = keys[pending[won]]
+            placed[pending[won]] = slot[won]
+            lost = np.ones(pending.size, dtype=bool)
+            lost[won] = False
+            pending = pending[lost]
+            slot = (slot[lost] + 1) & mask
+        return placed, reused
+
+    # --------------------------------------------------------- graph operators
+    def _improve(self, u, v, candidate, value, parent, rule, bound):
+        """Write the best candidate per target and a parent that produced it."""
+        keep = better(rule, candidate, value[v])
+        if not keep.all():
+            u, v, candidate = u[keep], v[keep], candidate[keep]
+        if v.size == 0:
+            return _EMPTY_INDEX
+        if rule.order == "min":
+            np.minimum.at(value, v, candidate)
+        else:
+            np.maximum.at(value, v, candidate)
+        won = candidate == value[v]
+        winners = v[won]
+        parent[winners] = u[won]
+        return self.unique(winners, bound)
+
+    def relax(self, adj, frontier, value, parent, rule):
+        if frontier.size == 0:
+            return _EMPTY_INDEX, 0
+        pos, owner = self.expand_segments(adj.start[frontier], adj.degree[frontier])
+        if pos.size == 0:
+            return _EMPTY_INDEX, 0
+        v = adj.nbr[pos].astype(np.int64, copy=False)
+        weights = adj.wgt[pos] if rule.uses_weights else None
+        candidate = extend(rule, value[frontier][owner], weights)
+        improved = self._improve(frontier[owner], v, candidate, value, parent, rule, value.size)
+        return improved, int(pos.size)
+
+    def relax_arcs(self, u, v, w, value, parent, rule):
+        source_value = value[u]
+        if rule.unreachable is not None:
+            live = source_value != rule.unreachable
+            u, v, w, source_value = u[live], v[live], w[live], source_value[live]
+        candidate = extend(rule, source_value, w if rule.uses_weights else None)
+        return self._improve(u, v, candidate, value, parent, rule, value.size)
+
+    def pull(self, adj, targets, value, parent, rule):
+        if targets.size == 0:
+            return 0
+        pos, owner = self.expand_segments(adj.start[targets], adj.degree[targets])
+        if pos.size == 0:
+            return 0
+        u = adj.nbr[pos].astype(np.int64, copy=False)
+        source_value = value[u]
+        weights = adj.wgt[pos] if rule.uses_weights else None
+        v = targets[owner]
+        if rule.unreachable is not None:
+            live = source_value != rule.unreachable
+            u, v, source_value = u[live], v[live], source_value[live]
+            if weights is not None:
+                weights = weights[live]
+        candidate = extend(rule, source_value, weights)
+        self._improve(u, v, candidate, value, parent, rule, value.size)
+        return int(pos.size)
+
+    def invalidate(self, adjs, seeds, parent):
+        bound = parent.size
+        flag = self._scratch_flag(bound)
+        frontier = self.unique(seeds, bound)
+        flag[frontier] = True
+        found = [frontier]
+        edges_read = 0
+        while frontier.size:
+            children = []
+            for adj in adjs:
+                pos, owner = self.expand_segments(adj.start[frontier], adj.degree[frontier])
+                edges_read += int(pos.size)
+                x = adj.nbr[pos].astype(np.int64, copy=False)
+                child = x[(parent[x] == frontier[owner]) & ~flag[x]]
+                flag[child] = True
+                children.append(child)
+            frontier = np.concatenate(children) if len(children) > 1 else children[0]
+            found.append(frontier)
+        invalidated = np.concatenate(found)
+        flag[invalidated] = False
+        return invalidated, edges_read
+
+    def pagerank_push(self, adj, active, rank, residual, alpha):
+        amount = residual[active]
+        rank[active] += amount
+        residual[active] = 0.0
+        degree = adj.degree[active]
+        pushing = degree > 0
+        senders = active[pushing]
+        share = alpha * amount[pushing] / degree[pushing]
+        pos, owner = self.expand_segments(adj.start[senders], degree[pushing])
+        if pos.size == 0:
+            return _EMPTY_INDEX, 0
+        receivers = adj.nbr[pos].astype(np.int64, copy=False)
+        self.scatter_add(residual, receivers, share[owner])
+        if receivers.size > residual.size // 4:
+            return np.flatnonzero(residual), int(pos.size)
+        return self.unique(receivers, residual.size), int(pos.size)

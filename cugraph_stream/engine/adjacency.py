@@ -1,0 +1,240 @@
+"""One direction of the graph: a CSR with gaps (PMA-style), updated in place.
+
+Vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``; the
+list owns ``capacity[u]`` slots.  Every list starts on a 128-byte boundary
+(capacities are multiples of :attr:`Adjacency.align` slots and the slot arrays
+are page-aligned), so a GPU warp reads a list in whole 128-byte transactions.
+
+Updates are vertex-centric: rows are grouped by their owning vertex and each
+touched list is changed once.  Insertions append into the gap; a list that
+outgrows its capacity moves to the end with 1.5x room.  Deletions fill their
+holes with the list's last entries (order within a list is not kept).  The
+space left behind by moved lists is counted as garbage; once garbage exceeds
+the live region the whole adjacency is compacted, which bounds memory under
+any stream.
+
+Every operation that moves entries returns a :class:`Moves` record so that
+whoever indexes slots (the edge hash index, the mirror adjacency's twin
+pointers) can follow them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ALIGN_BYTES = 128
+
+
+@dataclass
+class Moves:
+    """Entries moved from slot ``source[i]`` to ``target[i]``; ``owner[i]`` owns the list."""
+
+    owner: object
+    source: object
+    target: object
+
+    @property
+    def size(self):
+        return int(self.target.size)
+
+
+class Adjacency:
+    """Gapped CSR of one direction; see the module docstring.
+
+    Parameters
+    ----------
+    ops : Backend
+        Operators of the device holding the arrays.
+    weight_dtype : dtype
+        dtype of the edge weights.
+    with_twin : bool
+        Keep a per-slot ``twin`` pointer to the same edge's slot in the
+        mirror adjacency (directed graphs keep out- and in-adjacency).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> adj = Adjacency(get_backend("cpu"), np.float32, with_twin=False)
+    >>> adj.ensure_vertices(3)
+    >>> slots, _ = adj.append(np.array([2, 0, 2]), np.array([1, 2, 0]), np.array([1., 2., 3.]))
+    >>> sorted(adj.neighbors(2).tolist())
+    [0, 1]
+    >>> int(adj.start[2]) % adj.align
+    0
+    """
+
+    def __init__(self, ops, weight_dtype, with_twin):
+        xp = ops.xp
+        self.ops = ops
+        self.weight_dtype = xp.dtype(weight_dtype)
+        self.with_twin = with_twin
+        self.align = max(ALIGN_BYTES // 4, ALIGN_BYTES // self.weight_dtype.itemsize)
+        self.start = xp.zeros(0, dtype=xp.int64)
+        self.degree = xp.zeros(0, dtype=xp.int64)
+        self.capacity = xp.zeros(0, dtype=xp.int64)
+        initial = 4 * self.align
+        self.nbr = ops.aligned_empty(initial, xp.int32)
+        self.wgt = ops.aligned_empty(initial, self.weight_dtype)
+        self.twin = ops.aligned_empty(initial, xp.int64) if with_twin else None
+        self.end = 0          # slots handed out so far (live lists and garbage)
+        self.garbage = 0      # slots of lists that moved or were released
+
+    # ---------------------------------------------------------------- sizing
+    @property
+    def slot_capacity(self):
+        return int(self.nbr.size)
+
+    def ensure_vertices(self, n):
+        """Make the per-vertex arrays hold at least ``n`` vertices."""
+        have = int(self.start.size)
+        if n <= have:
+            return
+        xp = self.ops.xp
+        size = max(n, 2 * have, 1024)
+        for name in ("start", "degree", "capacity"):
+            grown = xp.zeros(size, dtype=xp.int64)
+            grown[:have] = getattr(self, name)
+            setattr(self, name, grown)
+
+    def _ensure_slots(self, n):
+        have = self.slot_capacity
+        if n <= have:
+            return
+        size = max(n, have + have // 2, 4 * self.align)
+        size += (-size) % self.align
+        for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", self.ops.xp.int64)):
+            old = getattr(self, name)
+            if old is None:
+                continue
+            grown = self.ops.aligned_empty(size, dtype)
+            grown[: self.end] = old[: self.end]
+            setattr(self, name, grown)
+
+    def _round_capacity(self, need):
+        xp = self.ops.xp
+        room = xp.maximum(need + need // 2, self.align)
+        return room + (-room) % self.align
+
+    # --------------------------------------------------------------- reading
+    def slots_of(self, vertices):
+        """``(slots, owners)``: every slot of the lists of ``vertices``."""
+        return self.ops.expand_segments(self.start[vertices], self.degree[vertices])
+
+    def neighbors(self, u):
+        """Neighbours of one vertex (a convenience for tests and docs)."""
+        s, d = int(self.start[u]), int(self.degree[u])
+        return self.nbr[s:s + d]
+
+    # -------------------------------------------------------------- updating
+    def append(self, u, v, w):
+        """Append entries ``v`` (weights ``w``) to the lists of ``u``.
+
+        Returns ``(slots, moves)``: the slot of each new entry, and the
+        entries that moved because their list outgrew its capacity (or None).
+        """
+        xp = self.ops.xp
+        if u.size == 0:
+            return xp.empty(0, dtype=xp.int64), None
+        order = xp.argsort(u, kind="stable")
+        us = u[order]
+        first = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), us[1:] != us[:-1])))
+        counts = xp.diff(xp.concatenate((first, xp.asarray([us.size], dtype=first.dtype))))
+        groups = us[first]
+        rank = xp.arange(us.size, dtype=xp.int64) - xp.repeat(first, counts)
+        need = self.degree[groups] + counts
+        grow = need > self.capacity[groups]
+        moves = self._relocate(groups[grow], need[grow]) if bool(grow.any()) else None
+        slots_sorted = self.start[us] + self.degree[us] + rank
+        self.nbr[slots_sorted] = v[order]
+        self.wgt[slots_sorted] = w[order]
+        self.degree[groups] = need
+        slots = xp.empty_like(slots_sorted)
+        slots[order] = slots_sorted
+        return slots, moves
+
+    def _relocate(self, vertices, need):
+        """Move the lists of ``vertices`` to fresh space at the end."""
+        xp = self.ops.xp
+        room = self._round_capacity(need)
+        total = int(room.sum())
+        new_start = self.end + xp.cumsum(room) - room
+        self._ensure_slots(self.end + total)
+        old, owner = self.slots_of(vertices)
+        new = new_start[owner] + (old - self.start[vertices][owner])
+        self._copy(old, new)
+        self.garbage += int(self.capacity[vertices].sum())
+        self.end += total
+        self.start[vertices] = new_start
+        self.capacity[vertices] = room
+        return Moves(vertices[owner], old, new)
+
+    def _copy(self, old, new):
+        self.nbr[new] = self.nbr[old]
+        self.wgt[new] = self.wgt[old]
+        if self.twin is not None:
+            self.twin[new] = self.twin[old]
+
+    def remove(self, u, slots):
+        """Remove the entries at ``slots`` (owned by ``u``; distinct).
+
+        Each list closes its holes with its own last entries.  Returns the
+        :class:`Moves` of those entries.
+        """
+        xp = self.ops.xp
+        if slots.size == 0:
+            return None
+        order = xp.argsort(slots)
+        ss, us = slots[order], u[order]
+        # lists are disjoint ranges, so sorting by slot also groups by owner
+        first = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), us[1:] != us[:-1])))
+        counts = xp.diff(xp.concatenate((first, xp.asarray([us.size], dtype=first.dtype))))
+        groups = us[first]
+        kept = self.degree[groups] - counts
+        live_end = xp.repeat(self.start[groups] + kept, counts)
+        holes = ss[ss < live_end]
+        tail, tail_owner = self.ops.expand_segments(self.start[groups] + kept, counts)
+        staying = ~xp.isin(tail, ss)
+        movers = tail[staying]
+        self._copy(movers, holes)
+        self.degree[groups] = kept
+        return Moves(groups[tail_owner[staying]], movers, holes)
+
+    def release(self, vertices):
+        """Give the (empty) lists of removed ``vertices`` back as garbage."""
+        self.garbage += int(self.capacity[vertices].sum())
+        self.capacity[vertices] = 0
+        self.degree[vertices] = 0
+
+    def needs_compaction(self):
+        return self.garbage > max(self.end - self.garbage, 64 * 1024)
+
+    def compact(self):
+        """Rewrite every list contiguously (with 1.25x room); returns the :class:`Moves`."""
+        xp = self.ops.xp
+        vertices = xp.flatnonzero(self.degree > 0)
+        degree = self.degree[vertices]
+        room = xp.maximum(degree + degree // 4, self.align)
+        room = room + (-room) % self.align
+        new_start = xp.cumsum(room) - room
+        total = int(room.sum())
+        old, owner = self.slots_of(vertices)
+        new = new_start[owner] + (old - self.start[vertices][owner])
+        size = max(total + total // 4, 4 * self.align)
+        size += (-size) % self.align
+        for name, dtype in (("nbr", xp.int32), ("wgt", self.weight_dtype), ("twin", xp.int64)):
+            arr = getattr(self, name)
+            if arr is None:
+                continue
+            fresh = self.ops.aligned_empty(size, dtype)
+            fresh[new] = arr[old]
+            setattr(self, name, fresh)
+        self.start[:] = 0
+        self.capacity[:] = 0
+        self.start[vertices] = new_start
+        self.capacity[vertices] = room
+        self.end = total
+        self.garbage = 0
+        return Moves(vertices[owner], old, new)
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.start, self.degree, self.capacity, self.nbr, self.wgt, self.twin)

@@ -1,0 +1,97 @@
+"""Open-addressing hash index from an arc ``(u, v)`` to its slot in the out-adjacency.
+
+It answers "is ``u -> v`` present, and where?" in O(1) per arc, which keeps
+batch reduction, deletions and weight updates independent of vertex degrees
+(a hub's list is never scanned to find one of its edges).  Deleted entries
+become tombstones that later insertions reuse; the table is rebuilt when
+entries and tombstones fill half of it, so memory stays bounded under a
+stream that inserts and deletes the same edges forever.
+"""
+from __future__ import annotations
+
+EMPTY = -1
+DELETED = -2
+MIN_CAPACITY = 1024
+
+
+def arc_key(xp, u, v):
+    """One non-negative int64 key per arc ``u -> v`` of internal ids below 2**31."""
+    return (u.astype(xp.int64) << 32) | v.astype(xp.int64)
+
+
+class EdgeIndex:
+    """Map arc keys (see :func:`arc_key`) to int64 values (out-adjacency slots).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> index = EdgeIndex(get_backend("cpu"))
+    >>> index.insert(np.array([7, 42]), np.array([0, 1]))
+    >>> index.get(np.array([42, 5])).tolist()
+    [1, -1]
+    """
+
+    def __init__(self, ops, capacity=MIN_CAPACITY):
+        self.ops = ops
+        self.live = 0
+        self.deleted = 0
+        self._allocate(capacity)
+
+    def _allocate(self, capacity):
+        xp = self.ops.xp
+        self.keys = xp.full(capacity, EMPTY, dtype=xp.int64)
+        self.values = xp.empty(capacity, dtype=xp.int64)
+
+    @property
+    def capacity(self):
+        return int(self.keys.size)
+
+    def get(self, keys):
+        """Values of ``keys``; -1 where a key is absent."""
+        xp = self.ops.xp
+        pos = self.ops.hash_find(self.keys, keys)
+        return xp.where(pos >= 0, self.values[xp.maximum(pos, 0)], -1)
+
+    def insert(self, keys, values):
+        """Add distinct ``keys``, all absent, with their ``values``."""
+        if keys.size == 0:
+            return
+        self._reserve(int(keys.size))
+        pos, reused = self.ops.hash_claim(self.keys, keys)
+        self.values[pos] = values
+        self.live += int(keys.size)
+        self.deleted -= reused
+
+    def erase(self, keys):
+        """Remove ``keys``, all present."""
+        if keys.size == 0:
+            return
+        pos = self.ops.hash_find(self.keys, keys)
+        self.keys[pos] = DELETED
+        self.live -= int(keys.size)
+        self.deleted += int(keys.size)
+
+    def assign(self, keys, values):
+        """Overwrite the values of ``keys``, all present."""
+        if keys.size == 0:
+            return
+        self.values[self.ops.hash_find(self.keys, keys)] = values
+
+    def _reserve(self, extra):
+        if 2 * (self.live + self.deleted + extra) <= self.capacity:
+            return
+        capacity = MIN_CAPACITY
+        while capacity < 4 * (self.live + extra):
+            capacity *= 2
+        xp = self.ops.xp
+        held = xp.flatnonzero(self.keys >= 0)
+        keys, values = self.keys[held], self.values[held]
+        self._allocate(capacity)
+        if keys.size:
+            pos, _ = self.ops.hash_claim(self.keys, keys)
+            self.values[pos] = values
+        self.deleted = 0
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.keys, self.values)

@@ -1,0 +1,219 @@
+"""Dependency memoization (DM): incremental monotonic queries.
+
+Each vertex keeps a value and a parent: the in-neighbour whose value (sent
+along the edge by the query's :class:`~cugraph_stream.algorithms.Rule`) gave
+it.  After a batch:
+
+1. *Correction.*  A deleted or worsened edge ``u -> v`` with
+   ``parent[v] == u`` invalidates ``v``; every vertex whose parent is
+   invalidated is invalidated too, until none is left.  Invalidated vertices
+   are reset and re-seeded from their neighbours that still hold valid
+   values.  Inserted and improved edges are relaxed directly (only those
+   edges: the rest of their sources' lists did not change).
+2. *Compute.*  The vertices whose values improved push along their edges
+   until nothing improves.
+
+Valid vertices keep values that some path of the new graph achieves, so the
+push phase converges to the same fixpoint as a computation from scratch,
+which :class:`MonotonicEngine` also offers (``incremental=False``): the
+engine's own recompute mode, used as a reference and a baseline.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Work:
+    """What one phase of a query update cost."""
+
+    invalidated: int = 0
+    activated: int = 0
+    edges_scanned: int = 0
+
+
+class MonotonicEngine:
+    """Incremental state of one monotonic query over a :class:`GraphStore`.
+
+    Parameters
+    ----------
+    store : GraphStore
+    rule : Rule
+        The algorithm.
+    source : int or None
+        Internal id of the source vertex (None for connected components).
+    incremental : bool
+        False recomputes from scratch after every batch (recompute mode).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> from cugraph_stream.engine.store import GraphStore
+    >>> from cugraph_stream.engine.reduce import reduce_batch
+    >>> from cugraph_stream.algorithms import sssp_rule
+    >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float64)
+    >>> ids = store.add_vertices(np.array([0, 1, 2]))
+    >>> _ = store.apply(reduce_batch(store, np.array([0, 1, 0]), np.array([1, 2, 2]),
+    ...                              np.array([1.0, 1.0, 5.0]), np.ones(3, np.int8)))
+    >>> engine = MonotonicEngine(store, sssp_rule(np.float64), source=0)
+    >>> _ = engine.initialize(); _ = engine.converge()
+    >>> engine.value[:3].tolist(), engine.parent[:3].tolist()
+    ([0.0, 1.0, 2.0], [-1, 0, 1])
+    >>> delta = store.apply(reduce_batch(store, np.array([1]), np.array([2]), np.zeros(1), -np.ones(1, np.int8)))
+    >>> work = engine.correct(delta)
+    >>> _ = engine.converge()
+    >>> engine.value[:3].tolist(), engine.parent[:3].tolist()
+    ([0.0, 1.0, 5.0], [-1, 0, 0])
+    """
+
+    def __init__(self, store, rule, source=None, incremental=True):
+        xp = store.ops.xp
+        self.store = store
+        self.ops = store.ops
+        self.rule = rule
+        self.source = source
+        self.incremental = incremental
+        symmetric = rule.symmetric and store.directed
+        self.push_adjacencies = (store.out, store.inn) if symmetric else (store.out,)
+        self.pull_adjacencies = (store.inn, store.out) if symmetric else (store.inn,)
+        self.value = xp.empty(0, dtype=rule.value_dtype)
+        self.parent = xp.empty(0, dtype=xp.int64)
+        self.previous_value = xp.empty(0, dtype=rule.value_dtype)
+        self.previous_parent = xp.empty(0, dtype=xp.int64)
+        self.changed = xp.empty(0, dtype=xp.int64)
+        self._frontier = xp.empty(0, dtype=xp.int64)
+        self._touched = []
+        self._new = xp.empty(0, dtype=xp.int64)
+
+    # ----------------------------------------------------------------- state
+    def _ensure(self):
+        xp = self.ops.xp
+        n = self.store.vertex_bound
+        have = int(self.value.size)
+        if n <= have:
+            return
+        size = max(n, 2 * have, 1024)
+        for name, dtype in (("value", self.rule.value_dtype), ("previous_value", self.rule.value_dtype),
+                            ("parent", xp.int64), ("previous_parent", xp.int64)):
+            grown = xp.empty(size, dtype=dtype)
+            grown[:have] = getattr(self, name)
+            setattr(self, name, grown)
+
+    def _reset(self, vertices):
+        """Values a vertex holds before anything reaches it; parents -1."""
+        if self.rule.unreachable is None:
+            self.value[vertices] = self.store.vertices.external[vertices]
+        else:
+            self.value[vertices] = self.rule.unreachable
+        self.parent[vertices] = -1
+        if self.source is not None:
+            self.value[self.source] = self.rule.source_value
+
+    def _alive(self):
+        return self.store.vertices.sorted_internal
+
+    # ----------------------------------------------------------------- phases
+    def initialize(self):
+        """Compute from scratch; every vertex counts as changed."""
+        self._ensure()
+        alive = self._alive()
+        self._new = alive
+        self._touched = []
+        return self._start_from_scratch(alive)
+
+    def _start_from_scratch(self, alive):
+        xp = self.ops.xp
+        self._reset(alive)
+        if self.source is not None:
+            self._frontier = xp.asarray([self.source], dtype=xp.int64)
+        else:
+            self._frontier = alive
+        self._touched.append(alive)
+        return Work()
+
+    def correct(self, delta):
+        """Apply the batch's :class:`StoreDelta`: invalidate, reset, re-seed, relax new edges."""
+        xp, ops, rule = self.ops.xp, self.ops, self.rule
+        self._ensure()
+        new = delta.new_vertices
+        self._new = new
+        self._touched = [new, delta.removed_vertices]
+        if new.size:
+            self._reset(new)
+        if not self.incremental:
+            return self._start_from_scratch(self._alive())
+
+        seeds = [delta.deleted_v[self.parent[delta.deleted_v] == delta.deleted_u]]
+        if len(self.push_adjacencies) == 2:
+            # weak connectivity: an arc also carries values backwards, and
+            # u -> v deleted still leaves u and v adjacent if v -> u exists
+            gone = self.store.find(delta.deleted_v, delta.deleted_u) < 0
+            seeds = [delta.deleted_v[(self.parent[delta.deleted_v] == delta.deleted_u) & gone],
+                     delta.deleted_u[(self.parent[delta.deleted_u] == delta.deleted_v) & gone]]
+        improved_u = improved_v = improved_w = None
+        if rule.uses_weights and delta.updated_u.size:
+            worse = rule.is_worse_weight(delta.updated_old, delta.updated_new)
+            wu, wv = delta.updated_u[worse], delta.updated_v[worse]
+            seeds.append(wv[self.parent[wv] == wu])
+            better = ~worse
+            improved_u, improved_v, improved_w = (delta.updated_u[better], delta.updated_v[better],
+                                                  delta.updated_new[better])
+        seeds = xp.concatenate(seeds)
+        work = Work()
+        invalidated = xp.empty(0, dtype=xp.int64)
+        if seeds.size:
+            invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
+            self._reset(invalidated)
+            for adj in self.pull_adjacencies:
+                work.edges_scanned += ops.pull(adj, invalidated, self.value, self.parent, rule)
+        if delta.removed_vertices.size:
+            self._reset(delta.removed_vertices)
+        work.invalidated = int(invalidated.size)
+
+        frontier = [invalidated if rule.unreachable is None
+                    else invalidated[self.value[invalidated] != rule.unreachable]]
+        arcs = [(delta.inserted_u, delta.inserted_v, delta.inserted_w)]
+        if improved_u is not None:
+            arcs.append((improved_u, improved_v, improved_w))
+        for u, v, w in arcs:
+            if u.size:
+                frontier.append(ops.relax_arcs(u, v, w, self.value, self.parent, rule))
+                if len(self.push_adjacencies) == 2:
+                    frontier.append(ops.relax_arcs(v, u, w, self.value, self.parent, rule))
+        self._frontier = ops.unique(xp.concatenate(frontier), self.value.size)
+        self._touched.append(invalidated)
+        return work
+
+    def converge(self):
+        """Push from the active vertices until no value improves."""
+        xp, ops = self.ops.xp, self.ops
+        work = Work()
+        frontier = self._frontier
+        while frontier.size:
+            work.activated += int(frontier.size)
+            self._touched.append(frontier)
+            improved = []
+            for adj in self.push_adjacencies:
+                step, read = ops.relax(adj, frontier, self.value, self.parent, self.rule)
+                work.edges_scanned += read
+                improved.append(step)
+            frontier = improved[0] if len(improved) == 1 else ops.unique(xp.concatenate(improved), self.value.size)
+        self._frontier = frontier
+        self._record_changes()
+        return work
+
+    def _record_changes(self):
+        """Remember which live vertices changed value or parent in this update."""
+        xp, ops = self.ops.xp, self.ops
+        touched = ops.unique(xp.concatenate(self._touched), self.value.size)
+        self._touched = []
+        differs = (self.value[touched] != self.previous_value[touched]) | \
+                  (self.parent[touched] != self.previous_parent[touched])
+        self.previous_value[touched] = self.value[touched]
+        self.previous_parent[touched] = self.parent[touched]
+        changed = ops.unique(xp.concatenate((touched[differs], self._new)), self.value.size)
+        self.changed = changed[self.store.vertices.alive[changed]]
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)

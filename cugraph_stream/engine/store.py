@@ -1,0 +1,263 @@
+"""The dynamic graph store: vertices, out- and in-adjacency, and the edge index.
+
+A directed graph keeps an out-adjacency and an in-adjacency (the engine
+re-seeds invalidated vertices from their in-neighbours); each entry knows its
+mirror's slot (``twin``), so deleting ``u -> v`` never scans ``v``'s list.
+An undirected graph keeps one adjacency holding both arcs of every edge (one
+arc for a self loop), which serves as in- and out-adjacency at once.  The
+edge index maps each arc of the out-adjacency to its slot.
+
+:meth:`GraphStore.apply` turns a :class:`ReducedBatch` into a
+:class:`StoreDelta`: the arcs that appeared, disappeared or changed weight,
+which is all the incremental queries need to know about a batch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .adjacency import Adjacency
+from .hash_index import EdgeIndex, arc_key
+from .reduce import ReducedBatch
+from .vertices import VertexTable
+
+
+@dataclass
+class StoreDelta:
+    """Arc-level changes of one batch (internal ids; undirected edges give both arcs)."""
+
+    inserted_u: object
+    inserted_v: object
+    inserted_w: object
+    deleted_u: object
+    deleted_v: object
+    deleted_w: object
+    updated_u: object
+    updated_v: object
+    updated_old: object
+    updated_new: object
+    new_vertices: object
+    removed_vertices: object
+
+    @property
+    def changed_arcs(self):
+        return int(self.inserted_u.size + self.deleted_u.size + self.updated_u.size)
+
+
+class GraphStore:
+    """A simple graph (no multi-edges) under batched updates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> from cugraph_stream.engine.reduce import reduce_batch
+    >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32)
+    >>> ids = store.add_vertices(np.array([10, 20, 30]))
+    >>> batch = reduce_batch(store, ids[[0, 0]], ids[[1, 2]], np.ones(2, np.float32), np.ones(2, np.int8))
+    >>> delta = store.apply(batch)
+    >>> store.num_edges, sorted(store.inn.neighbors(int(ids[2])).tolist())
+    (2, [0])
+    """
+
+    def __init__(self, ops, directed, weight_dtype):
+        xp = ops.xp
+        self.ops = ops
+        self.directed = bool(directed)
+        self.weight_dtype = xp.dtype(weight_dtype)
+        self.vertices = VertexTable(ops)
+        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed)
+        self.inn = Adjacency(ops, self.weight_dtype, with_twin=True) if self.directed else self.out
+        self.index = EdgeIndex(ops)
+        self.num_edges = 0
+
+    @property
+    def num_vertices(self):
+        return self.vertices.count
+
+    @property
+    def vertex_bound(self):
+        """Internal ids are below this bound."""
+        return self.vertices.size
+
+    # -------------------------------------------------------------- vertices
+    def add_vertices(self, external):
+        """Create vertices for distinct, absent external ids; return internal ids."""
+        internal = self.vertices.add(external)
+        self.out.ensure_vertices(self.vertices.size)
+        self.inn.ensure_vertices(self.vertices.size)
+        return internal
+
+    def empty_delta(self):
+        """A :class:`StoreDelta` with no changes (vertex-only operations fill it in)."""
+        xp = self.ops.xp
+        empty = xp.empty(0, dtype=xp.int64)
+        empty_w = xp.empty(0, dtype=self.weight_dtype)
+        return StoreDelta(empty, empty, empty_w, empty, empty, empty_w, empty, empty, empty_w, empty_w,
+                          empty, empty)
+
+    def remove_vertices(self, internal):
+        """Remove live vertices with all their edges; return the :class:`StoreDelta`."""
+        xp = self.ops.xp
+        slots, owner = self.out.slots_of(internal)
+        u, v = internal[owner], self.out.nbr[slots].astype(xp.int64)
+        if self.directed:
+            slots, owner = self.inn.slots_of(internal)
+            u = xp.concatenate((u, self.inn.nbr[slots].astype(xp.int64)))
+            v = xp.concatenate((v, internal[owner]))
+        else:
+            u, v = xp.minimum(u, v), xp.maximum(u, v)
+        key = xp.unique(arc_key(xp, u, v))
+        empty = xp.empty(0, dtype=xp.int64)
+        empty_w = xp.empty(0, dtype=self.weight_dtype)
+        reduced = ReducedBatch(empty, empty, empty_w, key >> 32, key & 0xFFFFFFFF,
+                               empty, empty, empty_w)
+        delta = self.apply(reduced)
+        self.out.release(internal)
+        if self.directed:
+            self.inn.release(internal)
+        self.vertices.remove(internal)
+        delta.removed_vertices = internal
+        return delta
+
+    # ----------------------------------------------------------------- edges
+    def _arcs(self, u, v, w=None):
+        """Arcs of edges ``(u, v)`` (with weights ``w``): the edges themselves,
+        plus the mirror arcs of an undirected graph's non-loop edges."""
+        xp = self.ops.xp
+        if self.directed:
+            return u, v, w
+        mirror = u != v
+        return (xp.concatenate((u, v[mirror])), xp.concatenate((v, u[mirror])),
+                None if w is None else xp.concatenate((w, w[mirror])))
+
+    def find(self, u, v):
+        """Out-adjacency slots of arcs ``u -> v``; -1 where absent."""
+        return self.index.get(arc_key(self.ops.xp, u, v))
+
+    def apply(self, batch):
+        """Apply a :class:`ReducedBatch`; return the arc-level :class:`StoreDelta`."""
+        xp = self.ops.xp
+        du, dv, _ = self._arcs(batch.delete_u, batch.delete_v)
+        dw = self._delete(du, dv)
+        uu, uv, uw = self._arcs(batch.update_u, batch.update_v, batch.update_w)
+        old = self._reweight(uu, uv, uw)
+        iu, iv, iw = self._arcs(batch.insert_u, batch.insert_v, batch.insert_w)
+        self._insert(iu, iv, iw)
+        self.num_edges += int(batch.insert_u.size) - int(batch.delete_u.size)
+        self._compact_if_needed()
+        empty = xp.empty(0, dtype=xp.int64)
+        return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
+
+    def _delete(self, u, v):
+        xp = self.ops.xp
+        keys = arc_key(xp, u, v)
+        slots = self.index.get(keys)
+        weights = self.out.wgt[slots]
+        in_slots = self.out.twin[slots] if self.directed else None
+        self._follow_out(self.out.remove(u, slots))
+        self.index.erase(keys)
+        if self.directed:
+            self._follow_in(self.inn.remove(v, in_slots))
+        return weights
+
+    def _reweight(self, u, v, w):
+        slots = self.find(u, v)
+        old = self.out.wgt[slots]
+        self.out.wgt[slots] = w
+        if self.directed:
+            self.inn.wgt[self.out.twin[slots]] = w
+        return old
+
+    def _insert(self, u, v, w):
+        slots, moves = self.out.append(u, v, w)
+        self._follow_out(moves)
+        self.index.insert(arc_key(self.ops.xp, u, v), slots)
+        if self.directed:
+            in_slots, moves = self.inn.append(v, u, w)
+            self._follow_in(moves)
+            self.out.twin[slots] = in_slots
+            self.inn.twin[in_slots] = slots
+
+    def _follow_out(self, moves):
+        """Point the edge index (and the in-adjacency twins) at moved out-entries."""
+        if moves is None or moves.size == 0:
+            return
+        xp = self.ops.xp
+        self.index.assign(arc_key(xp, moves.owner, self.out.nbr[moves.target]), moves.target)
+        if self.directed:
+            self.inn.twin[self.out.twin[moves.target]] = moves.target
+
+    def _follow_in(self, moves):
+        if moves is None or moves.size == 0:
+            return
+        self.out.twin[self.inn.twin[moves.target]] = moves.target
+
+    def _compact_if_needed(self):
+        if self.out.needs_compaction():
+            self._follow_out(self.out.compact())
+        if self.directed and self.inn.needs_compaction():
+            self._follow_in(self.inn.compact())
+
+    # --------------------------------------------------------------- reading
+    def edge_arrays(self):
+        """``(u, v, w)``: every edge once (undirected: the arc with ``u <= v``)."""
+        xp = self.ops.xp
+        vertices = xp.flatnonzero(self.out.degree[: self.vertex_bound] > 0)
+        slots, owner = self.out.slots_of(vertices)
+        u, v, w = vertices[owner], self.out.nbr[slots].astype(xp.int64), self.out.wgt[slots]
+        if not self.directed:
+            keep = u <= v
+            u, v, w = u[keep], v[keep], w[keep]
+        return u, v, w
+
+    def memory_bytes(self):
+        held = self.out.memory_bytes() + self.index.memory_bytes() + self.vertices.memory_bytes()
+        return held + (self.inn.memory_bytes() if self.directed else 0)
+
+    def check_consistency(self):
+        """Raise ``RuntimeError`` if an internal invariant is broken (a debugging aid)."""
+        xp = self.ops.xp
+        problems = []
+        bound = self.vertex_bound
+        alive = self.vertices.alive[:bound]
+        for name, adj in (("out", self.out), ("in", self.inn)):
+            degree, capacity, start = adj.degree[:bound], adj.capacity[:bound], adj.start[:bound]
+            if bool((degree > capacity).any()):
+                problems.append(f"{name}: a degree exceeds its capacity")
+            if bool((degree[~alive] != 0).any()):
+                problems.append(f"{name}: a removed vertex keeps edges")
+            owned = xp.flatnonzero(capacity > 0)
+            if bool((start[owned] % adj.align != 0).any()) or bool((capacity[owned] % adj.align != 0).any()):
+                problems.append(f"{name}: a list is not aligned to {adj.align} slots")
+            order = owned[xp.argsort(start[owned])]
+            if order.size > 1 and bool((start[order][1:] < (start[order] + capacity[order])[:-1]).any()):
+                problems.append(f"{name}: two lists overlap")
+            if order.size and int((start[order] + capacity[order]).max()) > adj.end:
+                problems.append(f"{name}: a list lies beyond the end")
+        u, v, w = self.edge_arrays()
+        if int(u.size) != self.num_edges:
+            problems.append(f"edge count {self.num_edges} != stored edges {int(u.size)}")
+        au, av, _ = self._arcs(u, v)
+        keys = arc_key(xp, au, av)
+        if int(xp.unique(keys).size) != int(keys.size):
+            problems.append("a multi-edge is stored")
+        if self.index.live != int(keys.size):
+            problems.append(f"index holds {self.index.live} arcs, store {int(keys.size)}")
+        slots = self.index.get(keys)
+        if bool((slots < 0).any()):
+            problems.append("an arc is missing from the index")
+        else:
+            if bool((self.out.nbr[slots].astype(xp.int64) != av).any()):
+                problems.append("the index points at a wrong slot")
+            if self.directed:
+                twin = self.out.twin[slots]
+                if bool((self.inn.twin[twin] != slots).any()) or bool((self.inn.nbr[twin].astype(xp.int64) != au).any()):
+                    problems.append("in-adjacency twin pointers disagree")
+                if bool((self.inn.wgt[twin] != self.out.wgt[slots]).any()):
+                    problems.append("in- and out-adjacency weights disagree")
+        if self.directed and int(self.inn.degree[:bound].sum()) != int(keys.size):
+            problems.append("in-adjacency holds a different number of arcs")
+        if int(alive.sum()) != self.vertices.count:
+            problems.append("vertex count disagrees with the alive mask")
+        if problems:
+            raise RuntimeError("graph store is inconsistent: " + "; ".join(problems))

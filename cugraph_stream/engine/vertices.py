@@ -1,0 +1,107 @@
+"""Vertex lifecycle: external int64 ids to dense internal ids, with id reuse.
+
+External ids are arbitrary int64 values.  Internal ids are dense, so every
+per-vertex array of the engine is indexed directly; an internal id freed by
+vertex removal is handed to the next new vertex (last freed, first reused).
+Lookups use a sorted copy of the live external ids (binary search), which
+also gives results in vertex order for free.
+"""
+from __future__ import annotations
+
+
+class VertexTable:
+    """Live vertices and the external/internal id mapping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> vt = VertexTable(get_backend("cpu"))
+    >>> vt.add(np.array([-5, 2**62])).tolist()
+    [0, 1]
+    >>> vt.lookup(np.array([2**62, 3])).tolist()
+    [1, -1]
+    >>> vt.remove(np.array([0]))
+    >>> vt.add(np.array([9])).tolist()        # id 0 is reused
+    [0]
+    """
+
+    def __init__(self, ops):
+        xp = ops.xp
+        self.ops = ops
+        self.external = xp.empty(0, dtype=xp.int64)   # external id of each internal id
+        self.alive = xp.zeros(0, dtype=bool)
+        self.size = 0                                 # internal ids handed out so far
+        self.count = 0                                # live vertices
+        self.free = xp.empty(0, dtype=xp.int64)       # freed internal ids, reused last-in first-out
+        self.sorted_external = xp.empty(0, dtype=xp.int64)
+        self.sorted_internal = xp.empty(0, dtype=xp.int64)
+
+    def lookup(self, external):
+        """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
+        xp = self.ops.xp
+        if self.count == 0:
+            return xp.full(external.shape, -1, dtype=xp.int64)
+        pos = xp.minimum(xp.searchsorted(self.sorted_external, external), self.count - 1)
+        return xp.where(self.sorted_external[pos] == external, self.sorted_internal[pos], -1)
+
+    def add(self, external):
+        """Create vertices for distinct, absent ``external`` ids; return their internal ids."""
+        xp = self.ops.xp
+        k = int(external.size)
+        if k == 0:
+            return xp.empty(0, dtype=xp.int64)
+        reused = min(k, int(self.free.size))
+        internal = xp.concatenate((self.free[self.free.size - reused:][::-1],
+                                   xp.arange(self.size, self.size + k - reused, dtype=xp.int64)))
+        self.free = self.free[: self.free.size - reused]
+        self.size += k - reused
+        self._ensure(self.size)
+        self.external[internal] = external
+        self.alive[internal] = True
+        order = xp.argsort(external)
+        self._merge(external[order], internal[order])
+        self.count += k
+        return internal
+
+    def remove(self, internal):
+        """Delete live vertices ``internal`` (distinct); their ids become reusable."""
+        xp = self.ops.xp
+        if internal.size == 0:
+            return
+        self.alive[internal] = False
+        self.free = xp.concatenate((self.free, internal))
+        keep = xp.ones(self.count, dtype=bool)
+        keep[xp.searchsorted(self.sorted_external, self.external[internal])] = False
+        self.sorted_external = self.sorted_external[keep]
+        self.sorted_internal = self.sorted_internal[keep]
+        self.count -= int(internal.size)
+
+    def _merge(self, external, internal):
+        """Insert sorted ``external`` ids (with their internal ids) into the sorted arrays."""
+        xp = self.ops.xp
+        n, k = self.count, int(external.size)
+        at = xp.searchsorted(self.sorted_external, external) + xp.arange(k)
+        is_new = xp.zeros(n + k, dtype=bool)
+        is_new[at] = True
+        merged_ext = xp.empty(n + k, dtype=xp.int64)
+        merged_int = xp.empty(n + k, dtype=xp.int64)
+        merged_ext[at], merged_int[at] = external, internal
+        merged_ext[~is_new], merged_int[~is_new] = self.sorted_external, self.sorted_internal
+        self.sorted_external, self.sorted_internal = merged_ext, merged_int
+
+    def _ensure(self, n):
+        xp = self.ops.xp
+        have = int(self.external.size)
+        if n <= have:
+            return
+        size = max(n, 2 * have, 1024)
+        external = xp.empty(size, dtype=xp.int64)
+        external[:have] = self.external
+        alive = xp.zeros(size, dtype=bool)
+        alive[:have] = self.alive
+        self.external, self.alive = external, alive
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.external, self.alive, self.free,
+                                     self.sorted_external, self.sorted_internal)

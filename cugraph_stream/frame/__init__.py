@@ -1,0 +1,1 @@
+"""Frame layer helpers: reading and validating user tables, building result frames."""

@@ -1,0 +1,176 @@
+"""Validate a batch of update rows and turn it into plain arrays.
+
+Every check runs before anything changes, and each error names the column
+and the first offending row (0-based position), so a batch applies whole or
+not at all.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .columns import num_rows, read_column, require_columns
+
+INSERT = 1
+DELETE = -1
+_INT64_LIMIT = 2.0 ** 63
+
+
+@dataclass
+class Rows:
+    """Validated rows of a batch (host arrays)."""
+
+    src: np.ndarray      # int64 external ids
+    dst: np.ndarray      # int64 external ids
+    weight: np.ndarray   # graph weight dtype; 0 on delete rows
+    op: np.ndarray       # int8: 1 insert, -1 delete
+
+    def __len__(self):
+        return int(self.src.size)
+
+
+def _first(mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+def parse_ids(values, nulls, column):
+    """Vertex ids as int64; ``ValueError`` naming ``column`` and the row otherwise.
+
+    >>> parse_ids(np.array([1.0, -2.0]), None, "src").tolist()
+    [1, -2]
+    >>> parse_ids(np.array([1.0, 2.5]), None, "src")
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'src' holds a non-integer vertex id 2.5 at row 1
+    """
+    if nulls is not None:
+        raise ValueError(f"column {column!r} holds a null vertex id at row {_first(nulls)}")
+    kind = values.dtype.kind
+    if kind == "i":
+        return values.astype(np.int64, copy=False)
+    if kind == "u":
+        too_big = values > np.iinfo(np.int64).max
+        if too_big.any():
+            row = _first(too_big)
+            raise ValueError(f"column {column!r} holds vertex id {values[row]} at row {row}, beyond int64")
+        return values.astype(np.int64)
+    if kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = _first(bad)
+            raise ValueError(f"column {column!r} holds a non-finite vertex id {values[row]} at row {row}")
+        bad = values != np.floor(values)
+        if bad.any():
+            row = _first(bad)
+            raise ValueError(f"column {column!r} holds a non-integer vertex id {values[row]} at row {row}")
+        bad = (values < -_INT64_LIMIT) | (values >= _INT64_LIMIT)
+        if bad.any():
+            row = _first(bad)
+            raise ValueError(f"column {column!r} holds vertex id {values[row]} at row {row}, beyond int64")
+        return values.astype(np.int64)
+    if kind == "O":
+        return _object_ids(values, column)
+    raise ValueError(f"column {column!r} must hold integer vertex ids, not {values.dtype}")
+
+
+def _object_ids(values, column):
+    out = np.empty(values.size, dtype=np.int64)
+    for row, item in enumerate(values):
+        if isinstance(item, (bool, np.bool_)):
+            raise ValueError(f"column {column!r} holds a boolean vertex id at row {row}")
+        if isinstance(item, (int, np.integer)) and -2 ** 63 <= int(item) < 2 ** 63:
+            out[row] = int(item)
+        elif isinstance(item, (float, np.floating)) and float(item).is_integer() and \
+                -_INT64_LIMIT <= item < _INT64_LIMIT:
+            out[row] = int(item)
+        else:
+            raise ValueError(f"column {column!r} holds {item!r} at row {row}, not an int64 vertex id")
+    return out
+
+
+def parse_ops(values, nulls, column):
+    """Ops as int8 (1 insert, -1 delete) from ``"insert"``/``"delete"`` (any case) or 1/-1.
+
+    >>> parse_ops(np.array(["Insert", "DELETE", 1, -1], dtype=object), None, "op").tolist()
+    [1, -1, 1, -1]
+    """
+    if nulls is not None:
+        raise ValueError(f"column {column!r} holds a null op at row {_first(nulls)}")
+    if values.dtype.kind in "iuf":
+        codes = np.where(values == 1, INSERT, np.where(values == -1, DELETE, 0)).astype(np.int8)
+    elif values.dtype.kind in "OUS":
+        series = pd.Series(values, dtype=object)
+        lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else x)
+        codes = np.zeros(values.size, dtype=np.int8)
+        codes[(lowered == "insert").to_numpy()] = INSERT
+        codes[(lowered == "delete").to_numpy()] = DELETE
+        numeric = series.map(lambda x: isinstance(x, (int, float, np.integer, np.floating))
+                             and not isinstance(x, (bool, np.bool_))).to_numpy(dtype=bool)
+        if numeric.any():
+            number = pd.to_numeric(series[numeric]).to_numpy()
+            codes[numeric] = np.where(number == 1, INSERT, np.where(number == -1, DELETE, 0))
+    else:
+        codes = np.zeros(values.size, dtype=np.int8)
+    unknown = codes == 0
+    if unknown.any():
+        row = _first(unknown)
+        raise ValueError(f"column {column!r} holds an unknown op {values[row]!r} at row {row}; "
+                         "expected 'insert' or 'delete' (any case), or 1 or -1")
+    return codes
+
+
+def parse_weights(values, nulls, column, is_insert, weight_dtype):
+    """Weights in ``weight_dtype``; insert rows must hold finite numbers.
+
+    >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
+    [1.5, 0.0]
+    """
+    if values.dtype.kind not in "iuf" and values.dtype.kind != "O":
+        raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
+    if values.dtype.kind == "O":
+        try:
+            values = pd.to_numeric(pd.Series(values), errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (ValueError, TypeError):
+            numeric = pd.to_numeric(pd.Series(values), errors="coerce").isna().to_numpy() & \
+                ~pd.isna(pd.Series(values)).to_numpy()
+            row = _first(numeric)
+            raise ValueError(f"column {column!r} holds a non-numeric weight {values[row]!r} at row {row}") from None
+    if nulls is not None and (nulls & is_insert).any():
+        row = _first(nulls & is_insert)
+        raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
+    weights = values.astype(np.float64)
+    bad = ~np.isfinite(weights) & is_insert
+    if nulls is not None:
+        bad &= ~nulls
+    if bad.any():
+        row = _first(bad)
+        raise ValueError(f"column {column!r} holds weight {weights[row]} at row {row}; weights must be finite")
+    weights = np.where(is_insert, weights, 0.0)
+    cast = weights.astype(weight_dtype)
+    overflow = ~np.isfinite(cast)
+    if overflow.any():
+        row = _first(overflow)
+        raise ValueError(f"column {column!r} holds weight {weights[row]} at row {row}, "
+                         f"beyond the range of {np.dtype(weight_dtype)}")
+    return cast
+
+
+def read_rows(table, source, destination, weight, op, weight_dtype):
+    """Validate ``table`` and return its :class:`Rows`.
+
+    ``weight=None`` gives every insert weight 1; ``op=None`` makes every row
+    an insert (edge lists).
+    """
+    require_columns(table, [source, destination, weight, op])
+    n = num_rows(table)
+    src = parse_ids(*read_column(table, source), source)
+    dst = parse_ids(*read_column(table, destination), destination)
+    codes = parse_ops(*read_column(table, op), op) if op is not None else np.full(n, INSERT, dtype=np.int8)
+    is_insert = codes == INSERT
+    if weight is None:
+        weights = np.where(is_insert, 1, 0).astype(weight_dtype)
+    else:
+        weights = parse_weights(*read_column(table, weight), weight, is_insert, weight_dtype)
+    return Rows(src, dst, weights, codes)

@@ -1,0 +1,110 @@
+"""Read named columns out of the tables users hand us.
+
+Supported tables: pandas DataFrames, pyarrow Tables and RecordBatches, and
+mappings of column name to 1-D array.  A column comes back as a NumPy array
+plus a mask of its null entries (None where there are none), so that
+validation can name the first offending row whatever the input type.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+
+def _is_arrow(table):
+    module = type(table).__module__
+    return module.startswith("pyarrow") and hasattr(table, "column_names")
+
+
+def column_names(table):
+    """Column names of ``table``.
+
+    >>> column_names({"src": [1], "dst": [2]})
+    ['src', 'dst']
+    """
+    if isinstance(table, pd.DataFrame):
+        return [str(c) for c in table.columns]
+    if _is_arrow(table):
+        return list(table.column_names)
+    if isinstance(table, Mapping):
+        return [str(c) for c in table.keys()]
+    raise TypeError("expected a pandas DataFrame, a pyarrow Table or a mapping of column name to array, "
+                    f"got {type(table).__name__}")
+
+
+def num_rows(table):
+    """Number of rows of ``table``."""
+    if isinstance(table, pd.DataFrame) or _is_arrow(table):
+        return int(len(table))
+    lengths = {len(np.asarray(v)) for v in table.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns have different lengths: {sorted(lengths)}")
+    return lengths.pop() if lengths else 0
+
+
+def require_columns(table, names):
+    """Raise ``ValueError`` naming the first of ``names`` that ``table`` lacks."""
+    present = column_names(table)
+    for name in names:
+        if name is not None and name not in present:
+            raise ValueError(f"column {name!r} not found; the table has columns {present}")
+
+
+def read_column(table, name):
+    """Return ``(values, nulls)``: a NumPy array and a boolean null mask (or None).
+
+    Integer columns with nulls keep their exact values (nulls read as 0 in
+    ``values``), so huge int64 ids survive.
+
+    >>> values, nulls = read_column(pd.DataFrame({"x": pd.array([5, None], dtype="Int64")}), "x")
+    >>> values.tolist(), nulls.tolist()
+    ([5, 0], [False, True])
+    """
+    if isinstance(table, pd.DataFrame):
+        return _from_pandas(table[name])
+    if _is_arrow(table):
+        return _from_arrow(table.column(name))
+    column = table[name]
+    if isinstance(column, pd.Series):
+        return _from_pandas(column)
+    if type(column).__module__.startswith("pyarrow"):
+        return _from_arrow(column)
+    return _from_pandas(pd.Series(np.asarray(column)))
+
+
+def _mask_or_none(mask):
+    mask = np.asarray(mask, dtype=bool)
+    return mask if mask.any() else None
+
+
+def _from_pandas(series):
+    dtype = series.dtype
+    nulls = _mask_or_none(series.isna().to_numpy())
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind in "iub":
+        return series.to_numpy(dtype=dtype.numpy_dtype, na_value=0), nulls
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind == "f":
+        return series.to_numpy(dtype=dtype.numpy_dtype, na_value=np.nan), nulls
+    if dtype.kind in "iufb":
+        return series.to_numpy(), nulls
+    return series.to_numpy(dtype=object), nulls
+
+
+def _from_arrow(column):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    nulls = _mask_or_none(column.is_null().to_numpy(zero_copy_only=False)) if column.null_count else None
+    if pa.types.is_integer(column.type) or pa.types.is_boolean(column.type):
+        if column.null_count:
+            column = pc.fill_null(column, pa.scalar(0, type=column.type) if not pa.types.is_boolean(column.type)
+                                  else pa.scalar(False))
+        return column.to_numpy(zero_copy_only=False), nulls
+    if pa.types.is_floating(column.type):
+        return column.to_numpy(zero_copy_only=False), nulls
+    return np.asarray(column.to_pylist(), dtype=object), nulls

@@ -1,0 +1,253 @@
+"""``StreamGraph``: a graph that changes in batches, with standing queries kept current."""
+from __future__ import annotations
+
+import numpy as np
+
+from .backends import get_backend
+from .engine.reduce import reduce_batch
+from .engine.store import GraphStore
+from .frame.batch import INSERT, parse_ids, read_rows
+from .frame.output import make_frame
+from .report import BatchReport
+
+
+class StreamGraph:
+    """A dynamic simple graph whose tracked queries stay exact after every batch.
+
+    Parameters
+    ----------
+    directed : bool
+        Directed graph (default), or undirected: a row names the edge
+        ``{src, dst}`` and both directions are stored.
+    backend : {"cpu", "gpu", "auto"}
+        Device of the engine.
+    weight_dtype : {"float32", "float64"}
+        dtype of edge weights and of weighted results.
+
+    Examples
+    --------
+    >>> import pandas as pd, cugraph_stream as cgs
+    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [1.0, 1.0]}),
+    ...                                   weight="w")
+    >>> q = g.track(cgs.SSSP(source=0))
+    >>> g.apply(pd.DataFrame({"src": [0, 0], "dst": [2, 1], "w": [0.5, None], "op": ["insert", "delete"]}),
+    ...         weight="w").inserted
+    1
+    >>> q.result()
+       vertex      distance  predecessor
+    0       0  0.000000e+00           -1
+    1       1  3.402823e+38           -1
+    2       2  5.000000e-01            0
+    """
+
+    def __init__(self, directed=True, backend="cpu", weight_dtype="float32"):
+        dtype = np.dtype(weight_dtype)
+        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise ValueError(f"weight_dtype must be float32 or float64, got {weight_dtype!r}")
+        self._ops = get_backend(backend)
+        self._store = GraphStore(self._ops, directed, dtype)
+        self._queries = []
+        self.last_report = None
+
+    @classmethod
+    def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
+                      backend="cpu", weight_dtype="float32"):
+        """Build a graph from an edge list (pandas DataFrame, pyarrow Table or dict of arrays).
+
+        Rows are inserts applied in order: a repeated edge keeps its last weight.
+        Without ``weight``, every edge weighs 1.
+        """
+        graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype)
+        graph.apply(df, source=source, destination=destination, weight=weight, op=None)
+        return graph
+
+    # ------------------------------------------------------------ properties
+    @property
+    def directed(self):
+        return self._store.directed
+
+    @property
+    def backend(self):
+        """Name of the backend running the engine (``"cpu"`` or ``"gpu"``)."""
+        return self._ops.name
+
+    @property
+    def weight_dtype(self):
+        return self._store.weight_dtype
+
+    @property
+    def queries(self):
+        """The tracked queries, in tracking order."""
+        return tuple(self._queries)
+
+    def number_of_vertices(self):
+        return self._store.num_vertices
+
+    def number_of_edges(self):
+        """Edges (an undirected edge counts once)."""
+        return self._store.num_edges
+
+    def memory_bytes(self):
+        """Bytes held by the graph store and the tracked queries' state."""
+        return self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
+
+    def __repr__(self):
+        kind = "directed" if self.directed else "undirected"
+        return (f"StreamGraph({kind}, backend={self.backend!r}, vertices={self.number_of_vertices()}, "
+                f"edges={self.number_of_edges()}, queries={len(self._queries)})")
+
+    # --------------------------------------------------------------- queries
+    def track(self, query):
+        """Start maintaining ``query``; computes it from scratch and returns it."""
+        if query.needs_nonnegative_weights:
+            u, v, w = self._store.edge_arrays()
+            if w.size and float(w.min()) < 0:
+                row = int(self._ops.to_host(self._ops.xp.flatnonzero(w < 0))[0])
+                raise ValueError(f"{query.name} needs non-negative weights, but edge "
+                                 f"({int(self._store.vertices.external[u[row]])}, "
+                                 f"{int(self._store.vertices.external[v[row]])}) weighs {float(w[row])}")
+        query._attach(self)
+        self._queries.append(query)
+        return query
+
+    def untrack(self, query):
+        """Stop maintaining ``query``."""
+        if query not in self._queries:
+            raise ValueError(f"{query.name} is not tracked by this graph")
+        self._queries.remove(query)
+        query._detach()
+
+    # --------------------------------------------------------------- updates
+    def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
+        """Apply a batch of edge updates; every tracked query is current on return.
+
+        Parameters
+        ----------
+        batch : pandas DataFrame, pyarrow Table or dict of arrays
+            One row per update.
+        source, destination : str
+            Columns of vertex ids (int64 values, or floats without fraction).
+        weight : str or None
+            Column of weights (may be null on delete rows); None weighs every
+            inserted edge 1.
+        op : str or None
+            Column of ops: ``"insert"``/``"delete"`` (any case) or 1/-1.  None
+            makes every row an insert.
+
+        Returns
+        -------
+        BatchReport
+
+        Raises
+        ------
+        ValueError
+            On bad input, naming the column and the first offending row; the
+            graph, the results and the last report stay as they were.
+        """
+        ops, xp, store = self._ops, self._ops.xp, self._store
+        t0 = ops.now()
+        rows = read_rows(batch, source, destination, weight, op, store.weight_dtype)
+        self._check_weights(rows, weight)
+        report = BatchReport(rows=len(rows))
+        src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
+        w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
+        t1 = ops.now()
+        report.times["validate"] = t1 - t0
+
+        inserting = codes == INSERT
+        named = xp.unique(xp.concatenate((src[inserting], dst[inserting])))
+        new_vertices = store.add_vertices(named[store.vertices.lookup(named) < 0])
+        u, v = store.vertices.lookup(src), store.vertices.lookup(dst)
+        known = (u >= 0) & (v >= 0)          # only delete rows can name unknown vertices
+        reduced = reduce_batch(store, u[known], v[known], w[known], codes[known])
+        reduced.counts["ignored"] += int(rows.src.size) - int(known.sum())
+        t2 = ops.now()
+        report.times["reduce"] = t2 - t1
+
+        delta = store.apply(reduced)
+        delta.new_vertices = new_vertices
+        report.times["store"] = ops.now() - t2
+        for name, count in reduced.counts.items():
+            setattr(report, name, count)
+        report.new_vertices = int(new_vertices.size)
+        return self._update_queries(delta, report)
+
+    def _check_weights(self, rows, weight_column):
+        strict = [q for q in self._queries if q.needs_nonnegative_weights]
+        if not strict:
+            return
+        negative = (rows.op == INSERT) & (rows.weight < 0)
+        if negative.any():
+            row = int(np.flatnonzero(negative)[0])
+            raise ValueError(f"column {weight_column!r} holds a negative weight {float(rows.weight[row])} "
+                             f"at row {row}, but {strict[0].name} needs non-negative weights")
+
+    def _update_queries(self, delta, report):
+        for query in self._queries:
+            report.add_query(query._update(delta))
+        self.last_report = report
+        return report
+
+    def _parse_vertex_ids(self, ids):
+        ids = np.asarray(ids.to_numpy() if hasattr(ids, "to_numpy") else ids)
+        return parse_ids(ids.reshape(-1), None, "ids")
+
+    def add_vertices(self, ids):
+        """Add isolated vertices; ids already in the graph are left as they are."""
+        ops, xp, store = self._ops, self._ops.xp, self._store
+        t0 = ops.now()
+        external = xp.unique(ops.asarray(self._parse_vertex_ids(ids)))
+        new = store.add_vertices(external[store.vertices.lookup(external) < 0])
+        delta = store.empty_delta()
+        delta.new_vertices = new
+        report = BatchReport(rows=int(external.size), new_vertices=int(new.size))
+        report.times["store"] = ops.now() - t0
+        return self._update_queries(delta, report)
+
+    def remove_vertices(self, ids):
+        """Remove vertices and all their edges.
+
+        Raises ``ValueError`` (and changes nothing) if an id is not a vertex
+        or is the source of a tracked query.
+        """
+        ops, xp, store = self._ops, self._ops.xp, self._store
+        t0 = ops.now()
+        external = self._parse_vertex_ids(ids)
+        internal = ops.to_host(store.vertices.lookup(ops.asarray(external)))
+        if (internal < 0).any():
+            row = int(np.flatnonzero(internal < 0)[0])
+            raise ValueError(f"vertex {int(external[row])} (ids, row {row}) is not in the graph")
+        for query in self._queries:
+            source = getattr(query, "source", None)
+            if source is not None and int(source) in set(external.tolist()):
+                raise ValueError(f"vertex {source} is the source of tracked {query.name}; untrack it first")
+        edges_before = store.num_edges
+        internal = xp.unique(ops.asarray(internal))
+        delta = store.remove_vertices(internal)
+        report = BatchReport(rows=int(external.size), deleted=edges_before - store.num_edges,
+                             removed_vertices=int(internal.size))
+        report.times["store"] = ops.now() - t0
+        return self._update_queries(delta, report)
+
+    # --------------------------------------------------------------- reading
+    def edges(self):
+        """Edges as a DataFrame ``src, dst, weight`` sorted by ``(src, dst)``.
+
+        An undirected edge appears once, with ``src <= dst``.
+        """
+        xp, store = self._ops.xp, self._store
+        u, v, w = store.edge_arrays()
+        src, dst = store.vertices.external[u], store.vertices.external[v]
+        if not self.directed:
+            src, dst = xp.minimum(src, dst), xp.maximum(src, dst)
+        order = xp.lexsort(xp.stack((dst, src)))
+        return make_frame(self._ops, {"src": src[order], "dst": dst[order], "weight": w[order]})
+
+    def vertices(self):
+        """Vertex ids, sorted (a pandas Series named ``vertex``)."""
+        frame = make_frame(self._ops, {"vertex": self._store.vertices.sorted_external})
+        return frame["vertex"]
+
+    def check_consistency(self):
+        """Raise ``RuntimeError`` if the store's invariants are broken (a debugging aid)."""
+        self._store.check_consistency()

@@ -1,0 +1,9 @@
+"""Standing queries tracked by a :class:`~cugraph_stream.StreamGraph`."""
+from .base import MonotonicQuery, Query
+from .bfs import BFS
+from .pagerank import PageRank
+from .sssp import SSSP
+from .wcc import WCC
+from .widest_path import WidestPath
+
+__all__ = ["Query", "MonotonicQuery", "BFS", "SSSP", "WidestPath", "WCC", "PageRank"]

@@ -1,0 +1,155 @@
+"""Standing queries: what users track on a :class:`StreamGraph`.
+
+A query object names an algorithm and its parameters; once tracked, it owns
+an engine state (:mod:`cugraph_stream.engine`) that every batch updates, and
+it turns that state into result frames in external vertex ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.monotonic import MonotonicEngine
+from ..frame.batch import parse_ids
+from ..frame.output import make_frame
+from ..report import QueryReport
+
+MODES = ("incremental", "recompute")
+
+
+class Query:
+    """Base of all standing queries.
+
+    Parameters
+    ----------
+    mode : {"incremental", "recompute"}
+        ``"recompute"`` recomputes from scratch after every batch with the
+        same engine (a reference and a baseline).
+    """
+
+    #: whether edge weights must be non-negative while this query is tracked
+    needs_nonnegative_weights = False
+
+    def __init__(self, mode="incremental"):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self.mode = mode
+        self.graph = None
+        self.engine = None
+
+    @property
+    def name(self):
+        """Short label used in reports, e.g. ``SSSP(source=0)``."""
+        return type(self).__name__ + "(" + ", ".join(f"{k}={v!r}" for k, v in self._params().items()) + ")"
+
+    def _params(self):
+        params = {}
+        if self.mode != "incremental":
+            params["mode"] = self.mode
+        return params
+
+    def __repr__(self):
+        return self.name
+
+    # ------------------------------------------------------------ life cycle
+    def _attach(self, graph):
+        """Bind to ``graph`` and compute from scratch (after validation)."""
+        if self.graph is not None:
+            raise ValueError(f"{self.name} is already tracked by a graph; create a new query object")
+        self._validate(graph)
+        self.graph = graph
+        self.engine = self._make_engine(graph._store)
+        self.engine.initialize()
+        self.engine.converge()
+
+    def _detach(self):
+        self.graph = None
+
+    def _validate(self, graph):
+        """Raise ``ValueError`` if the query cannot run on ``graph``."""
+
+    def _make_engine(self, store):
+        raise NotImplementedError
+
+    def _update(self, delta):
+        """Bring the result up to date with a batch; return a :class:`QueryReport`."""
+        ops = self.graph._ops
+        t0 = ops.now()
+        fix = self.engine.correct(delta)
+        t1 = ops.now()
+        run = self.engine.converge()
+        t2 = ops.now()
+        return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
+                           edges_scanned=fix.edges_scanned + run.edges_scanned,
+                           correct_s=t1 - t0, compute_s=t2 - t1)
+
+    def _require_graph(self):
+        if self.graph is None:
+            raise ValueError(f"{self.name} is not tracked by any graph; call graph.track(query) first")
+
+    def result(self):
+        """The current result as a DataFrame, one row per vertex, sorted by vertex."""
+        raise NotImplementedError
+
+
+class MonotonicQuery(Query):
+    """A query kept by dependency memoization (value and parent per vertex)."""
+
+    #: name of the value column in result frames
+    value_column = "value"
+    #: whether result frames carry a predecessor column
+    has_predecessor = True
+
+    def __init__(self, source=None, mode="incremental"):
+        super().__init__(mode)
+        self.source = source
+
+    def _params(self):
+        params = {} if self.source is None else {"source": self.source}
+        params.update(super()._params())
+        return params
+
+    def _rule(self, store):
+        raise NotImplementedError
+
+    def _validate(self, graph):
+        if self.source is None:
+            return
+        if np.ndim(self.source) != 0:
+            raise ValueError(f"source must be one vertex id, got {self.source!r}")
+        source = parse_ids(np.asarray([self.source]), None, "source")
+        if int(graph._ops.to_host(graph._store.vertices.lookup(graph._ops.asarray(source)))[0]) < 0:
+            raise ValueError(f"source vertex {self.source} is not in the graph")
+
+    def _make_engine(self, store):
+        source = None
+        if self.source is not None:
+            ops = store.ops
+            source = int(ops.to_host(store.vertices.lookup(ops.asarray(np.asarray([self.source],
+                                                                                   dtype=np.int64))))[0])
+        return MonotonicEngine(store, self._rule(store), source=source, incremental=self.mode == "incremental")
+
+    def _values(self, internal):
+        """Result values of ``internal`` vertices (subclasses convert conventions)."""
+        return self.engine.value[internal]
+
+    def _frame(self, internal):
+        store, ops = self.graph._store, self.graph._ops
+        xp = ops.xp
+        columns = {"vertex": store.vertices.external[internal], self.value_column: self._values(internal)}
+        if self.has_predecessor:
+            parent = self.engine.parent[internal]
+            columns["predecessor"] = xp.where(parent >= 0, store.vertices.external[xp.maximum(parent, 0)], -1)
+        return make_frame(ops, columns)
+
+    def result(self):
+        """One row per vertex, sorted by vertex id."""
+        self._require_graph()
+        return self._frame(self.graph._store.vertices.sorted_internal)
+
+    def changes(self):
+        """Rows of :meth:`result` whose value or predecessor changed in the last update."""
+        self._require_graph()
+        xp = self.graph._ops.xp
+        changed = self.engine.changed
+        order = xp.argsort(self.graph._store.vertices.external[changed])
+        return self._frame(changed[order])

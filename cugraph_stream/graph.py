@@ -155,22 +155,43 @@ class StreamGraph:
         report.times["validate"] = t1 - t0
 
         inserting = codes == INSERT
-        named = xp.unique(xp.concatenate((src[inserting], dst[inserting])))
-        new_vertices = store.add_vertices(named[store.vertices.lookup(named) < 0])
-        u, v = store.vertices.lookup(src), store.vertices.lookup(dst)
+        u, v, new_vertices = self._vertices_of(src, dst, inserting)
         known = (u >= 0) & (v >= 0)          # only delete rows can name unknown vertices
-        reduced = reduce_batch(store, u[known], v[known], w[known], codes[known])
-        reduced.counts["ignored"] += int(rows.src.size) - int(known.sum())
+        bulk = store.num_edges == 0 and store.out.end == 0 and bool(inserting.all())
+        if bulk:
+            delta = store.load(u, v, w)
+            counts = dict(inserted=store.num_edges)
+        else:
+            reduced = reduce_batch(store, u[known], v[known], w[known], codes[known])
+            reduced.counts["ignored"] += int(rows.src.size) - int(known.sum())
+            counts = reduced.counts
         t2 = ops.now()
         report.times["reduce"] = t2 - t1
-
-        delta = store.apply(reduced)
+        if not bulk:
+            delta = store.apply(reduced)
         delta.new_vertices = new_vertices
         report.times["store"] = ops.now() - t2
-        for name, count in reduced.counts.items():
+        for name, count in counts.items():
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
         return self._update_queries(delta, report)
+
+    def _vertices_of(self, src, dst, inserting):
+        """Internal ids of each row's endpoints, creating the vertices that
+        insert rows name; -1 for unknown vertices named only by delete rows.
+
+        Returns ``(u, v, new_vertices)``.
+        """
+        xp, store = self._ops.xp, self._store
+        n = int(src.size)
+        ids, codes = self._ops.factorize(xp.concatenate((src, dst)))
+        internal = store.vertices.lookup(ids)
+        named_by_insert = xp.zeros(ids.size, dtype=bool)
+        named_by_insert[codes[xp.concatenate((inserting, inserting))]] = True
+        create = (internal < 0) & named_by_insert
+        new_vertices = store.add_vertices(ids[create])
+        internal[create] = new_vertices
+        return internal[codes[:n]], internal[codes[n:]], new_vertices
 
     def _check_weights(self, rows, weight_column):
         strict = [q for q in self._queries if q.needs_nonnegative_weights]

@@ -76,6 +76,10 @@ class Backend(abc.ABC):
         """Distinct values of ``ids`` (non-negative, below ``bound``), in any order."""
 
     @abc.abstractmethod
+    def factorize(self, values):
+        """``(uniques, codes)`` with ``uniques[codes] == values``; uniques in any order."""
+
+    @abc.abstractmethod
     def scatter_add(self, target, index, values):
         """``target[index[k]] += values[k]`` for every ``k``, duplicates accumulating."""
 
@@ -94,11 +98,16 @@ class Backend(abc.ABC):
         """Store absent, distinct ``keys`` in ``table``; return their positions and
         how many deleted slots were reused."""
 
+    @abc.abstractmethod
+    def hash_build(self, table, keys):
+        """Store distinct ``keys`` in an empty ``table`` (bulk load); return their positions."""
+
     # --------------------------------------------------------- graph operators
     @abc.abstractmethod
     def relax(self, adj, frontier, value, parent, rule):
         """Push ``value`` along the out-edges of ``frontier`` (advance).
 
+        ``frontier`` holds distinct vertices with reachable values.
         For every edge ``u -> v`` with ``u`` in ``frontier`` and a candidate
         ``rule.extend(value[u], w)`` strictly better than ``value[v]``, the
         best candidate wins ``value[v]`` and one of the ``u`` producing it

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .base import Backend
 
@@ -106,6 +107,10 @@ class CPUBackend(Backend):
         stamp[ids] = order
         return ids[stamp[ids] == order]
 
+    def factorize(self, values):
+        codes, uniques = pd.factorize(values, sort=False)
+        return np.asarray(uniques, dtype=values.dtype), codes.astype(np.int64, copy=False)
+
     def scatter_add(self, target, index, values):
         if index.size > target.size // 4:
             target += np.bincount(index, weights=values, minlength=target.size)[: target.size]
@@ -151,6 +156,25 @@ class CPUBackend(Backend):
             pending = pending[lost]
             slot = (slot[lost] + 1) & mask
         return placed, reused
+
+    def hash_build(self, table, keys):
+        # Sorted by home slot, key i lands on max(home_i, position_{i-1} + 1):
+        # a running maximum.  Runs stay contiguous from each key's home, so
+        # linear probing finds every key; the few that run past the end of
+        # the table are placed by ordinary probing (which wraps around).
+        bits = table.size.bit_length() - 1
+        home = hash_slot(keys, bits)
+        order = np.argsort(home)
+        step = np.arange(keys.size, dtype=np.int64)
+        pos = np.maximum.accumulate(home[order] - step) + step
+        fits = pos < table.size
+        table[pos[fits]] = keys[order[fits]]
+        placed = np.empty(keys.size, dtype=np.int64)
+        placed[order[fits]] = pos[fits]
+        spill = order[~fits]
+        if spill.size:
+            placed[spill], _ = self.hash_claim(table, keys[spill])
+        return placed
 
     # --------------------------------------------------------- graph operators
     def _improve(self, u, v, candidate, value, parent, rule, bound):

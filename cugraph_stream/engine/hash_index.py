@@ -4,7 +4,7 @@ It answers "is ``u -> v`` present, and where?" in O(1) per arc, which keeps
 batch reduction, deletions and weight updates independent of vertex degrees
 (a hub's list is never scanned to find one of its edges).  Deleted entries
 become tombstones that later insertions reuse; the table is rebuilt when
-entries and tombstones fill half of it, so memory stays bounded under a
+entries and tombstones fill 5/8 of it, so memory stays bounded under a
 stream that inserts and deletes the same edges forever.
 """
 from __future__ import annotations
@@ -63,6 +63,16 @@ class EdgeIndex:
         self.live += int(keys.size)
         self.deleted -= reused
 
+    def build(self, keys, values, room=0):
+        """Fill an empty index with distinct ``keys`` at once (bulk load),
+        sized for ``room`` more keys."""
+        if self.live or self.deleted:
+            raise ValueError("EdgeIndex.build needs an empty index")
+        self._allocate(self._capacity_for(int(keys.size) + room))
+        if keys.size:
+            self.values[self.ops.hash_build(self.keys, keys)] = values
+        self.live = int(keys.size)
+
     def erase(self, keys):
         """Remove ``keys``, all present."""
         if keys.size == 0:
@@ -78,20 +88,24 @@ class EdgeIndex:
             return
         self.values[self.ops.hash_find(self.keys, keys)] = values
 
-    def _reserve(self, extra):
-        if 2 * (self.live + self.deleted + extra) <= self.capacity:
-            return
+    @staticmethod
+    def _capacity_for(entries):
+        """Power of two with room for ``entries`` at a load of at most 1/2."""
         capacity = MIN_CAPACITY
-        while capacity < 4 * (self.live + extra):
+        while capacity < 2 * entries:
             capacity *= 2
+        return capacity
+
+    def _reserve(self, extra):
+        """Rebuild (without tombstones, larger if needed) before entries and
+        tombstones would fill 5/8 of the table."""
+        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
+            return
         xp = self.ops.xp
         held = xp.flatnonzero(self.keys >= 0)
         keys, values = self.keys[held], self.values[held]
-        self._allocate(capacity)
-        if keys.size:
-            pos, _ = self.ops.hash_claim(self.keys, keys)
-            self.values[pos] = values
-        self.deleted = 0
+        self.live = self.deleted = 0
+        self.build(keys, values, room=extra)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.keys, self.values)

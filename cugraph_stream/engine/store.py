@@ -148,6 +148,40 @@ class GraphStore:
         empty = xp.empty(0, dtype=xp.int64)
         return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
 
+    def load(self, u, v, w):
+        """Bulk-insert edges ``(u, v, w)`` into a store without edges.
+
+        Rows are inserts in order (a repeated edge keeps its last weight).
+        The CSR, the edge index and the twins are written in one pass each
+        instead of batch by batch.  Returns the :class:`StoreDelta`.
+        """
+        xp = self.ops.xp
+        if self.num_edges or self.out.end:
+            raise ValueError("GraphStore.load needs a store without edges")
+        if not self.directed:
+            u, v = xp.minimum(u, v), xp.maximum(u, v)
+        key = arc_key(xp, u, v)
+        order = xp.argsort(key, kind="stable")
+        key = key[order]
+        last = order[xp.concatenate((key[1:] != key[:-1], xp.ones(1, dtype=bool)))]
+        eu, ev, ew = u[last], v[last], w[last]          # sorted by (u, v)
+        au, av, aw = self._arcs(eu, ev, ew)
+        if not self.directed:
+            by_source = xp.argsort(au, kind="stable")
+            au, av, aw = au[by_source], av[by_source], aw[by_source]
+        slots = self.out.build(au, av, aw)
+        self.index.build(arc_key(xp, au, av), slots)
+        if self.directed:
+            by_target = xp.argsort(av, kind="stable")
+            in_slots = xp.empty_like(slots)
+            in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
+            self.out.twin[slots] = in_slots
+            self.inn.twin[in_slots] = slots
+        self.num_edges = int(eu.size)
+        delta = self.empty_delta()
+        delta.inserted_u, delta.inserted_v, delta.inserted_w = au, av, aw
+        return delta
+
     def _delete(self, u, v):
         xp = self.ops.xp
         keys = arc_key(xp, u, v)

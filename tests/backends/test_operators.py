@@ -1,0 +1,130 @@
+"""Every backend's operators against plain-Python references (the CPU is the reference
+backend; a GPU backend runs the same tests under the ``gpu`` marker)."""
+import numpy as np
+import pytest
+
+from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
+from cugraph_stream.backends import available_backends, get_backend
+from cugraph_stream.engine.adjacency import Adjacency
+
+BACKENDS = [pytest.param("cpu")] + [pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def ops(request):
+    reason = available_backends()[request.param]
+    if reason:
+        pytest.skip(reason)
+    return get_backend(request.param)
+
+
+def host(ops, a):
+    return np.asarray(ops.to_host(a))
+
+
+def make_adjacency(ops, n, edges, dtype=np.float64):
+    adj = Adjacency(ops, dtype, with_twin=False)
+    adj.ensure_vertices(n)
+    u, v, w = (np.array(x) for x in zip(*edges)) if edges else (np.zeros(0, int),) * 3
+    adj.append(ops.asarray(u.astype(np.int64)), ops.asarray(v.astype(np.int64)), ops.asarray(w.astype(dtype)))
+    return adj
+
+
+def test_expand_segments(ops):
+    pos, owner = ops.expand_segments(ops.asarray(np.array([5, 0, 9])), ops.asarray(np.array([2, 0, 3])))
+    assert host(ops, pos).tolist() == [5, 6, 9, 10, 11]
+    assert host(ops, owner).tolist() == [0, 0, 2, 2, 2]
+
+
+def test_unique_and_factorize(ops):
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 500, 3000)
+    assert sorted(host(ops, ops.unique(ops.asarray(ids), 500)).tolist()) == sorted(set(ids.tolist()))
+    values = rng.integers(-2**63, 2**63 - 1, 50, dtype=np.int64)[rng.integers(0, 50, 400)]
+    uniques, codes = ops.factorize(ops.asarray(values))
+    assert (host(ops, uniques)[host(ops, codes)] == values).all()
+    assert len(set(host(ops, uniques).tolist())) == host(ops, uniques).size
+
+
+def test_scatter_add_accumulates_duplicates(ops):
+    for n in (8, 100000):
+        target = ops.asarray(np.zeros(n))
+        ops.scatter_add(target, ops.asarray(np.array([1, 1, 3])), ops.asarray(np.array([0.5, 0.25, 2.0])))
+        assert host(ops, target)[[1, 3]].tolist() == [0.75, 2.0]
+
+
+def test_hash_claim_find_build(ops):
+    rng = np.random.default_rng(1)
+    keys = np.unique(rng.integers(0, 2**40, 700))
+    table = ops.asarray(np.full(2048, -1, dtype=np.int64))
+    pos, reused = ops.hash_claim(table, ops.asarray(keys))
+    assert reused == 0 and len(set(host(ops, pos).tolist())) == keys.size
+    assert (host(ops, ops.hash_find(table, ops.asarray(keys))) == host(ops, pos)).all()
+    assert (host(ops, ops.hash_find(table, ops.asarray(keys + 2**41))) == -1).all()
+    fresh = ops.asarray(np.full(2048, -1, dtype=np.int64))
+    placed = ops.hash_build(fresh, ops.asarray(keys))
+    assert (host(ops, ops.hash_find(fresh, ops.asarray(keys))) == host(ops, placed)).all()
+
+
+RULES = {"sssp": sssp_rule(np.float64), "bfs": bfs_rule(), "widest": widest_path_rule(np.float64),
+         "wcc": wcc_rule(False)}
+
+
+def reference_relax(rule, edges, frontier, value):
+    best = {}
+    for u, v, w in edges:
+        if u not in frontier:
+            continue
+        if rule.unreachable is not None and value[u] == rule.unreachable:
+            continue
+        cand = {"add": value[u] + w, "add_one": value[u] + 1, "min": min(value[u], w), "copy": value[u]}[rule.extend]
+        better = cand < value[v] if rule.order == "min" else cand > value[v]
+        if better and (v not in best or (cand < best[v] if rule.order == "min" else cand > best[v])):
+            best[v] = cand
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_relax_writes_the_best_candidate_and_a_producing_parent(ops, name):
+    rule = RULES[name]
+    rng = np.random.default_rng(2)
+    n = 60
+    edges = list({(int(a), int(b)): float(c) for a, b, c in
+                  zip(rng.integers(0, n, 400), rng.integers(0, n, 400), rng.integers(0, 4, 400))}.items())
+    edges = [(a, b, c) for (a, b), c in edges]
+    adj = make_adjacency(ops, n, edges)
+    value = rng.integers(0, 20, n).astype(rule.value_dtype)
+    if rule.unreachable is not None:
+        value[::5] = rule.unreachable
+    frontier = np.unique(rng.integers(0, n, 20))
+    if rule.unreachable is not None:          # relax's precondition: frontier values are reachable
+        frontier = frontier[value[frontier] != rule.unreachable]
+    expected = reference_relax(rule, edges, set(frontier.tolist()), value)
+    dev_value, parent = ops.asarray(value.copy()), ops.asarray(np.full(n, -1, dtype=np.int64))
+    improved, read = ops.relax(adj, ops.asarray(frontier), dev_value, parent, rule)
+    got = host(ops, dev_value)
+    assert sorted(host(ops, improved).tolist()) == sorted(expected)
+    assert {v: got[v] for v in expected} == expected
+    weights = {(a, b): c for a, b, c in edges}
+    for v in expected:
+        p = int(host(ops, parent)[v])
+        assert p in frontier and (p, v) in weights
+    assert read == sum(1 for a, _, _ in edges if a in set(frontier.tolist()))
+
+
+def test_invalidate_runs_until_no_vertex_is_left(ops):
+    # a chain 0 -> 1 -> ... -> 9 of parents plus unrelated edges
+    edges = [(i, i + 1, 1.0) for i in range(9)] + [(0, 5, 1.0), (3, 7, 1.0)]
+    adj = make_adjacency(ops, 12, edges)
+    parent = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1])
+    invalidated, _ = ops.invalidate([adj], ops.asarray(np.array([2])), ops.asarray(parent))
+    assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
+
+
+def test_pagerank_push_moves_mass(ops):
+    adj = make_adjacency(ops, 3, [(0, 1, 1.0), (0, 2, 1.0)])
+    rank, residual = ops.asarray(np.zeros(3)), ops.asarray(np.array([1.0, 0.0, 0.0]))
+    receivers, read = ops.pagerank_push(adj, ops.asarray(np.array([0])), rank, residual, 0.5)
+    assert host(ops, rank).tolist() == [1.0, 0.0, 0.0]
+    assert host(ops, residual).tolist() == [0.0, 0.25, 0.25]
+    assert set(host(ops, receivers).tolist()) >= {1, 2} and read == 2

@@ -1,0 +1,76 @@
+"""Adjacency (gapped CSR) against per-vertex Python lists."""
+import numpy as np
+import pytest
+
+from cugraph_stream.backends import get_backend
+from cugraph_stream.engine.adjacency import Adjacency
+
+
+def lists_of(adj, n):
+    return {u: sorted(zip(adj.neighbors(u).tolist(),
+                          adj.wgt[int(adj.start[u]):int(adj.start[u]) + int(adj.degree[u])].tolist()))
+            for u in range(n) if int(adj.degree[u])}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_append_remove_compact_against_lists(dtype):
+    ops = get_backend("cpu")
+    rng = np.random.default_rng(1)
+    n = 50
+    adj = Adjacency(ops, dtype, with_twin=True)
+    adj.ensure_vertices(n)
+    model = {u: [] for u in range(n)}
+    payload = {}   # slot -> (u, v): checks that moves report every moved entry
+    for step in range(80):
+        k = int(rng.integers(1, 200))
+        u = rng.integers(0, n, size=k)
+        u[: k // 2] = 0                                    # one hub grows and shrinks
+        v = rng.integers(0, 10**6, size=k)
+        w = rng.random(k).astype(dtype)
+        slots, moves = adj.append(u, v, w)
+        if moves is not None:
+            moved = {int(t): payload.pop(int(s)) for s, t in zip(moves.source, moves.target)}
+            payload.update(moved)
+        for uu, vv, ww, ss in zip(u.tolist(), v.tolist(), w.tolist(), slots.tolist()):
+            model[uu].append((vv, ww))
+            payload[ss] = (uu, vv)
+        # remove a random half of some lists
+        victims = [(uu, s) for s, (uu, vv) in payload.items() if rng.random() < 0.4]
+        if victims:
+            vu = np.array([x[0] for x in victims])
+            vs = np.array([x[1] for x in victims])
+            removed = [payload.pop(int(s)) for s in vs]
+            moves = adj.remove(vu, vs)
+            moved = {int(t): payload.pop(int(s)) for s, t in zip(moves.source, moves.target)}
+            payload.update(moved)
+            for uu, vv in removed:
+                model[uu] = _drop_one(model[uu], vv)
+        if adj.needs_compaction() or step % 25 == 24:
+            moves = adj.compact()
+            payload = {int(t): payload[int(s)] for s, t in zip(moves.source, moves.target)}
+        got = lists_of(adj, n)
+        assert got == {u: sorted(es) for u, es in model.items() if es}
+        for slot, (uu, vv) in payload.items():
+            assert int(adj.nbr[slot]) == vv
+            assert int(adj.start[uu]) <= slot < int(adj.start[uu] + adj.degree[uu])
+        owned = np.flatnonzero(adj.capacity[:n])
+        assert (adj.start[owned] % adj.align == 0).all()
+        assert adj.nbr.ctypes.data % 4096 == 0 and adj.wgt.ctypes.data % 4096 == 0
+        assert (adj.degree[:n] <= adj.capacity[:n]).all()
+
+
+def _drop_one(entries, v):
+    for i, (vv, _) in enumerate(entries):
+        if vv == v:
+            return entries[:i] + entries[i + 1:]
+    raise AssertionError("removed an entry that was not there")
+
+
+def test_lists_start_on_128_byte_boundaries():
+    ops = get_backend("cpu")
+    adj = Adjacency(ops, np.float64, with_twin=False)
+    adj.ensure_vertices(3)
+    adj.append(np.array([0, 1, 1, 2]), np.array([1, 2, 0, 0]), np.ones(4))
+    for u in range(3):
+        assert (adj.nbr.ctypes.data + 4 * int(adj.start[u])) % 128 == 0
+        assert (adj.wgt.ctypes.data + 8 * int(adj.start[u])) % 128 == 0

@@ -1,0 +1,86 @@
+"""MonotonicEngine traps: invalidation to a fixpoint, WCC restart from own id,
+zero-weight ties that must not close parent cycles."""
+import numpy as np
+
+from cugraph_stream.algorithms import sssp_rule, wcc_rule
+from cugraph_stream.backends import get_backend
+from cugraph_stream.engine.monotonic import MonotonicEngine
+from cugraph_stream.engine.reduce import reduce_batch
+from cugraph_stream.engine.store import GraphStore
+
+
+def graph(directed, edges, n, dtype=np.float64):
+    store = GraphStore(get_backend("cpu"), directed, dtype)
+    store.add_vertices(np.arange(n))
+    change(store, edges, 1)
+    return store
+
+
+def change(store, edges, op):
+    arr = np.array(edges, dtype=np.float64).reshape(-1, 3)
+    return store.apply(reduce_batch(store, arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64),
+                                    arr[:, 2].astype(store.weight_dtype), np.full(len(arr), op, np.int8)))
+
+
+def run(engine, delta=None):
+    work = engine.initialize() if delta is None else engine.correct(delta)
+    engine.converge()
+    return work
+
+
+def test_deleting_the_root_edge_of_a_long_chain_invalidates_all_of_it():
+    n = 30
+    store = graph(True, [(i, i + 1, 1.0) for i in range(n - 1)] + [(0, n - 1, 100.0)], n)
+    engine = MonotonicEngine(store, sssp_rule(np.float64), source=0)
+    run(engine)
+    assert engine.value[n - 1] == n - 1
+    work = run(engine, change(store, [(0, 1, 0.0)], -1))
+    assert work.invalidated == n - 1
+    assert (engine.value[1:n - 1] == np.finfo(np.float64).max).all()
+    assert engine.value[n - 1] == 100.0 and engine.parent[n - 1] == 0
+
+
+def test_wcc_vertex_that_loses_its_label_restarts_from_its_own_id():
+    store = graph(False, [(0, 5, 1.0), (5, 7, 1.0), (7, 9, 1.0)], 10)
+    engine = MonotonicEngine(store, wcc_rule(symmetric=False))
+    run(engine)
+    assert engine.value[[0, 5, 7, 9]].tolist() == [0, 0, 0, 0]
+    run(engine, change(store, [(5, 7, 0.0)], -1))
+    assert engine.value[[0, 5, 7, 9]].tolist() == [0, 0, 7, 7]
+
+
+def test_zero_weight_cycles_leave_a_parent_tree():
+    rng = np.random.default_rng(9)
+    n = 25
+    store = graph(True, [(int(a), int(b), 0.0) for a, b in rng.integers(0, n, (80, 2))], n)
+    engine = MonotonicEngine(store, sssp_rule(np.float64), source=0)
+    run(engine)
+    for step in range(20):
+        edges = [(int(a), int(b), float(c)) for a, b, c in
+                 zip(rng.integers(0, n, 10), rng.integers(0, n, 10), rng.integers(0, 2, 10))]
+        run(engine, change(store, edges, 1 if step % 3 else -1))
+        for v in range(n):            # following parents reaches the source without a cycle
+            seen, x = set(), v
+            while engine.parent[x] >= 0:
+                assert x not in seen
+                seen.add(x)
+                x = int(engine.parent[x])
+            assert x == 0 or engine.value[v] == np.finfo(np.float64).max
+
+
+def test_recompute_mode_agrees_with_incremental():
+    rng = np.random.default_rng(2)
+    n = 60
+    store = graph(True, [(int(a), int(b), float(c)) for a, b, c in
+                         zip(rng.integers(0, n, 200), rng.integers(0, n, 200), rng.integers(1, 5, 200))], n)
+    inc = MonotonicEngine(store, sssp_rule(np.float64), source=0)
+    ref = MonotonicEngine(store, sssp_rule(np.float64), source=0, incremental=False)
+    run(inc)
+    run(ref)
+    for step in range(30):
+        edges = [(int(a), int(b), float(c)) for a, b, c in
+                 zip(rng.integers(0, n, 15), rng.integers(0, n, 15), rng.integers(1, 5, 15))]
+        delta = change(store, edges, 1 if step % 2 else -1)
+        run(inc, delta)
+        run(ref, delta)
+        assert (inc.value[:n] == ref.value[:n]).all()

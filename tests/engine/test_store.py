@@ -1,0 +1,93 @@
+"""GraphStore against a dict of edges, through batches and vertex removal."""
+import numpy as np
+import pytest
+
+from cugraph_stream.backends import get_backend
+from cugraph_stream.engine.reduce import reduce_batch
+from cugraph_stream.engine.store import GraphStore
+
+
+def edges_of(store):
+    u, v, w = store.edge_arrays()
+    ext = store.vertices.external
+    return {key(int(ext[a]), int(ext[b]), store.directed): float(c) for a, b, c in zip(u, v, w)}
+
+
+def key(u, v, directed):
+    return (u, v) if directed else (min(u, v), max(u, v))
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_random_batches_and_removals(directed):
+    rng = np.random.default_rng(7)
+    store = GraphStore(get_backend("cpu"), directed, np.float64)
+    model, alive = {}, set()
+    for step in range(60):
+        k = 300
+        u = rng.integers(0, 80, size=k)
+        v = rng.integers(0, 80, size=k)
+        u[: k // 3] = 0                               # a hub whose list grows and moves
+        w = rng.integers(0, 5, size=k).astype(float)
+        op = np.where(rng.random(k) < 0.6, 1, -1).astype(np.int8)
+        new = np.setdiff1d(np.concatenate((u[op == 1], v[op == 1])), np.array(sorted(alive), dtype=np.int64))
+        store.add_vertices(np.unique(new))
+        alive |= set(new.tolist())
+        iu, iv = store.vertices.lookup(u), store.vertices.lookup(v)
+        known = (iu >= 0) & (iv >= 0)
+        delta = store.apply(reduce_batch(store, iu[known], iv[known], w[known], op[known]))
+        for a, b, c, o in zip(u.tolist(), v.tolist(), w.tolist(), op.tolist()):
+            if o == 1:
+                model[key(a, b, directed)] = c
+            else:
+                model.pop(key(a, b, directed), None)
+        arcs = delta.inserted_u.size + delta.deleted_u.size
+        assert arcs >= 0
+        if step % 10 == 9:
+            victims = np.array(sorted(rng.choice(sorted(alive), size=5, replace=False)), dtype=np.int64)
+            store.remove_vertices(store.vertices.lookup(victims))
+            alive -= set(victims.tolist())
+            model = {e: c for e, c in model.items() if e[0] in alive and e[1] in alive}
+        store.check_consistency()
+        assert edges_of(store) == model
+        assert store.num_edges == len(model)
+        assert store.num_vertices == len(alive)
+
+
+def test_sweep_memory_stays_bounded():
+    store = GraphStore(get_backend("cpu"), True, np.float32)
+    ids = store.add_vertices(np.arange(200))
+    rng = np.random.default_rng(0)
+    u, v = rng.choice(ids, 1000), rng.choice(ids, 1000)
+    pairs = np.unique(np.stack((u, v), 1), axis=0)
+    u, v = pairs[:, 0], pairs[:, 1]
+    w = np.ones(u.size, np.float32)
+    sizes = []
+    for _ in range(100):
+        store.apply(reduce_batch(store, u, v, w, np.ones(u.size, np.int8)))
+        store.apply(reduce_batch(store, u, v, w, -np.ones(u.size, np.int8)))
+        sizes.append(store.memory_bytes())
+    assert store.num_edges == 0
+    assert max(sizes[10:]) == sizes[10]       # no growth after the first rounds
+    store.check_consistency()
+
+
+def test_load_matches_batch_by_batch():
+    rng = np.random.default_rng(5)
+    for directed in (True, False):
+        u = rng.integers(0, 300, 5000)
+        v = rng.integers(0, 300, 5000)
+        w = rng.random(5000)
+        a = GraphStore(get_backend("cpu"), directed, np.float64)
+        b = GraphStore(get_backend("cpu"), directed, np.float64)
+        for s in (a, b):
+            s.add_vertices(np.arange(300))
+        a.load(u, v, w)
+        b.apply(reduce_batch(b, u, v, w, np.ones(u.size, np.int8)))
+        assert edges_of(a) == edges_of(b)
+        a.check_consistency()
+        # then batches behave the same on both
+        du, dv = u[:1000], v[:1000]
+        for s in (a, b):
+            s.apply(reduce_batch(s, du, dv, w[:1000], -np.ones(1000, np.int8)))
+            s.check_consistency()
+        assert edges_of(a) == edges_of(b)

@@ -1,0 +1,488 @@
+"""CPU engine against recomputation from scratch with SciPy, batch by batch.
+
+Protocol (Grapin's evaluation): an R-MAT graph (a=0.57, b=0.19, c=0.19,
+weights uniform in [1, 64)) is split by :func:`cugraph_stream.datasets.mixed_stream`
+into an initial graph and batches of mixed insertions and deletions.  For
+each query kind a fresh ``StreamGraph`` (CPU backend) tracks one query
+(SSSP/BFS from the vertex with the largest out-degree) and every batch is
+timed twice:
+
+* ``apply``: ``g.apply(batch)``, which leaves the tracked query exact;
+* ``baseline``: what one would do without the engine: build a
+  ``scipy.sparse.csr_matrix`` from the current edge arrays (timed) and run
+  ``dijkstra`` (SSSP), ``breadth_first_order`` (BFS),
+  ``connected_components(connection="weak")`` (WCC) or a sparse PageRank
+  power iteration (cold, and warm-started from the previous snapshot's
+  ranks) on it.
+
+The baseline's edge arrays are kept by the benchmark with NumPy from the same
+rows (not read back from the engine, and not timed).  After every batch the
+engine's result is checked against the baseline's; a mismatch makes the run
+exit with status 1.  Finally one large batch of insert rows is applied to a
+graph with no query tracked, for the raw update rate.
+
+Run ``python -m benchmarks.cpu_vs_scipy --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+from time import perf_counter
+
+import numpy as np
+import pandas as pd
+import scipy
+import scipy.sparse
+from scipy.sparse.csgraph import breadth_first_order, connected_components, dijkstra
+
+import cugraph_stream as cgs
+from cugraph_stream.verify import (
+    EdgeSnapshot,
+    bfs_levels,
+    check_edges,
+    check_result,
+    pagerank_operator,
+    reference_pagerank,
+)
+from cugraph_stream.datasets import mixed_stream, rmat
+
+KINDS = ("sssp", "bfs", "wcc", "pagerank")
+SMALL_SCALE = 12
+
+
+# ---------------------------------------------------------------------------
+# arguments
+# ---------------------------------------------------------------------------
+
+def _scale(text):
+    if text == "small":
+        return SMALL_SCALE
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'small', got {text!r}") from None
+    if not 1 <= value <= 31:
+        raise argparse.ArgumentTypeError(f"must be in [1, 31], got {value}")
+    return value
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _queries(text):
+    kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in KINDS]
+    if bad or not kinds:
+        raise argparse.ArgumentTypeError(
+            f"unknown query kind(s) {bad}; choose from {','.join(KINDS)}")
+    return list(dict.fromkeys(kinds))
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.cpu_vs_scipy",
+        description="Time StreamGraph.apply (CPU backend) against SciPy recomputation.",
+    )
+    p.add_argument("--scale", type=_scale, default=20,
+                   help=f"R-MAT scale, or 'small' (= {SMALL_SCALE}); default 20")
+    p.add_argument("--edge-factor", type=_positive(int), default=16)
+    p.add_argument("--batches", type=_positive(int), default=10)
+    p.add_argument("--batch-size", type=_positive(int), default=10000)
+    p.add_argument("--delete-fraction", type=float, default=0.5)
+    p.add_argument("--queries", type=_queries, default=list(KINDS),
+                   help="comma-separated subset of " + ",".join(KINDS))
+    p.add_argument("--mode", choices=("incremental", "recompute"), default="incremental",
+                   help="mode of the tracked queries (default incremental)")
+    p.add_argument("--alpha", type=float, default=0.85, help="PageRank damping factor")
+    p.add_argument("--tol", type=_positive(float), default=1e-6,
+                   help="PageRank L1 tolerance, engine and baseline alike (default 1e-6)")
+    p.add_argument("--ingest-rows", type=int, default=None,
+                   help="rows of the ingestion batch (default min(1000000, edge_factor * "
+                        "2**scale); 0 skips it)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None,
+                   help="JSON file for all figures (default results/cpu_vs_scipy_s<scale>.json)")
+    p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    args = p.parse_args(argv)
+    if not 0.0 <= args.delete_fraction <= 1.0:
+        p.error(f"--delete-fraction must be in [0, 1], got {args.delete_fraction}")
+    if not 0.0 < args.alpha < 1.0:
+        p.error(f"--alpha must be in (0, 1), got {args.alpha}")
+    if args.ingest_rows is None:
+        args.ingest_rows = min(1_000_000, args.edge_factor << args.scale)
+    if args.ingest_rows < 0:
+        p.error(f"--ingest-rows must be at least 0, got {args.ingest_rows}")
+    if args.out is None:
+        args.out = os.path.join("results", f"cpu_vs_scipy_s{args.scale}.json")
+    return args
+
+
+# ---------------------------------------------------------------------------
+# machine
+# ---------------------------------------------------------------------------
+
+def machine_info():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count()
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "usable_cpus": usable,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pd.__version__,
+        "cugraph_stream": cgs.__version__,
+    }
+
+
+# ---------------------------------------------------------------------------
+# baseline: CSR from the snapshot's arrays, then SciPy
+# ---------------------------------------------------------------------------
+
+class Baseline:
+    """Recompute one query from scratch on every snapshot, timing each step."""
+
+    def __init__(self, kind, source, alpha, tol):
+        self.kind = kind
+        self.source = source
+        self.alpha = alpha
+        self.tol = tol
+        self._prev = None  # (vertices, ranks) of the previous snapshot (warm start)
+
+    def run(self, snapshot):
+        src, dst, w = snapshot.coo()  # arrays of the snapshot: not timed
+        n = snapshot.num_vertices
+        vertices = snapshot.vertices()
+        out = {}
+        if self.kind == "pagerank":
+            t0 = perf_counter()
+            op = pagerank_operator(src, dst, n)
+            out["csr_s"] = perf_counter() - t0
+            t0 = perf_counter()
+            cold = reference_pagerank(op, alpha=self.alpha, tol=self.tol)
+            out["algo_s"] = perf_counter() - t0
+            out["iterations"] = cold["iterations"]
+            if self._prev is not None:
+                t0 = perf_counter()
+                x0 = np.full(n, 1.0 / n)
+                prev_v, prev_x = self._prev
+                pos = np.minimum(np.searchsorted(vertices, prev_v), n - 1)
+                hit = vertices[pos] == prev_v
+                x0[pos[hit]] = prev_x[hit]
+                warm = reference_pagerank(op, alpha=self.alpha, tol=self.tol, x0=x0)
+                out["warm_algo_s"] = perf_counter() - t0
+                out["warm_iterations"] = warm["iterations"]
+                out["warm_s"] = out["csr_s"] + out["warm_algo_s"]
+            else:
+                warm = cold
+            self._prev = (vertices.copy(), warm["pagerank"])
+            out["reference"] = cold
+        else:
+            s = int(np.searchsorted(vertices, self.source)) if self.source is not None else None
+            t0 = perf_counter()
+            csr = scipy.sparse.csr_matrix((w, (src, dst)), shape=(n, n))
+            out["csr_s"] = perf_counter() - t0
+            t0 = perf_counter()
+            if self.kind == "sssp":
+                dist, pred = dijkstra(csr, directed=True, indices=s, return_predecessors=True)
+                out["algo_s"] = perf_counter() - t0
+                out["reference"] = {"distance": dist, "predecessor": pred}
+            elif self.kind == "bfs":
+                order, pred = breadth_first_order(csr, s, directed=True,
+                                                  return_predecessors=True)
+                out["algo_s"] = perf_counter() - t0
+                # Levels from the BFS tree (SciPy gives no distances): not timed.
+                out["reference"] = {"distance": bfs_levels(order, pred, n)}
+            else:
+                _, labels = connected_components(csr, directed=True, connection="weak")
+                out["algo_s"] = perf_counter() - t0
+                out["reference"] = {"component": labels}
+        out["baseline_s"] = out["csr_s"] + out["algo_s"]
+        return out
+
+
+# ---------------------------------------------------------------------------
+# one query kind over the whole stream
+# ---------------------------------------------------------------------------
+
+def _make_query(kind, source, args):
+    mode = args.mode
+    if kind == "sssp":
+        return cgs.SSSP(source=source, mode=mode)
+    if kind == "bfs":
+        return cgs.BFS(source=source, mode=mode)
+    if kind == "wcc":
+        return cgs.WCC(mode=mode)
+    return cgs.PageRank(alpha=args.alpha, tol=args.tol, mode=mode)
+
+
+def _progress(iterable, total, desc, disabled):
+    if disabled:
+        return iterable
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, total=total, desc=desc, unit="batch", leave=False,
+                file=sys.stderr, disable=None)
+
+
+def _write(line):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        print(line, flush=True)
+    else:
+        tqdm.write(line, file=sys.stdout)
+        sys.stdout.flush()
+
+
+_HEADER = (f"{'query':<9} {'batch':>5} {'rows':>7} {'apply ms':>10} {'baseline ms':>12} "
+           f"{'speedup':>8} {'csr ms':>8} {'edges scanned':>14} {'check':>6}")
+
+
+def _line(kind, i, row):
+    speed = row["baseline_s"] / row["apply_s"] if row["apply_s"] > 0 else math.inf
+    extra = ""
+    if "warm_s" in row:
+        extra = f"  warm {1e3 * row['warm_s']:.1f} ms ({row['warm_iterations']} it)"
+    return (f"{kind:<9} {i:>5} {row['rows']:>7} {1e3 * row['apply_s']:>10.2f} "
+            f"{1e3 * row['baseline_s']:>12.2f} {speed:>7.1f}x {1e3 * row['csr_s']:>8.1f} "
+            f"{row['edges_scanned']:>14} {'ok' if not row['problems'] else 'FAIL':>6}{extra}")
+
+
+def run_kind(kind, stream, snapshot0, source, args, check_store=False):
+    """Stream all batches into a fresh graph tracking one ``kind`` query."""
+    t0 = perf_counter()
+    g = cgs.StreamGraph.from_edgelist(stream.initial, source="src", destination="dst",
+                                      weight="weight", directed=True, backend="cpu",
+                                      weight_dtype="float32")
+    build_s = perf_counter() - t0
+    t0 = perf_counter()
+    q = g.track(_make_query(kind, source, args))
+    track_s = perf_counter() - t0
+    src = None if kind in ("wcc", "pagerank") else source
+
+    snapshot = snapshot0.copy()
+    baseline = Baseline(kind, src, args.alpha, args.tol)
+    first = baseline.run(snapshot)
+    problems0 = check_result(kind, q.result(), snapshot, source=src, alpha=args.alpha,
+                             tol=args.tol, reference=first.pop("reference"))
+    record = {"kind": kind, "build_s": build_s, "track_s": track_s,
+              "initial": {**first, "problems": problems0}, "batches": []}
+    if problems0:
+        _write(f"{kind}: initial result differs from the baseline: {problems0}")
+    _write(_HEADER)
+    for i, batch in enumerate(_progress(stream, len(stream), kind, args.no_progress)):
+        t0 = perf_counter()
+        report = g.apply(batch, source="src", destination="dst", weight="weight", op="op")
+        apply_s = perf_counter() - t0
+        snapshot.apply(batch, weight="weight", op="op")  # the baseline's arrays: not timed
+        base = baseline.run(snapshot)
+        reference = base.pop("reference")
+        problems = check_result(kind, q.result(), snapshot, source=src, alpha=args.alpha,
+                                tol=args.tol, reference=reference)
+        row = {"batch": i, "rows": len(batch), "apply_s": apply_s,
+               "report_total_s": report.total_s, "edges_scanned": report.edges_scanned,
+               "inserted": report.inserted, "deleted": report.deleted,
+               "invalidated": report.invalidated, "activated": report.activated,
+               "times": dict(report.times), **base, "problems": problems}
+        if kind == "pagerank":
+            row["reference_error"] = float(reference["error"])
+        record["batches"].append(row)
+        _write(_line(kind, i, row))
+        for p in problems:
+            _write(f"    MISMATCH {kind} batch {i}: {p}")
+    if check_store:
+        t0 = perf_counter()
+        record["edges_problems"] = check_edges(g.edges(), snapshot)
+        for p in record["edges_problems"]:
+            _write(f"    MISMATCH edges(): {p}")
+        record["edges_check_s"] = perf_counter() - t0
+    g.untrack(q)
+    return g, record
+
+
+def ingestion(g, args):
+    """Apply one large batch of insert rows to ``g`` (no query tracked)."""
+    rows = args.ingest_rows
+    ef = max(1, -(-2 * rows // (1 << args.scale)))
+    pool = rmat(args.scale, edge_factor=ef, seed=args.seed + 1)
+    rng = np.random.default_rng(args.seed + 1)
+    pick = rng.choice(len(pool), size=min(rows, len(pool)), replace=False)
+    batch = pool.take(pick).reset_index(drop=True)
+    batch["op"] = np.int8(1)
+    t0 = perf_counter()
+    report = g.apply(batch, source="src", destination="dst", weight="weight", op="op")
+    apply_s = perf_counter() - t0
+    return {"rows": len(batch), "apply_s": apply_s, "rows_per_s": len(batch) / apply_s,
+            "inserted": report.inserted, "weight_updated": report.weight_updated,
+            "unchanged": report.unchanged, "new_vertices": report.new_vertices,
+            "times": dict(report.times)}
+
+
+# ---------------------------------------------------------------------------
+# summary
+# ---------------------------------------------------------------------------
+
+def summarize(records, num_edges):
+    rows = []
+    for rec in records:
+        b = rec["batches"]
+        if not b:
+            continue
+        apply_ms = 1e3 * float(np.mean([r["apply_s"] for r in b]))
+        base_ms = 1e3 * float(np.mean([r["baseline_s"] for r in b]))
+        apply_med = 1e3 * float(np.median([r["apply_s"] for r in b]))
+        base_med = 1e3 * float(np.median([r["baseline_s"] for r in b]))
+        csr_ms = 1e3 * float(np.mean([r["csr_s"] for r in b]))
+        scanned = float(np.mean([r["edges_scanned"] for r in b]))
+        ok = not any(r["problems"] for r in b) and not rec["initial"]["problems"]
+        rows.append({"query": rec["kind"], "apply_ms": apply_ms, "baseline_ms": base_ms,
+                     "apply_median_ms": apply_med, "baseline_median_ms": base_med,
+                     "csr_ms": csr_ms, "speedup": base_ms / apply_ms,
+                     "edges_scanned": scanned, "scanned_fraction": scanned / max(num_edges, 1),
+                     "ok": ok})
+        if rec["kind"] == "pagerank" and any("warm_s" in r for r in b):
+            warm = [r["warm_s"] for r in b if "warm_s" in r]
+            warm_ms = 1e3 * float(np.mean(warm))
+            rows.append({"query": "pagerank (warm baseline)", "apply_ms": apply_ms,
+                         "baseline_ms": warm_ms, "apply_median_ms": apply_med,
+                         "baseline_median_ms": 1e3 * float(np.median(warm)), "csr_ms": csr_ms,
+                         "speedup": warm_ms / apply_ms, "edges_scanned": scanned,
+                         "scanned_fraction": scanned / max(num_edges, 1), "ok": ok})
+    return rows
+
+
+def markdown(summary, machine, config, ingest):
+    lines = [
+        f"R-MAT scale {config['scale']}, edge factor {config['edge_factor']}: "
+        f"{config['num_vertices']} vertices, {config['num_edges']} edges in G0; "
+        f"{config['batches']} batches x {config['batch_size']} rows "
+        f"({config['delete_fraction']:.0%} deletions); mode {config['mode']}",
+        "",
+        "| query | mean apply (ms) | mean baseline (ms) | of which CSR build (ms) "
+        "| speedup (baseline/apply) | median apply / baseline (ms) "
+        "| edges scanned / batch | scanned / \\|E\\| | check |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in summary:
+        lines.append(
+            f"| {r['query']} | {r['apply_ms']:.1f} | {r['baseline_ms']:.1f} | "
+            f"{r['csr_ms']:.1f} | {r['speedup']:.1f}x | "
+            f"{r['apply_median_ms']:.1f} / {r['baseline_median_ms']:.1f} | "
+            f"{r['edges_scanned']:,.0f} | "
+            f"{r['scanned_fraction']:.3f} | {'OK' if r['ok'] else 'MISMATCH'} |")
+    if ingest:
+        lines += ["", f"Ingestion: one batch of {ingest['rows']:,} insert rows, no query "
+                      f"tracked: {ingest['apply_s']:.2f} s = {ingest['rows_per_s']:,.0f} "
+                      f"updates/s ({ingest['inserted']:,} new edges, "
+                      f"{ingest['weight_updated']:,} weight updates)."]
+    lines += ["", f"Initial build (from_edgelist, {config['num_edges']:,} edges): "
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in config["build_s"].items())]
+    lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in machine.items())]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    machine = machine_info()
+    t0 = perf_counter()
+    edges = rmat(args.scale, edge_factor=args.edge_factor, a=0.57, b=0.19, c=0.19,
+                 seed=args.seed, weights=(1.0, 64.0))
+    gen_s = perf_counter() - t0
+    total = args.batches * args.batch_size
+    if total > len(edges):
+        print(f"error: --batches * --batch-size = {total} exceeds the {len(edges)} edges "
+              f"of the graph", file=sys.stderr)
+        return 2
+    t0 = perf_counter()
+    stream = mixed_stream(edges, args.batches, args.batch_size,
+                          delete_fraction=args.delete_fraction, seed=args.seed)
+    snapshot0 = EdgeSnapshot.from_frame(stream.initial, weight="weight")
+    prep_s = perf_counter() - t0
+    del edges
+    initial_src = stream.initial["src"].to_numpy()
+    source = int(np.argmax(np.bincount(initial_src))) if initial_src.size else 0
+    print(f"R-MAT scale {args.scale}: {len(stream.initial):,} edges in G0, "
+          f"{snapshot0.num_vertices:,} vertices; generated in {gen_s:.1f} s, stream and "
+          f"baseline arrays in {prep_s:.1f} s; source {source}", flush=True)
+
+    records = []
+    g = None
+    for j, kind in enumerate(args.queries):
+        if g is not None:
+            del g
+        g, rec = run_kind(kind, stream, snapshot0, source, args, check_store=(j == 0))
+        records.append(rec)
+
+    ingest = None
+    if args.ingest_rows > 0 and g is not None:
+        ingest = ingestion(g, args)
+        print(f"ingestion: {ingest['rows']:,} insert rows in {ingest['apply_s']:.2f} s = "
+              f"{ingest['rows_per_s']:,.0f} updates/s", flush=True)
+
+    config = {k: v for k, v in vars(args).items() if k not in ("out", "no_progress")}
+    config.update(num_vertices=snapshot0.num_vertices, num_edges=len(stream.initial),
+                  source=source, build_s={r["kind"]: r["build_s"] for r in records})
+    summary = summarize(records, len(stream.initial))
+    table = markdown(summary, machine, config, ingest)
+    print()
+    print(table)
+
+    failed = [f"{r['kind']}" for r in records
+              if r["initial"]["problems"] or any(b["problems"] for b in r["batches"])
+              or r.get("edges_problems")]
+    out_dir = os.path.dirname(args.out)
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"config": config, "machine": machine, "summary": summary,
+                   "ingestion": ingest, "runs": records, "markdown": table,
+                   "ok": not failed}, f, indent=1, default=_json_default)
+    print(f"\nfigures written to {args.out}")
+    if failed:
+        print(f"FAILED: results differ from the SciPy baseline for {', '.join(failed)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

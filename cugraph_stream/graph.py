@@ -6,7 +6,7 @@ import numpy as np
 from .backends import get_backend
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
-from .frame.batch import INSERT, parse_ids, read_rows
+from .frame.batch import INSERT, array_module, parse_ids, read_rows
 from .frame.output import make_frame
 from .report import BatchReport
 
@@ -144,7 +144,7 @@ class StreamGraph:
             On bad input, naming the column and the first offending row; the
             graph, the results and the last report stay as they were.
         """
-        ops, xp, store = self._ops, self._ops.xp, self._store
+        ops, store = self._ops, self._store
         t0 = ops.now()
         rows = read_rows(batch, source, destination, weight, op, store.weight_dtype)
         self._check_weights(rows, weight)
@@ -197,9 +197,10 @@ class StreamGraph:
         strict = [q for q in self._queries if q.needs_nonnegative_weights]
         if not strict:
             return
+        xp = array_module(rows.weight)
         negative = (rows.op == INSERT) & (rows.weight < 0)
         if negative.any():
-            row = int(np.flatnonzero(negative)[0])
+            row = int(xp.flatnonzero(negative)[0])
             raise ValueError(f"column {weight_column!r} holds a negative weight {float(rows.weight[row])} "
                              f"at row {row}, but {strict[0].name} needs non-negative weights")
 

@@ -145,10 +145,11 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def pagerank_push(self, adj, active, rank, residual, alpha):
-        """Forward push from ``active``: ``rank[u] += residual[u]``, and
-        ``alpha * residual[u] / degree[u]`` to each out-neighbour's residual.
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
+        """Forward push of ``amount[i]`` at each ``active[i]`` (distinct vertices).
 
-        Returns ``(receivers, edges_read)``, the distinct vertices that
-        received residual.
+        ``rank[u] += amount``, ``residual[u] -= amount``, and
+        ``alpha * amount / degree[u]`` goes to each out-neighbour's residual.
+        Returns ``(receivers, edges_read)``: the distinct vertices that
+        received residual (an empty array unless ``collect_receivers``).
         """

@@ -59,6 +59,8 @@ class CPUBackend(Backend):
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
+        if type(array).__module__.split(".")[0] == "cupy":
+            array = array.get()      # device arrays handed to the CPU engine
         return np.asarray(array, dtype=dtype)
 
     def to_host(self, array):
@@ -254,19 +256,17 @@ class CPUBackend(Backend):
         flag[invalidated] = False
         return invalidated, edges_read
 
-    def pagerank_push(self, adj, active, rank, residual, alpha):
-        amount = residual[active]
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
         rank[active] += amount
-        residual[active] = 0.0
+        residual[active] -= amount
         degree = adj.degree[active]
         pushing = degree > 0
-        senders = active[pushing]
         share = alpha * amount[pushing] / degree[pushing]
-        pos, owner = self.expand_segments(adj.start[senders], degree[pushing])
+        pos, owner = self.expand_segments(adj.start[active[pushing]], degree[pushing])
         if pos.size == 0:
             return _EMPTY_INDEX, 0
         receivers = adj.nbr[pos].astype(np.int64, copy=False)
         self.scatter_add(residual, receivers, share[owner])
-        if receivers.size > residual.size // 4:
-            return np.flatnonzero(residual), int(pos.size)
+        if not collect_receivers:
+            return _EMPTY_INDEX, int(pos.size)
         return self.unique(receivers, residual.size), int(pos.size)

@@ -21,6 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from .runs import runs
+
 ALIGN_BYTES = 128
 
 
@@ -66,7 +70,7 @@ class Adjacency:
     def __init__(self, ops, weight_dtype, with_twin):
         xp = ops.xp
         self.ops = ops
-        self.weight_dtype = xp.dtype(weight_dtype)
+        self.weight_dtype = np.dtype(weight_dtype)
         self.with_twin = with_twin
         self.align = max(ALIGN_BYTES // 4, ALIGN_BYTES // self.weight_dtype.itemsize)
         self.start = xp.zeros(0, dtype=xp.int64)
@@ -162,10 +166,9 @@ class Adjacency:
             return xp.empty(0, dtype=xp.int64), None
         order = xp.argsort(u, kind="stable")
         us = u[order]
-        first = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), us[1:] != us[:-1])))
-        counts = xp.diff(xp.concatenate((first, xp.asarray([us.size], dtype=first.dtype))))
+        first, counts, group = runs(xp, us)
         groups = us[first]
-        rank = xp.arange(us.size, dtype=xp.int64) - xp.repeat(first, counts)
+        rank = xp.arange(us.size, dtype=xp.int64) - first[group]
         need = self.degree[groups] + counts
         grow = need > self.capacity[groups]
         moves = self._relocate(groups[grow], need[grow]) if bool(grow.any()) else None
@@ -211,12 +214,10 @@ class Adjacency:
         order = xp.argsort(slots)
         ss, us = slots[order], u[order]
         # lists are disjoint ranges, so sorting by slot also groups by owner
-        first = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), us[1:] != us[:-1])))
-        counts = xp.diff(xp.concatenate((first, xp.asarray([us.size], dtype=first.dtype))))
+        first, counts, group = runs(xp, us)
         groups = us[first]
         kept = self.degree[groups] - counts
-        live_end = xp.repeat(self.start[groups] + kept, counts)
-        holes = ss[ss < live_end]
+        holes = ss[ss < (self.start[groups] + kept)[group]]
         tail, tail_owner = self.ops.expand_segments(self.start[groups] + kept, counts)
         # a tail entry stays unless it is itself removed (ss is sorted)
         at = xp.minimum(xp.searchsorted(ss, tail), ss.size - 1)

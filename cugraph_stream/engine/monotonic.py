@@ -44,6 +44,9 @@ class MonotonicEngine:
         Internal id of the source vertex (None for connected components).
     incremental : bool
         False recomputes from scratch after every batch (recompute mode).
+    parents_in_result : bool
+        Whether a new parent alone makes a vertex "changed" (False for
+        connected components, whose results show labels only).
 
     Examples
     --------
@@ -67,13 +70,14 @@ class MonotonicEngine:
     ([0.0, 1.0, 5.0], [-1, 0, 0])
     """
 
-    def __init__(self, store, rule, source=None, incremental=True):
+    def __init__(self, store, rule, source=None, incremental=True, parents_in_result=True):
         xp = store.ops.xp
         self.store = store
         self.ops = store.ops
         self.rule = rule
         self.source = source
         self.incremental = incremental
+        self.parents_in_result = parents_in_result
         symmetric = rule.symmetric and store.directed
         self.push_adjacencies = (store.out, store.inn) if symmetric else (store.out,)
         self.pull_adjacencies = (store.inn, store.out) if symmetric else (store.inn,)
@@ -208,8 +212,9 @@ class MonotonicEngine:
         xp, ops = self.ops.xp, self.ops
         touched = ops.unique(xp.concatenate(self._touched), self.value.size)
         self._touched = []
-        differs = (self.value[touched] != self.previous_value[touched]) | \
-                  (self.parent[touched] != self.previous_parent[touched])
+        differs = self.value[touched] != self.previous_value[touched]
+        if self.parents_in_result:
+            differs |= self.parent[touched] != self.previous_parent[touched]
         self.previous_value[touched] = self.value[touched]
         self.previous_parent[touched] = self.parent[touched]
         changed = ops.unique(xp.concatenate((touched[differs], self._new)), self.value.size)

@@ -1,18 +1,24 @@
 """Incremental PageRank by residual push, with an L1 error guarantee.
 
-The engine solves the unnormalised system ``y = (1 - alpha) * 1 + alpha * P^T y``
-where ``P`` is the row-normalised adjacency and dangling vertices' rows are
-zero, then reports ``y / sum(y)``.  That ratio is exactly PageRank with a
-uniform teleport and dangling rank spread uniformly (the convention of
-NetworkX and cuGraph), and the unnormalised system does not depend on the
-number of vertices, so adding or removing a vertex touches only that vertex.
+PageRank ``x`` (uniform teleport, dangling rank spread uniformly: the
+convention of NetworkX and cuGraph) is the fixpoint ``x = G x`` of the Google
+matrix ``G p = alpha * P^T p + (alpha * D(p) + (1 - alpha) * sum(p)) / N``,
+where ``P`` is the row-normalised adjacency (dangling rows zero), ``D(p)`` the
+rank held by dangling vertices and ``N`` the number of vertices.  The engine
+keeps an estimate ``p`` (any scale; results are ``p / sum(p)``) and its
+residual ``r = G p - p``, split into a per-vertex part
+``s = alpha * P^T p - p`` and a uniform share
+``g = (alpha * D(p) + (1 - alpha) * sum(p)) / N`` (one scalar).
 
-It keeps an estimate ``p`` and the residual
-``r = (1 - alpha) + alpha * P^T p - p`` of every vertex; a push at ``u`` moves
-``r[u]`` into ``p[u]`` and sends ``alpha * r[u] / deg(u)`` to each
-out-neighbour.  The exact answer is ``p + (I - alpha P^T)^-1 r``, so
-``|y - p|_1 <= |r|_1 / (1 - alpha)``, which bounds the error of the
-normalised result; pushes continue until that bound is at most ``tol``.
+Pushing an amount ``a`` at ``u`` adds ``a`` to ``p[u]``, takes it from
+``s[u]`` and sends ``alpha * a / deg(u)`` to each out-neighbour; ``g``
+follows from ``sum(p)`` and ``D(p)``.  Any amount keeps the invariant.  The
+engine pushes ``s[u]`` at the few vertices a batch touched while they are
+few, then the whole residual ``s + g`` everywhere: a power-iteration step in
+residual form, which contracts like the Google matrix's second eigenvalue
+(a linear system with a constant teleport source would only contract by
+``alpha``).  :meth:`PageRankEngine.error_bound` turns the residual into a
+bound on the L1 error; after every update it is at most ``tol``.
 
 When ``u``'s out-edges change from ``d_old`` to ``d_new`` edges, ``p[u]`` is
 rescaled by ``d_new / d_old``: the neighbours ``u`` keeps then receive exactly
@@ -24,6 +30,9 @@ touch its other neighbours).
 from __future__ import annotations
 
 from .monotonic import Work
+
+#: push only the touched vertices while they are fewer than this share of all vertices
+SPARSE_SHARE = 1 / 16
 
 
 class PageRankEngine:
@@ -62,9 +71,10 @@ class PageRankEngine:
         self.tol = float(tol)
         self.incremental = incremental
         self.rank = xp.zeros(0, dtype=xp.float64)
-        self.residual = xp.zeros(0, dtype=xp.float64)
-        self.support = xp.empty(0, dtype=xp.int64)   # every vertex whose residual may be non-zero
+        self.residual = xp.zeros(0, dtype=xp.float64)   # s: the residual without the uniform share
+        self.support = xp.empty(0, dtype=xp.int64)      # vertices the last batch gave residual to
         self.rank_sum = 0.0
+        self.dangling_rank = 0.0                        # D(p)
 
     def _ensure(self):
         xp = self.ops.xp
@@ -78,27 +88,49 @@ class PageRankEngine:
             grown[:have] = getattr(self, name)
             setattr(self, name, grown)
 
+    def _alive(self):
+        return self.store.vertices.sorted_internal
+
+    def _dangling(self, vertices):
+        return self.store.out.degree[vertices] == 0
+
+    def _uniform_share(self):
+        """``g``: the residual every vertex holds on top of ``s``."""
+        n = self.store.num_vertices
+        return (self.alpha * self.dangling_rank + (1.0 - self.alpha) * self.rank_sum) / n if n else 0.0
+
     def initialize(self):
-        """Start from ``p = 0``, ``r = 1 - alpha`` on every vertex."""
+        """Start from ``p = 1`` on every vertex (one push of 1 everywhere)."""
         self._ensure()
-        alive = self.store.vertices.sorted_internal
+        alive = self._alive()
         self.rank[alive] = 0.0
-        self.residual[alive] = 1.0 - self.alpha
-        self.support = alive
-        self.rank_sum = 0.0
-        return Work()
+        self.residual[alive] = 0.0
+        self.rank_sum = self.dangling_rank = 0.0
+        self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
+        return self._push(alive, self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64), collect=False)[0]
+
+    def _push(self, active, amount, collect):
+        """Push ``amount`` at ``active``, keeping ``sum(p)`` and ``D(p)`` current.
+
+        Returns the :class:`Work` and the vertices that received residual
+        (when ``collect``)."""
+        self.rank_sum += float(amount.sum())
+        self.dangling_rank += float(amount[self._dangling(active)].sum())
+        receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
+                                                 self.alpha, collect_receivers=collect)
+        return Work(activated=int(active.size), edges_scanned=read), receivers
 
     def correct(self, delta):
         """Residual corrections for the batch's :class:`StoreDelta` (O(changed edges))."""
         xp, ops = self.ops.xp, self.ops
         self._ensure()
         if not self.incremental:
-            self._clear(delta.removed_vertices)
             return self.initialize()
-        new = delta.new_vertices
+        new = delta.new_vertices               # p = 0: their residual is the uniform share
         self.rank[new] = 0.0
-        self.residual[new] = 1.0 - self.alpha
+        self.residual[new] = 0.0
         work = Work()
+        touched = [self.support, new]
         if delta.inserted_u.size or delta.deleted_u.size:
             added = xp.sort(delta.inserted_u)
             dropped = xp.sort(delta.deleted_u)
@@ -119,59 +151,71 @@ class PageRankEngine:
             self.rank[sources] = after
             self.residual[sources] += before - after
             self.rank_sum += float((after - before).sum())
-            self.support = xp.concatenate((self.support, sources, delta.inserted_v, delta.deleted_v))
+            # sources that became dangling join D(p); those that stopped leave it
+            self.dangling_rank += float(before[(d_new == 0) & (d_old > 0)].sum()) - \
+                float(before[(d_old == 0) & (d_new > 0)].sum())
+            touched += [sources, delta.inserted_v, delta.deleted_v]
             work.edges_scanned = delta.changed_arcs
-        self._clear(delta.removed_vertices)
-        self.support = ops.unique(xp.concatenate((self.support, new)), self.rank.size)
-        return work
-
-    def _clear(self, removed):
-        if removed.size:
-            self.rank_sum -= float(self.rank[removed].sum())
+        removed = delta.removed_vertices
+        if removed.size:                 # removed vertices have no edges left: all dangling
+            held = float(self.rank[removed].sum())
+            self.rank_sum -= held
+            self.dangling_rank -= held
             self.rank[removed] = 0.0
             self.residual[removed] = 0.0
+        self.support = ops.unique(xp.concatenate(touched), self.rank.size)
+        return work
 
-    def _target(self, rank_sum, rank_norm):
-        """Largest residual mass whose error bound stays within ``tol``.
+    def error_bound(self, rank_sum=None):
+        """Bound on the L1 distance between ``p / sum(p)`` and the exact PageRank.
 
-        With ``E = |r|_1 / (1 - alpha)`` bounding ``|y - p|_1``, the normalised
-        error is at most ``E / (sum(p) - E) * (1 + |p|_1 / sum(p))``.
+        With ``x = p / sum(p)`` and ``G`` the Google matrix, ``G x - x`` is
+        ``r / sum(p)`` shifted by the constant that makes it sum to zero, and
+        ``|x - x*|_1 <= |G x - x|_1 / (1 - alpha)``.  Only the residual's
+        deviation from its mean counts (the uniform share ``g`` drops out): a
+        uniform residual changes ``p`` by a multiple of the exact answer.
         """
-        if rank_sum <= 0.0:
+        xp = self.ops.xp
+        if self.store.num_vertices == 0:
             return 0.0
-        factor = 1.0 + rank_norm / rank_sum
-        return (1.0 - self.alpha) * self.tol * rank_sum / (factor + self.tol)
+        rank_sum = self.rank_sum if rank_sum is None else rank_sum
+        if rank_sum <= 0.0:
+            return float("inf")
+        residual = self.residual[self._alive()]
+        deviation = float(xp.abs(residual - residual.mean()).sum())
+        return deviation / ((1.0 - self.alpha) * rank_sum)
 
     def converge(self):
-        """Push until the L1 error bound is at most ``tol``."""
-        xp, ops = self.ops.xp, self.ops
+        """Push until the error bound is at most ``tol``.
+
+        Nothing is pushed while the bound already holds; otherwise pushes go
+        on down to ``tol / 2``, so that the next small batch often needs none.
+        """
+        xp = self.ops.xp
         work = Work()
-        alive = self.store.vertices.sorted_internal
-        # exact sums once per update; kept current through the pushes below
-        self.rank_sum = float(self.rank[alive].sum())
-        rank_norm = float(xp.abs(self.rank[alive]).sum())
-        support = self.support
+        alive = self._alive()
+        n = self.store.num_vertices
+        self.rank_sum = float(self.rank[alive].sum())     # exact once per update, then kept current
+        if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
+            work = self.initialize()
+        goal = self.tol
         while True:
-            magnitude = xp.abs(self.residual[support])
-            mass = float(magnitude.sum())
-            target = self._target(self.rank_sum, max(rank_norm, self.rank_sum))
-            if mass <= target:
-                rank_norm = float(xp.abs(self.rank[alive]).sum())
-                if mass <= self._target(self.rank_sum, rank_norm):
+            if self.error_bound() <= goal:
+                self.rank_sum = float(self.rank[alive].sum())
+                self.dangling_rank = float(self.rank[alive][self._dangling(alive)].sum())
+                if self.error_bound() <= goal:
                     break
-                continue
-            # residuals below this share of the allowed mass may stay behind
-            threshold = 0.5 * target / max(int(support.size), 1)
-            push = magnitude > threshold
-            active = support[push]
-            pushed = float(self.residual[active].sum())
-            receivers, read = ops.pagerank_push(self.store.out, active, self.rank, self.residual, self.alpha)
-            self.rank_sum += pushed
-            rank_norm += abs(pushed) if pushed < 0 else pushed
-            work.activated += int(active.size)
-            work.edges_scanned += read
-            support = ops.unique(xp.concatenate((support[~push & (magnitude > 0)], receivers)), self.rank.size)
-        self.support = support
+            goal = 0.5 * self.tol
+            sparse = 0 < self.support.size < SPARSE_SHARE * n
+            if sparse:
+                step, receivers = self._push(self.support, self.residual[self.support], collect=True)
+                self.support = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
+            else:
+                step, _ = self._push(alive, self.residual[alive] + self._uniform_share(), collect=False)
+                self.support = alive
+            work.activated += step.activated
+            work.edges_scanned += step.edges_scanned
+        self.support = xp.empty(0, dtype=xp.int64)
         return work
 
     def ranks(self, vertices):

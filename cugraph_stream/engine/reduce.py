@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .hash_index import arc_key
+from .runs import runs
 
 INSERT = 1
 DELETE = -1
@@ -67,10 +68,10 @@ def reduce_batch(store, u, v, w, op):
     key = arc_key(xp, u, v)
     order = xp.argsort(key, kind="stable")
     key, op, w = key[order], op[order], w[order]
-    starts_group = xp.concatenate((xp.ones(1, dtype=bool), key[1:] != key[:-1]))
-    first = xp.flatnonzero(starts_group)
+    first, _, group = runs(xp, key)
+    starts_group = xp.zeros(n, dtype=bool)
+    starts_group[first] = True
     last = xp.concatenate((first[1:] - 1, xp.asarray([n - 1], dtype=first.dtype)))
-    group = xp.cumsum(starts_group) - 1
 
     slot = store.index.get(key[first])
     present_before = slot >= 0

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .adjacency import Adjacency
 from .hash_index import EdgeIndex, arc_key
 from .reduce import ReducedBatch
@@ -60,10 +62,9 @@ class GraphStore:
     """
 
     def __init__(self, ops, directed, weight_dtype):
-        xp = ops.xp
         self.ops = ops
         self.directed = bool(directed)
-        self.weight_dtype = xp.dtype(weight_dtype)
+        self.weight_dtype = np.dtype(weight_dtype)
         self.vertices = VertexTable(ops)
         self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed)
         self.inn = Adjacency(ops, self.weight_dtype, with_twin=True) if self.directed else self.out
@@ -158,6 +159,8 @@ class GraphStore:
         xp = self.ops.xp
         if self.num_edges or self.out.end:
             raise ValueError("GraphStore.load needs a store without edges")
+        if u.size == 0:
+            return self.empty_delta()
         if not self.directed:
             u, v = xp.minimum(u, v), xp.maximum(u, v)
         key = arc_key(xp, u, v)

@@ -2,7 +2,8 @@
 
 Every check runs before anything changes, and each error names the column
 and the first offending row (0-based position), so a batch applies whole or
-not at all.
+not at all.  Columns that arrive on the GPU (cuDF, CuPy) are checked there
+with CuPy; only the offending value travels to the host, for the message.
 """
 from __future__ import annotations
 
@@ -20,19 +21,36 @@ _INT64_LIMIT = 2.0 ** 63
 
 @dataclass
 class Rows:
-    """Validated rows of a batch (host arrays)."""
+    """Validated rows of a batch (NumPy arrays, or CuPy arrays for device input)."""
 
-    src: np.ndarray      # int64 external ids
-    dst: np.ndarray      # int64 external ids
-    weight: np.ndarray   # graph weight dtype; 0 on delete rows
-    op: np.ndarray       # int8: 1 insert, -1 delete
+    src: object      # int64 external ids
+    dst: object      # int64 external ids
+    weight: object   # graph weight dtype; 0 on delete rows
+    op: object       # int8: 1 insert, -1 delete
 
     def __len__(self):
         return int(self.src.size)
 
 
+def array_module(values):
+    """NumPy, or CuPy for CuPy arrays."""
+    if type(values).__module__.split(".")[0] == "cupy":
+        import cupy
+        return cupy
+    return np
+
+
 def _first(mask):
-    return int(np.flatnonzero(mask)[0])
+    return int(array_module(mask).flatnonzero(mask)[0])
+
+
+def _show(values, row):
+    item = values[row]
+    return item.item() if hasattr(item, "item") else item
+
+
+def _is_cudf_strings(values):
+    return type(values).__module__.split(".")[0] == "cudf"
 
 
 def parse_ids(values, nulls, column):
@@ -47,29 +65,26 @@ def parse_ids(values, nulls, column):
     """
     if nulls is not None:
         raise ValueError(f"column {column!r} holds a null vertex id at row {_first(nulls)}")
+    if _is_cudf_strings(values):
+        raise ValueError(f"column {column!r} must hold integer vertex ids, not {values.dtype}")
+    xp = array_module(values)
     kind = values.dtype.kind
     if kind == "i":
-        return values.astype(np.int64, copy=False)
+        return values.astype(xp.int64, copy=False)
     if kind == "u":
         too_big = values > np.iinfo(np.int64).max
         if too_big.any():
             row = _first(too_big)
-            raise ValueError(f"column {column!r} holds vertex id {values[row]} at row {row}, beyond int64")
-        return values.astype(np.int64)
+            raise ValueError(f"column {column!r} holds vertex id {_show(values, row)} at row {row}, beyond int64")
+        return values.astype(xp.int64)
     if kind == "f":
-        bad = ~np.isfinite(values)
-        if bad.any():
-            row = _first(bad)
-            raise ValueError(f"column {column!r} holds a non-finite vertex id {values[row]} at row {row}")
-        bad = values != np.floor(values)
-        if bad.any():
-            row = _first(bad)
-            raise ValueError(f"column {column!r} holds a non-integer vertex id {values[row]} at row {row}")
-        bad = (values < -_INT64_LIMIT) | (values >= _INT64_LIMIT)
-        if bad.any():
-            row = _first(bad)
-            raise ValueError(f"column {column!r} holds vertex id {values[row]} at row {row}, beyond int64")
-        return values.astype(np.int64)
+        for bad, what in ((~xp.isfinite(values), "a non-finite vertex id"),
+                          (values != xp.floor(values), "a non-integer vertex id"),
+                          ((values < -_INT64_LIMIT) | (values >= _INT64_LIMIT), "a vertex id beyond int64")):
+            if bad.any():
+                row = _first(bad)
+                raise ValueError(f"column {column!r} holds {what} {_show(values, row)} at row {row}")
+        return values.astype(xp.int64)
     if kind == "O":
         return _object_ids(values, column)
     raise ValueError(f"column {column!r} must hold integer vertex ids, not {values.dtype}")
@@ -98,26 +113,39 @@ def parse_ops(values, nulls, column):
     """
     if nulls is not None:
         raise ValueError(f"column {column!r} holds a null op at row {_first(nulls)}")
-    if values.dtype.kind in "iuf":
-        codes = np.where(values == 1, INSERT, np.where(values == -1, DELETE, 0)).astype(np.int8)
+    if _is_cudf_strings(values):
+        lowered = values.str.strip().str.lower()
+        codes = (lowered == "insert").values.astype("int8") - (lowered == "delete").values.astype("int8")
+        shown = values.to_pandas()
+    elif values.dtype.kind in "iuf":
+        xp = array_module(values)
+        codes = xp.where(values == 1, INSERT, xp.where(values == -1, DELETE, 0)).astype(xp.int8)
+        shown = values
     elif values.dtype.kind in "OUS":
-        series = pd.Series(values, dtype=object)
-        lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else x)
-        codes = np.zeros(values.size, dtype=np.int8)
-        codes[(lowered == "insert").to_numpy()] = INSERT
-        codes[(lowered == "delete").to_numpy()] = DELETE
-        numeric = series.map(lambda x: isinstance(x, (int, float, np.integer, np.floating))
-                             and not isinstance(x, (bool, np.bool_))).to_numpy(dtype=bool)
-        if numeric.any():
-            number = pd.to_numeric(series[numeric]).to_numpy()
-            codes[numeric] = np.where(number == 1, INSERT, np.where(number == -1, DELETE, 0))
+        codes = _object_ops(values)
+        shown = values
     else:
         codes = np.zeros(values.size, dtype=np.int8)
+        shown = values
     unknown = codes == 0
     if unknown.any():
         row = _first(unknown)
-        raise ValueError(f"column {column!r} holds an unknown op {values[row]!r} at row {row}; "
+        raise ValueError(f"column {column!r} holds an unknown op {_show(shown, row)!r} at row {row}; "
                          "expected 'insert' or 'delete' (any case), or 1 or -1")
+    return codes
+
+
+def _object_ops(values):
+    series = pd.Series(values, dtype=object)
+    lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else x)
+    codes = np.zeros(values.size, dtype=np.int8)
+    codes[(lowered == "insert").to_numpy()] = INSERT
+    codes[(lowered == "delete").to_numpy()] = DELETE
+    numeric = series.map(lambda x: isinstance(x, (int, float, np.integer, np.floating))
+                         and not isinstance(x, (bool, np.bool_))).to_numpy(dtype=bool)
+    if numeric.any():
+        number = pd.to_numeric(series[numeric]).to_numpy()
+        codes[numeric] = np.where(number == 1, INSERT, np.where(number == -1, DELETE, 0))
     return codes
 
 
@@ -127,34 +155,39 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype):
     >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
     [1.5, 0.0]
     """
-    if values.dtype.kind not in "iuf" and values.dtype.kind != "O":
+    if _is_cudf_strings(values) or values.dtype.kind not in "iufO":
         raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
     if values.dtype.kind == "O":
-        try:
-            values = pd.to_numeric(pd.Series(values), errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-        except (ValueError, TypeError):
-            numeric = pd.to_numeric(pd.Series(values), errors="coerce").isna().to_numpy() & \
-                ~pd.isna(pd.Series(values)).to_numpy()
-            row = _first(numeric)
-            raise ValueError(f"column {column!r} holds a non-numeric weight {values[row]!r} at row {row}") from None
+        values = _object_weights(values, column)
+    xp = array_module(values)
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
         raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
-    weights = values.astype(np.float64)
-    bad = ~np.isfinite(weights) & is_insert
+    weights = values.astype(xp.float64)
+    bad = ~xp.isfinite(weights) & is_insert
     if nulls is not None:
         bad &= ~nulls
     if bad.any():
         row = _first(bad)
-        raise ValueError(f"column {column!r} holds weight {weights[row]} at row {row}; weights must be finite")
-    weights = np.where(is_insert, weights, 0.0)
-    cast = weights.astype(weight_dtype)
-    overflow = ~np.isfinite(cast)
+        raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
+                         "weights must be finite")
+    cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
+    overflow = ~xp.isfinite(cast)
     if overflow.any():
         row = _first(overflow)
-        raise ValueError(f"column {column!r} holds weight {weights[row]} at row {row}, "
+        raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}, "
                          f"beyond the range of {np.dtype(weight_dtype)}")
     return cast
+
+
+def _object_weights(values, column):
+    series = pd.Series(values)
+    number = pd.to_numeric(series, errors="coerce")
+    bad = (number.isna() & ~series.isna()).to_numpy()
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"column {column!r} holds a non-numeric weight {values[row]!r} at row {row}")
+    return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def read_rows(table, source, destination, weight, op, weight_dtype):
@@ -167,10 +200,12 @@ def read_rows(table, source, destination, weight, op, weight_dtype):
     n = num_rows(table)
     src = parse_ids(*read_column(table, source), source)
     dst = parse_ids(*read_column(table, destination), destination)
-    codes = parse_ops(*read_column(table, op), op) if op is not None else np.full(n, INSERT, dtype=np.int8)
+    xp = array_module(src)
+    codes = parse_ops(*read_column(table, op), op) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
+    codes = xp.asarray(codes) if xp is np else codes
     is_insert = codes == INSERT
     if weight is None:
-        weights = np.where(is_insert, 1, 0).astype(weight_dtype)
+        weights = xp.where(is_insert, 1, 0).astype(weight_dtype)
     else:
         weights = parse_weights(*read_column(table, weight), weight, is_insert, weight_dtype)
     return Rows(src, dst, weights, codes)

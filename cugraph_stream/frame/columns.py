@@ -1,9 +1,12 @@
 """Read named columns out of the tables users hand us.
 
-Supported tables: pandas DataFrames, pyarrow Tables and RecordBatches, and
-mappings of column name to 1-D array.  A column comes back as a NumPy array
-plus a mask of its null entries (None where there are none), so that
-validation can name the first offending row whatever the input type.
+Supported tables: pandas DataFrames, pyarrow Tables and RecordBatches, cuDF
+DataFrames, and mappings of column name to 1-D array (NumPy, CuPy or
+anything array-like).  A column comes back as an array plus a mask of its
+null entries (None where there are none), so that validation can name the
+first offending row whatever the input type.  cuDF and CuPy columns stay on
+the GPU (CuPy arrays, no copy through host memory); cuDF string columns come
+back as the cuDF Series itself, for parsing on the device.
 """
 from __future__ import annotations
 
@@ -11,6 +14,14 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
+
+def _from_module(obj, prefix):
+    return type(obj).__module__.split(".")[0] == prefix
+
+
+def _is_cudf(table):
+    return _from_module(table, "cudf")
 
 
 def _is_arrow(table):
@@ -24,7 +35,7 @@ def column_names(table):
     >>> column_names({"src": [1], "dst": [2]})
     ['src', 'dst']
     """
-    if isinstance(table, pd.DataFrame):
+    if isinstance(table, pd.DataFrame) or _is_cudf(table):
         return [str(c) for c in table.columns]
     if _is_arrow(table):
         return list(table.column_names)
@@ -36,9 +47,9 @@ def column_names(table):
 
 def num_rows(table):
     """Number of rows of ``table``."""
-    if isinstance(table, pd.DataFrame) or _is_arrow(table):
+    if isinstance(table, pd.DataFrame) or _is_arrow(table) or _is_cudf(table):
         return int(len(table))
-    lengths = {len(np.asarray(v)) for v in table.values()}
+    lengths = {len(v) for v in table.values()}
     if len(lengths) > 1:
         raise ValueError(f"columns have different lengths: {sorted(lengths)}")
     return lengths.pop() if lengths else 0
@@ -66,11 +77,17 @@ def read_column(table, name):
         return _from_pandas(table[name])
     if _is_arrow(table):
         return _from_arrow(table.column(name))
+    if _is_cudf(table):
+        return _from_cudf(table[name])
     column = table[name]
     if isinstance(column, pd.Series):
         return _from_pandas(column)
-    if type(column).__module__.startswith("pyarrow"):
+    if _from_module(column, "pyarrow"):
         return _from_arrow(column)
+    if _from_module(column, "cudf"):
+        return _from_cudf(column)
+    if _from_module(column, "cupy"):
+        return column, None
     return _from_pandas(pd.Series(np.asarray(column)))
 
 
@@ -108,3 +125,13 @@ def _from_arrow(column):
     if pa.types.is_floating(column.type):
         return column.to_numpy(zero_copy_only=False), nulls
     return np.asarray(column.to_pylist(), dtype=object), nulls
+
+
+def _from_cudf(series):
+    nulls = series.isna().values if series.has_nulls else None
+    kind = series.dtype.kind
+    if kind in "iub":
+        return series.fillna(0).values, nulls
+    if kind == "f":
+        return series.to_cupy(na_value=np.nan), nulls
+    return series, nulls

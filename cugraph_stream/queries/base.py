@@ -126,7 +126,8 @@ class MonotonicQuery(Query):
             ops = store.ops
             source = int(ops.to_host(store.vertices.lookup(ops.asarray(np.asarray([self.source],
                                                                                    dtype=np.int64))))[0])
-        return MonotonicEngine(store, self._rule(store), source=source, incremental=self.mode == "incremental")
+        return MonotonicEngine(store, self._rule(store), source=source, incremental=self.mode == "incremental",
+                               parents_in_result=self.has_predecessor)
 
     def _values(self, internal):
         """Result values of ``internal`` vertices (subclasses convert conventions)."""

@@ -124,7 +124,7 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
 def test_pagerank_push_moves_mass(ops):
     adj = make_adjacency(ops, 3, [(0, 1, 1.0), (0, 2, 1.0)])
     rank, residual = ops.asarray(np.zeros(3)), ops.asarray(np.array([1.0, 0.0, 0.0]))
-    receivers, read = ops.pagerank_push(adj, ops.asarray(np.array([0])), rank, residual, 0.5)
+    receivers, read = ops.pagerank_push(adj, ops.asarray(np.array([0])), ops.asarray(np.array([1.0])), rank, residual, 0.5)
     assert host(ops, rank).tolist() == [1.0, 0.0, 0.0]
     assert host(ops, residual).tolist() == [0.0, 0.25, 0.25]
     assert set(host(ops, receivers).tolist()) >= {1, 2} and read == 2

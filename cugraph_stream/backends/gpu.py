@@ -1,0 +1,234 @@
+"""CuPy operators with the CUDA kernels of ``kernels/``: the GPU backend.
+
+Plain array steps use CuPy; the graph operators launch the kernels through
+:mod:`cugraph_stream.backends.cuda_kernels`.  Frontiers are byte maps
+compacted after each step (no atomics to enqueue, no duplicates); only
+sizes come back to the host.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import cuda_kernels
+from .base import Backend
+
+_THREADS = 256
+_SMALL_DEGREE = 32      # below: a thread per vertex
+_LARGE_DEGREE = 1024    # from here: a block per vertex; between: a warp
+
+
+def _blocks(threads):
+    return (max(int(threads), 1) + _THREADS - 1) // _THREADS
+
+
+class GPUBackend(Backend):
+    """Operators on CuPy arrays in GPU memory (see the module docstring)."""
+
+    name = "gpu"
+
+    @classmethod
+    def unavailable_reason(cls):
+        """Why the GPU backend cannot run here, or None."""
+        try:
+            import cupy
+        except ImportError as error:
+            return f"CuPy is not installed ({error})"
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as error:   # CUDA driver missing or broken
+            return f"CuPy finds no CUDA device ({error})"
+        return None if count else "CuPy finds no CUDA device"
+
+    def __init__(self):
+        import cupy
+        import cupyx
+
+        self.xp = cupy
+        self._cupyx = cupyx
+        self._stamp = cupy.empty(0, dtype=cupy.int64)
+        self._flags = {}
+
+    # ------------------------------------------------------------------ memory
+    def asarray(self, array, dtype=None):
+        return self.xp.asarray(array, dtype=dtype)
+
+    def to_host(self, array):
+        return self.xp.asnumpy(array)
+
+    def aligned_empty(self, n, dtype, align=4096):
+        # CuPy's pool hands out 512-byte aligned blocks: every 128-byte
+        # boundary of a list start is a boundary in device memory too
+        return self.xp.empty(int(n), dtype=dtype)
+
+    def synchronize(self):
+        self.xp.cuda.get_current_stream().synchronize()
+
+    def memory_bytes(self, *arrays):
+        return int(sum(a.nbytes for a in arrays if a is not None))
+
+    def _flag(self, name, bound):
+        """A zeroed byte map of at least ``bound`` entries; callers re-zero what they set."""
+        flag = self._flags.get(name)
+        if flag is None or flag.size < bound:
+            flag = self.xp.zeros(max(int(bound), 2 * (0 if flag is None else flag.size)), dtype=self.xp.uint8)
+            self._flags[name] = flag
+        return flag
+
+    def _take_flagged(self, flag, bound):
+        """Compact a byte map into vertex ids, then clear it."""
+        marked = self.xp.flatnonzero(flag[:bound])
+        flag[marked] = 0
+        return marked
+
+    # -------------------------------------------------------------- primitives
+    def expand_segments(self, starts, lengths):
+        xp = self.xp
+        empty = xp.empty(0, dtype=xp.int64)
+        if lengths.size == 0:
+            return empty, empty
+        lengths = lengths.astype(xp.int64, copy=False)
+        ends = xp.cumsum(lengths)
+        total = int(ends[-1])
+        if total == 0:
+            return empty, empty
+        step = xp.arange(total, dtype=xp.int64)
+        owners = xp.searchsorted(ends, step, side="right")
+        return step + (starts.astype(xp.int64, copy=False) - (ends - lengths))[owners], owners
+
+    def unique(self, ids, bound):
+        xp = self.xp
+        if ids.size < 2:
+            return ids
+        if self._stamp.size < bound:
+            self._stamp = xp.empty(max(int(bound), 2 * self._stamp.size), dtype=xp.int64)
+        order = xp.arange(ids.size, dtype=xp.int64)
+        self._stamp[ids] = order   # one of the duplicates' writes survives
+        return ids[self._stamp[ids] == order]
+
+    def factorize(self, values):
+        uniques, codes = self.xp.unique(values, return_inverse=True)
+        return uniques, codes.reshape(-1).astype(self.xp.int64, copy=False)
+
+    def scatter_add(self, target, index, values):
+        self._cupyx.scatter_add(target, index, values)
+
+    # -------------------------------------------------------------- hash index
+    def hash_find(self, table, keys):
+        xp = self.xp
+        found = xp.empty(keys.size, dtype=xp.int64)
+        if keys.size:
+            kernel = cuda_kernels.get_kernel("hash_index", "hash_find")
+            kernel((_blocks(keys.size),), (_THREADS,),
+                   (table, np.int32(table.size.bit_length() - 1), keys, np.int64(keys.size), found))
+        return found
+
+    def hash_claim(self, table, keys):
+        xp = self.xp
+        placed = xp.empty(keys.size, dtype=xp.int64)
+        if keys.size == 0:
+            return placed, 0
+        reused = xp.zeros(1, dtype=xp.uint64)
+        kernel = cuda_kernels.get_kernel("hash_index", "hash_claim")
+        kernel((_blocks(keys.size),), (_THREADS,),
+               (table, np.int32(table.size.bit_length() - 1), keys, np.int64(keys.size), placed, reused))
+        return placed, int(reused[0])
+
+    def hash_build(self, table, keys):
+        return self.hash_claim(table, keys)[0]
+
+    # --------------------------------------------------------- graph operators
+    def _relax_kernel(self, kernel, rule, weights):
+        name = cuda_kernels.relax_name(kernel, cuda_kernels.VALUE_TYPES[np.dtype(rule.value_dtype)],
+                                       cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)],
+                                       rule.extend, rule.order)
+        return cuda_kernels.get_kernel("relax", name)
+
+    def _unreachable(self, rule):
+        value = 0 if rule.unreachable is None else rule.unreachable
+        return np.dtype(rule.value_dtype).type(value), np.int32(rule.unreachable is not None)
+
+    def relax(self, adj, frontier, value, parent, rule):
+        xp = self.xp
+        if frontier.size == 0:
+            return frontier, 0
+        degree = adj.degree[frontier]
+        edges_read = int(degree.sum())
+        if edges_read == 0:
+            return xp.empty(0, dtype=xp.int64), 0
+        improved = self._flag("improved", value.size)
+        args = (adj.start, adj.degree, adj.nbr, adj.wgt, value, parent, improved)
+        small = frontier[degree < _SMALL_DEGREE]
+        large = frontier[degree >= _LARGE_DEGREE]
+        medium = frontier[(degree >= _SMALL_DEGREE) & (degree < _LARGE_DEGREE)]
+        if small.size:
+            self._relax_kernel("relax_thread", rule, adj.wgt)(
+                (_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + args)
+        if medium.size:
+            self._relax_kernel("relax_warp", rule, adj.wgt)(
+                (_blocks(32 * medium.size),), (_THREADS,), (medium, np.int64(medium.size)) + args)
+        if large.size:
+            self._relax_kernel("relax_block", rule, adj.wgt)(
+                (int(large.size),), (_THREADS,), (large, np.int64(large.size)) + args)
+        return self._take_flagged(improved, value.size), edges_read
+
+    def relax_arcs(self, u, v, w, value, parent, rule):
+        xp = self.xp
+        if u.size == 0:
+            return xp.empty(0, dtype=xp.int64)
+        improved = self._flag("improved", value.size)
+        unreachable, check = self._unreachable(rule)
+        self._relax_kernel("relax_arcs", rule, w)(
+            (_blocks(u.size),), (_THREADS,),
+            (u, v, w, np.int64(u.size), value, parent, improved, unreachable, check))
+        targets = self.unique(v, value.size)
+        hit = targets[improved[targets] == 1]
+        improved[targets] = 0
+        return hit
+
+    def pull(self, adj, targets, value, parent, rule):
+        if targets.size == 0:
+            return 0
+        edges_read = int(adj.degree[targets].sum())
+        if edges_read:
+            unreachable, check = self._unreachable(rule)
+            self._relax_kernel("pull_warp", rule, adj.wgt)(
+                (_blocks(32 * targets.size),), (_THREADS,),
+                (targets, np.int64(targets.size), adj.start, adj.degree, adj.nbr, adj.wgt, value, parent,
+                 unreachable, check))
+        return edges_read
+
+    def invalidate(self, adjs, seeds, parent):
+        xp = self.xp
+        bound = parent.size
+        invalid = self._flag("invalid", bound)
+        following = self._flag("next", bound)
+        frontier = self.unique(seeds, bound)
+        invalid[frontier] = 1
+        found = [frontier]
+        edges_read = 0
+        kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
+        while frontier.size:
+            for adj in adjs:
+                edges_read += int(adj.degree[frontier].sum())
+                kernel((_blocks(32 * frontier.size),), (_THREADS,),
+                       (frontier, np.int64(frontier.size), adj.start, adj.degree, adj.nbr, parent, invalid,
+                        following))
+            frontier = self._take_flagged(following, bound)
+            found.append(frontier)
+        invalidated = xp.concatenate(found)
+        invalid[invalidated] = 0
+        return invalidated, edges_read
+
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
+        xp = self.xp
+        if active.size == 0:
+            return active, 0
+        received = self._flag("received", residual.size)
+        kernel = cuda_kernels.get_kernel("pagerank", "pagerank_push")
+        kernel((_blocks(32 * active.size),), (_THREADS,),
+               (active, amount, np.int64(active.size), adj.start, adj.degree, adj.nbr, rank, residual,
+                np.float64(alpha), received, np.int32(collect_receivers)))
+        edges_read = int(adj.degree[active].sum())
+        if not collect_receivers:
+            return xp.empty(0, dtype=xp.int64), edges_read
+        return self._take_flagged(received, residual.size), edges_read

@@ -1,0 +1,27 @@
+// Forward push of PageRank residuals, one warp per active vertex u: lane 0
+// moves amount[k] from u's residual into its rank (others may be adding to
+// that residual concurrently, hence the atomic), and the warp sends
+// alpha * amount / degree to every out-neighbour's residual.
+__global__ void pagerank_push(const long long* active, const double* amount, long long count,
+                              const long long* start, const long long* degree, const int* nbr, double* rank,
+                              double* residual, double alpha, unsigned char* received, int collect)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;
+  int lane = threadIdx.x & 31;
+  long long u = active[k];
+  double a = amount[k];
+  if (lane == 0) {
+    rank[u] += a;
+    atomicAdd(residual + u, -a);
+  }
+  long long d = degree[u];
+  if (d == 0) return;
+  double share = alpha * a / static_cast<double>(d);
+  long long s = start[u];
+  for (long long i = s + lane; i < s + d; i += 32) {
+    long long v = nbr[i];
+    atomicAdd(residual + v, share);
+    if (collect) received[v] = 1;
+  }
+}

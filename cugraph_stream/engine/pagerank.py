@@ -33,6 +33,8 @@ from .monotonic import Work
 
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
+#: dense rounds contract the error geometrically; this many means something is wrong
+MAX_ROUNDS = 100_000
 
 
 class PageRankEngine:
@@ -199,22 +201,30 @@ class PageRankEngine:
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
         goal = self.tol
-        while True:
+        sparse = True
+        for _ in range(MAX_ROUNDS):
             if self.error_bound() <= goal:
                 self.rank_sum = float(self.rank[alive].sum())
                 self.dangling_rank = float(self.rank[alive][self._dangling(alive)].sum())
                 if self.error_bound() <= goal:
                     break
             goal = 0.5 * self.tol
-            sparse = 0 < self.support.size < SPARSE_SHARE * n
+            sparse = sparse and 0 < self.support.size < SPARSE_SHARE * n
             if sparse:
                 step, receivers = self._push(self.support, self.residual[self.support], collect=True)
-                self.support = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
+                grown = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
+                # a round that reaches no new vertex cannot spread the correction further:
+                # the rest (the uniform share among it) needs dense rounds
+                sparse = grown.size > self.support.size
+                self.support = grown
             else:
                 step, _ = self._push(alive, self.residual[alive] + self._uniform_share(), collect=False)
                 self.support = alive
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
+        else:
+            raise RuntimeError(f"PageRank did not reach tol={self.tol} in {MAX_ROUNDS} rounds "
+                               f"(error bound {self.error_bound():.3g})")
         self.support = xp.empty(0, dtype=xp.int64)
         return work
 

@@ -95,14 +95,10 @@ def reduce_batch(store, u, v, w, op):
     both = present_before & present_after
     updated = both & (weight_after != weight_before)
     no_net = (both & ~updated) | (~present_before & ~present_after)
-    counts = dict(
-        inserted=int(inserted.sum()),
-        deleted=int(deleted.sum()),
-        weight_updated=int(updated.sum()),
-        unchanged=int((both & ~updated & ~any_effect).sum()),
-        cancelled=int((no_net & any_effect).sum()),
-        ignored=int(ignored_rows.sum()),
-    )
+    per_key = xp.stack((inserted, deleted, updated, both & ~updated & ~any_effect, no_net & any_effect))
+    totals = per_key.sum(axis=1).tolist() + [int(ignored_rows.sum())]      # two transfers, not six
+    counts = dict(zip(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"),
+                      (int(t) for t in totals)))
     return ReducedBatch(ku[inserted], kv[inserted], weight_after[inserted],
                         ku[deleted], kv[deleted],
                         ku[updated], kv[updated], weight_after[updated], counts)

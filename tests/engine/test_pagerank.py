@@ -68,3 +68,22 @@ def test_hub_gaining_an_edge_touches_only_the_new_neighbour():
     changed = np.flatnonzero(engine.residual[:1002] != residual_before)
     assert set(changed.tolist()) <= {0, 1001}      # the hub and its new neighbour only
     assert work.edges_scanned == 1
+
+
+def test_a_new_isolated_vertex_converges():
+    # its residual is only the uniform share: a sparse push of s moves nothing,
+    # so convergence must fall back to dense rounds (this used to loop forever)
+    store = GraphStore(get_backend("cpu"), True, np.float32)
+    store.add_vertices(np.arange(30))
+    insert(store, np.arange(29), np.arange(1, 30))
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-9)
+    engine.initialize()
+    engine.converge()
+    delta = store.empty_delta()
+    delta.new_vertices = store.add_vertices(np.array([99]))
+    engine.correct(delta)
+    engine.converge()
+    alive = store.vertices.sorted_internal
+    got = np.zeros(store.vertex_bound)
+    got[alive] = engine.ranks(alive)
+    assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-9

@@ -83,6 +83,9 @@ __device__ __forceinline__ bool improve(V* value, long long* parent, long long v
   unsigned long long* slot = reinterpret_cast<unsigned long long*>(parent + v);
   while (true) {
     unsigned long long held = *reinterpret_cast<volatile unsigned long long*>(slot);
+    // order the two loads: if `held` shows another writer's parent, the
+    // value read next shows that writer's result (it fenced between them)
+    __threadfence();
     if (load_volatile(value + v) != candidate) break;
     if (atomicCAS(slot, held, static_cast<unsigned long long>(u)) == held) break;
   }

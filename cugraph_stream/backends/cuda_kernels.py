@@ -41,8 +41,8 @@ def relax_name(kernel, value_type, weight_type, extend, order):
 
 def relax_name_expressions():
     """Every relax/pull template instance the engine can ask for."""
-    return [relax_name(k, v, w, e, o) for (v, e, o) in RULE_INSTANCES for w in WEIGHT_TYPES.values()
-            for k in RELAX_KERNELS]
+    return ["bin_by_degree"] + [relax_name(k, v, w, e, o) for (v, e, o) in RULE_INSTANCES
+                                for w in WEIGHT_TYPES.values() for k in RELAX_KERNELS]
 
 
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children"],

@@ -151,24 +151,26 @@ class GPUBackend(Backend):
         xp = self.xp
         if frontier.size == 0:
             return frontier, 0
-        degree = adj.degree[frontier]
-        edges_read = int(degree.sum())
+        n = int(frontier.size)
+        bins = xp.empty((3, n), dtype=xp.int64)
+        counters = xp.zeros(4, dtype=xp.uint64)
+        cuda_kernels.get_kernel("relax", "bin_by_degree")(
+            (_blocks(n),), (_THREADS,), (frontier, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
+                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
+        small, medium, large, edges_read = (int(c) for c in counters.get())   # the one sync of a step
         if edges_read == 0:
             return xp.empty(0, dtype=xp.int64), 0
         improved = self._flag("improved", value.size)
         args = (adj.start, adj.degree, adj.nbr, adj.wgt, value, parent, improved)
-        small = frontier[degree < _SMALL_DEGREE]
-        large = frontier[degree >= _LARGE_DEGREE]
-        medium = frontier[(degree >= _SMALL_DEGREE) & (degree < _LARGE_DEGREE)]
-        if small.size:
+        if small:
             self._relax_kernel("relax_thread", rule, adj.wgt)(
-                (_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + args)
-        if medium.size:
+                (_blocks(small),), (_THREADS,), (bins[0], np.int64(small)) + args)
+        if medium:
             self._relax_kernel("relax_warp", rule, adj.wgt)(
-                (_blocks(32 * medium.size),), (_THREADS,), (medium, np.int64(medium.size)) + args)
-        if large.size:
+                (_blocks(32 * medium),), (_THREADS,), (bins[1], np.int64(medium)) + args)
+        if large:
             self._relax_kernel("relax_block", rule, adj.wgt)(
-                (int(large.size),), (_THREADS,), (large, np.int64(large.size)) + args)
+                (large,), (_THREADS,), (bins[2], np.int64(large)) + args)
         return self._take_flagged(improved, value.size), edges_read
 
     def relax_arcs(self, u, v, w, value, parent, rule):
@@ -205,19 +207,18 @@ class GPUBackend(Backend):
         frontier = self.unique(seeds, bound)
         invalid[frontier] = 1
         found = [frontier]
-        edges_read = 0
+        edges = xp.zeros(1, dtype=xp.uint64)
         kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
         while frontier.size:
             for adj in adjs:
-                edges_read += int(adj.degree[frontier].sum())
                 kernel((_blocks(32 * frontier.size),), (_THREADS,),
                        (frontier, np.int64(frontier.size), adj.start, adj.degree, adj.nbr, parent, invalid,
-                        following))
+                        following, edges))
             frontier = self._take_flagged(following, bound)
             found.append(frontier)
         invalidated = xp.concatenate(found)
         invalid[invalidated] = 0
-        return invalidated, edges_read
+        return invalidated, int(edges.get()[0])
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
         xp = self.xp

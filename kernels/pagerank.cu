@@ -4,7 +4,7 @@
 // alpha * amount / degree to every out-neighbour's residual.
 __global__ void pagerank_push(const long long* active, const double* amount, long long count,
                               const long long* start, const long long* degree, const int* nbr, double* rank,
-                              double* residual, double alpha, unsigned char* received, int collect)
+                              double* residual, double alpha, unsigned char* received)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;
@@ -22,6 +22,22 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
   for (long long i = s + lane; i < s + d; i += 32) {
     long long v = nbr[i];
     atomicAdd(residual + v, share);
-    if (collect) received[v] = 1;
+    received[v] = 1;
   }
+}
+
+// Pull-based product over the given vertices' lists, one warp per vertex and
+// no atomics: sums[k] = sum of values[nbr] over the list of vertices[k].
+__global__ void gather_sum(const long long* vertices, long long count, const long long* start,
+                           const long long* degree, const int* nbr, const double* values, double* sums)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;
+  int lane = threadIdx.x & 31;
+  long long v = vertices[k];
+  long long s = start[v], e = s + degree[v];
+  double total = 0.0;
+  for (long long i = s + lane; i < e; i += 32) total += values[nbr[i]];
+  for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+  if (lane == 0) sums[k] = total;
 }

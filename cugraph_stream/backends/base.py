@@ -145,11 +145,23 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
+    def gather_plan(self, adj, vertices):
+        """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged)."""
+
+    @abc.abstractmethod
+    def gather_sum(self, plan, values):
+        """For each vertex of the plan, the sum of ``values`` over its neighbours.
+
+        A pull-based sparse matrix-vector product (no atomics).  Returns
+        ``(sums, edges_read)``.
+        """
+
+    @abc.abstractmethod
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
         """Forward push of ``amount[i]`` at each ``active[i]`` (distinct vertices).
 
         ``rank[u] += amount``, ``residual[u] -= amount``, and
         ``alpha * amount / degree[u]`` goes to each out-neighbour's residual.
         Returns ``(receivers, edges_read)``: the distinct vertices that
-        received residual (an empty array unless ``collect_receivers``).
+        received residual.
         """

@@ -256,7 +256,20 @@ class CPUBackend(Backend):
         flag[invalidated] = False
         return invalidated, edges_read
 
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
+    def gather_plan(self, adj, vertices):
+        degree = adj.degree[vertices]
+        pos, _ = self.expand_segments(adj.start[vertices], degree)
+        nonempty = degree > 0
+        return adj.nbr[pos].astype(np.int64), (np.cumsum(degree) - degree)[nonempty], nonempty
+
+    def gather_sum(self, plan, values):
+        neighbours, offsets, nonempty = plan
+        sums = np.zeros(nonempty.size, dtype=values.dtype)
+        if neighbours.size:
+            sums[nonempty] = np.add.reduceat(values[neighbours], offsets)
+        return sums, int(neighbours.size)
+
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
         rank[active] += amount
         residual[active] -= amount
         degree = adj.degree[active]
@@ -267,6 +280,4 @@ class CPUBackend(Backend):
             return _EMPTY_INDEX, 0
         receivers = adj.nbr[pos].astype(np.int64, copy=False)
         self.scatter_add(residual, receivers, share[owner])
-        if not collect_receivers:
-            return _EMPTY_INDEX, int(pos.size)
         return self.unique(receivers, residual.size), int(pos.size)

@@ -46,7 +46,7 @@ def relax_name_expressions():
 
 
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children"],
-           "pagerank": lambda: ["pagerank_push"], "hash_index": lambda: ["hash_find", "hash_claim"]}
+           "pagerank": lambda: ["pagerank_push", "gather_sum"], "hash_index": lambda: ["hash_find", "hash_claim"]}
 
 
 @functools.lru_cache(maxsize=None)

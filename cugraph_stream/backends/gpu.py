@@ -220,16 +220,25 @@ class GPUBackend(Backend):
         invalid[invalidated] = 0
         return invalidated, int(edges.get()[0])
 
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha, collect_receivers=True):
-        xp = self.xp
+    def gather_plan(self, adj, vertices):
+        return adj, vertices, int(adj.degree[vertices].sum())
+
+    def gather_sum(self, plan, values):
+        adj, vertices, edges_read = plan
+        sums = self.xp.empty(vertices.size, dtype=values.dtype)
+        if vertices.size:
+            cuda_kernels.get_kernel("pagerank", "gather_sum")(
+                (_blocks(32 * vertices.size),), (_THREADS,),
+                (vertices, np.int64(vertices.size), adj.start, adj.degree, adj.nbr, values, sums))
+        return sums, edges_read
+
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
         if active.size == 0:
             return active, 0
         received = self._flag("received", residual.size)
         kernel = cuda_kernels.get_kernel("pagerank", "pagerank_push")
         kernel((_blocks(32 * active.size),), (_THREADS,),
                (active, amount, np.int64(active.size), adj.start, adj.degree, adj.nbr, rank, residual,
-                np.float64(alpha), received, np.int32(collect_receivers)))
+                np.float64(alpha), received))
         edges_read = int(adj.degree[active].sum())
-        if not collect_receivers:
-            return xp.empty(0, dtype=xp.int64), edges_read
         return self._take_flagged(received, residual.size), edges_read

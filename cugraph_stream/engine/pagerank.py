@@ -109,17 +109,32 @@ class PageRankEngine:
         self.residual[alive] = 0.0
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
-        return self._push(alive, self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64), collect=False)[0]
+        return self._spread(alive, self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64),
+                            self.ops.gather_plan(self.store.inn, alive))
 
-    def _push(self, active, amount, collect):
-        """Push ``amount`` at ``active``, keeping ``sum(p)`` and ``D(p)`` current.
+    def _spread(self, alive, amount, plan):
+        """Push ``amount`` at every live vertex at once: a pull-based product
+        over the in-adjacency (no atomics), ``plan`` from ``gather_plan``."""
+        xp = self.ops.xp
+        degree = self.store.out.degree[alive]
+        self.rank_sum += float(amount.sum())
+        self.dangling_rank += float(amount[degree == 0].sum())
+        self.rank[alive] += amount
+        self.residual[alive] -= amount
+        share = xp.zeros(self.rank.size, dtype=xp.float64)
+        share[alive] = self.alpha * amount / xp.maximum(degree, 1) * (degree > 0)
+        received, read = self.ops.gather_sum(plan, share)
+        self.residual[alive] += received
+        return Work(activated=int(alive.size), edges_scanned=read)
 
-        Returns the :class:`Work` and the vertices that received residual
-        (when ``collect``)."""
+    def _push(self, active, amount):
+        """Push ``amount`` at the few vertices ``active``, keeping ``sum(p)`` and
+        ``D(p)`` current.  Returns the :class:`Work` and the vertices that
+        received residual."""
         self.rank_sum += float(amount.sum())
         self.dangling_rank += float(amount[self._dangling(active)].sum())
         receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
-                                                 self.alpha, collect_receivers=collect)
+                                                 self.alpha)
         return Work(activated=int(active.size), edges_scanned=read), receivers
 
     def correct(self, delta):
@@ -200,8 +215,10 @@ class PageRankEngine:
         self.rank_sum = float(self.rank[alive].sum())     # exact once per update, then kept current
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
+            alive = self._alive()
         goal = self.tol
         sparse = True
+        plan = None
         for _ in range(MAX_ROUNDS):
             if self.error_bound() <= goal:
                 self.rank_sum = float(self.rank[alive].sum())
@@ -211,14 +228,15 @@ class PageRankEngine:
             goal = 0.5 * self.tol
             sparse = sparse and 0 < self.support.size < SPARSE_SHARE * n
             if sparse:
-                step, receivers = self._push(self.support, self.residual[self.support], collect=True)
+                step, receivers = self._push(self.support, self.residual[self.support])
                 grown = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
                 # a round that reaches no new vertex cannot spread the correction further:
                 # the rest (the uniform share among it) needs dense rounds
                 sparse = grown.size > self.support.size
                 self.support = grown
             else:
-                step, _ = self._push(alive, self.residual[alive] + self._uniform_share(), collect=False)
+                plan = plan if plan is not None else self.ops.gather_plan(self.store.inn, alive)
+                step = self._spread(alive, self.residual[alive] + self._uniform_share(), plan)
                 self.support = alive
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned

@@ -171,7 +171,8 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype):
         row = _first(bad)
         raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
                          "weights must be finite")
-    cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
+    with np.errstate(over="ignore"):          # overflow is reported below, by row
+        cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
     overflow = ~xp.isfinite(cast)
     if overflow.any():
         row = _first(overflow)

@@ -79,21 +79,27 @@ def to_frame(columns):
 class Baseline:
     """pylibcugraph on one snapshot (graph construction not timed)."""
 
-    def __init__(self, plc, cp, vertices):
+    def __init__(self, plc, cp):
         self.plc, self.cp = plc, cp
         self.handle = plc.ResourceHandle()
-        self.vertices = vertices          # every vertex of the engine's graph, so isolated ones count
+        self.vertices = None
         self.previous_ranks = None
 
     def graph(self, src, dst, w, symmetric=False, transposed=False):
         plc = self.plc
         props = plc.GraphProperties(is_symmetric=symmetric, is_multigraph=False)
+        # SGGraph reads its input arrays in place: keep them alive as long as the graph
+        self.inputs = (src, dst, w)
         return plc.SGGraph(resource_handle=self.handle, graph_properties=props, src_or_offset_array=src,
                            dst_or_index_array=dst, weight_array=w, store_transposed=transposed, renumber=True,
                            do_expensive_check=False, vertices_array=self.vertices)
 
-    def run(self, kind, src, dst, w, source):
+    def run(self, kind, src, dst, w, source, vertices):
+        """Recompute ``kind`` on the snapshot; ``vertices`` lists every vertex of
+        the engine's graph now (isolated ones count for PageRank; cuGraph needs
+        every edge endpoint listed)."""
         plc, cp = self.plc, self.cp
+        self.vertices = vertices
         if kind == "sssp":
             g = self.graph(src, dst, w)
             (v, d, _), t = _timed(lambda: plc.sssp(self.handle, g, source, np.inf, True, False))
@@ -101,7 +107,7 @@ class Baseline:
         if kind == "bfs":
             g = self.graph(src, dst, None)
             start = cp.asarray([source], dtype=src.dtype)
-            (d, _, v), t = _timed(lambda: plc.bfs(self.handle, g, start, False, np.iinfo(np.int32).max, True, False))
+            (d, _, v), t = _timed(lambda: plc.bfs(self.handle, g, start, False, -1, True, False))
             return {"vertex": v, "distance": d}, t
         if kind == "wcc":
             key = cp.unique(cp.concatenate((cp.minimum(src, dst) * (2 ** 31) + cp.maximum(src, dst),)))
@@ -142,7 +148,9 @@ def cross_check(kind, engine, base, tol):
             big = ed >= np.finfo(np.float32).max / 2
             bad = (big != (bd >= np.finfo(np.float32).max / 2)) | (~big & (cp.abs(ed - bd) > 1e-5 * cp.abs(bd)))
         if bool(bad.any()):
-            return f"{kind}: {int(bad.sum())} distances differ"
+            first = cp.flatnonzero(bad)[:3]
+            return (f"{kind}: {int(bad.sum())} distances differ, e.g. vertices {ev[known][first].tolist()}: "
+                    f"engine {ed[first].tolist()} vs pylibcugraph {bd[first].tolist()}")
     elif kind == "wcc":
         el = cp.asarray(engine["labels"].values)[known]
         bl = base["labels"][order][where[known]].astype(cp.int64)
@@ -219,10 +227,11 @@ def main(argv=None):
         g, t_build = _timed(lambda: cgs.StreamGraph.from_edgelist(to_frame(initial), weight="weight",
                                                                    backend="gpu"))
         q, t_track = _timed(lambda: g.track(makers[kind]()))
-        baseline = Baseline(plc, cp, cp.asarray(g.vertices().values)) if plc else None
+        baseline = Baseline(plc, cp) if plc else None
         if baseline is not None and kind == "pagerank":     # warm start from G0's ranks
             try:
-                baseline.run(kind, initial["src"], initial["dst"], initial["weight"], source)
+                baseline.run(kind, initial["src"], initial["dst"], initial["weight"], source,
+                             cp.array(g.vertices().values, copy=True))
             except Exception as error:
                 print("baseline warm-up failed:", error, flush=True)
         rows = []
@@ -232,7 +241,8 @@ def main(argv=None):
             row = {"batch": b, "apply_s": t_apply, "report": report.to_dict()}
             if baseline is not None:
                 try:
-                    base, t_base = baseline.run(kind, src[mask], dst[mask], w[mask], source)
+                    base, t_base = baseline.run(kind, src[mask], dst[mask], w[mask], source,
+                                                cp.array(g.vertices().values, copy=True))
                     row["baseline_s"] = t_base
                     problem = cross_check(kind, q.result(), base, args.tol)
                 except Exception as error:      # keep the engine's figures; report the baseline's fault

@@ -42,6 +42,11 @@ REPORT_COUNTS = ("rows", "inserted", "deleted", "weight_updated", "unchanged",
                  "ignored", "cancelled", "new_vertices")
 
 
+def host(frame):
+    """A pandas object from a result of any backend (cuDF frames come back to the host)."""
+    return frame.to_pandas() if type(frame).__module__.split(".")[0] == "cudf" else frame
+
+
 def example_budget(ci, thorough=None):
     """max_examples for a hypothesis test: ``ci`` under the default profile,
     more under ``HYPOTHESIS_PROFILE=thorough``, fewer under ``dev``."""
@@ -621,7 +626,7 @@ def check_query(q, model, kind=None, where="", **params):
     kind = kind or query_kind(q)
     p = query_params(q)
     p.update(params)
-    df = q.result()
+    df = host(q.result())
     check_result(df, kind, model, where=where or kind, **p)
     return df
 
@@ -667,8 +672,8 @@ def check_changes(q, before, kind=None, where="", after=None):
     while the row reads the same; changes() may list such rows or not."""
     kind = kind or query_kind(q)
     if after is None:
-        after = q.result()
-    got = q.changes()
+        after = host(q.result())
+    got = host(q.changes())
     assert isinstance(got, pd.DataFrame), f"{where}: changes() is {type(got)}"
     assert list(got.columns) == list(after.columns), f"{where}: changes() columns {list(got.columns)}"
     assert list(got.dtypes) == list(after.dtypes), f"{where}: changes() dtypes {list(got.dtypes)}"
@@ -699,7 +704,7 @@ def check_changes(q, before, kind=None, where="", after=None):
 
 
 def check_edges(g, model, where=""):
-    e = g.edges()
+    e = host(g.edges())
     assert list(e.columns) == ["src", "dst", "weight"], f"{where}: edges() columns {list(e.columns)}"
     exp = model.edge_frame()
     got = pd.DataFrame({"src": e["src"].to_numpy(np.int64), "dst": e["dst"].to_numpy(np.int64),
@@ -710,7 +715,7 @@ def check_edges(g, model, where=""):
                              f"missing {sorted(ek - gk)[:5]}, {len(got)} vs {len(exp)}\n{got.head()}\n{exp.head()}")
     assert g.number_of_edges() == model.number_of_edges(), f"{where}: number_of_edges"
     assert g.number_of_vertices() == model.number_of_vertices(), f"{where}: number_of_vertices"
-    vs = g.vertices()
+    vs = host(g.vertices())
     assert np.array_equal(vs.to_numpy(), model.sorted_vertices()), f"{where}: vertices()"
 
 
@@ -824,7 +829,7 @@ class Harness:
         self.qparams.append(dict(source=source, alpha=alpha, tol=tol))
         if check:
             w = f"track {kind}[{mode}] source={source}"
-            check_result(q.result(), kind, self.model, where=w, **self.qparams[-1])
+            check_result(host(q.result()), kind, self.model, where=w, **self.qparams[-1])
         return q
 
     def untrack(self, index):
@@ -837,7 +842,7 @@ class Harness:
                 if k in SOURCE_KINDS}
 
     def snapshot(self):
-        return [q.result() for _, _, q in self.queries]
+        return [host(q.result()) for _, _, q in self.queries]
 
     def check_all(self, where, before=None):
         g, m = self.g, self.model
@@ -847,7 +852,7 @@ class Harness:
         for i, (kind, mode, q) in enumerate(self.queries):
             p = self.qparams[i]
             w = f"{where}: {kind}[{mode}]" + (f" source={p['source']}" if kind in SOURCE_KINDS else "")
-            df = q.result()
+            df = host(q.result())
             check_result(df, kind, m, where=w, **p)
             key = (kind, p["source"] if kind in SOURCE_KINDS else None,
                    (p["alpha"], p["tol"]) if kind == "PageRank" else None)
@@ -912,12 +917,12 @@ class Harness:
     # ------------------------------------------------------------ state
     def state(self):
         """Everything observable, for "nothing changed" comparisons."""
-        out = {"edges": self.g.edges(), "vertices": self.g.vertices(),
+        out = {"edges": host(self.g.edges()), "vertices": host(self.g.vertices()),
                "nv": self.g.number_of_vertices(), "ne": self.g.number_of_edges()}
         for i, (kind, mode, q) in enumerate(self.queries):
-            out[f"result {i} {kind} {mode}"] = q.result()
+            out[f"result {i} {kind} {mode}"] = host(q.result())
             if kind != "PageRank":
-                out[f"changes {i} {kind} {mode}"] = q.changes()
+                out[f"changes {i} {kind} {mode}"] = host(q.changes())
         return out
 
     def assert_state(self, before, where=""):

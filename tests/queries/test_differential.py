@@ -13,7 +13,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import cugraph_stream as cgs
-from reference import (ALL_KINDS, Harness, example_budget, random_batch,
+from reference import (ALL_KINDS, Harness, example_budget, host, random_batch,
                        random_graph_rows)
 
 SPECIAL_IDS = [-2**63, 2**63 - 1, -2**63 + 1, 2**63 - 2, -1, 0, 1, 2, 2**31 - 1, -2**31,
@@ -59,7 +59,7 @@ def draw_rows(data, h, universe, weights=weights):
                                            if k in ("SSSP", "WidestPath", "BFS")] or [None]))
             if q is None:
                 continue
-            df = q.result()
+            df = host(q.result())
             tree = df[df["predecessor"] != -1]
             tree = [(int(p), int(v)) for p, v in zip(tree["predecessor"], tree["vertex"])
                     if model.has_edge(int(p), int(v))]
@@ -188,7 +188,7 @@ def seeded_stream(seed, directed, wdt, backend, n=2000, m=20000, batches=20, row
         batch = random_batch(rng, h.model, ids, rows, wts)
         if b % 5 == 4:
             # a batch aimed at tree edges: delete / reweight predecessor edges
-            df = h.queries[0][2].result()
+            df = host(h.queries[0][2].result())
             df = df[df["predecessor"] != -1]
             tree = df.iloc[:0] if df.empty else df.sample(n=min(rows // 2, 200), random_state=b,
                                                        replace=True)

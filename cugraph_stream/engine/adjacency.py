@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .growth import ensure_vertex_capacity
 from .runs import runs
 
 ALIGN_BYTES = 128
@@ -90,15 +91,7 @@ class Adjacency:
 
     def ensure_vertices(self, n):
         """Make the per-vertex arrays hold at least ``n`` vertices."""
-        have = int(self.start.size)
-        if n <= have:
-            return
-        xp = self.ops.xp
-        size = max(n, 2 * have, 1024)
-        for name in ("start", "degree", "capacity"):
-            grown = xp.zeros(size, dtype=xp.int64)
-            grown[:have] = getattr(self, name)
-            setattr(self, name, grown)
+        ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n)
 
     def _ensure_slots(self, n):
         have = self.slot_capacity

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .growth import ensure_vertex_capacity
+
 
 @dataclass
 class Work:
@@ -92,17 +94,8 @@ class MonotonicEngine:
 
     # ----------------------------------------------------------------- state
     def _ensure(self):
-        xp = self.ops.xp
-        n = self.store.vertex_bound
-        have = int(self.value.size)
-        if n <= have:
-            return
-        size = max(n, 2 * have, 1024)
-        for name, dtype in (("value", self.rule.value_dtype), ("previous_value", self.rule.value_dtype),
-                            ("parent", xp.int64), ("previous_parent", xp.int64)):
-            grown = xp.empty(size, dtype=dtype)
-            grown[:have] = getattr(self, name)
-            setattr(self, name, grown)
+        ensure_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
+                               self.store.vertex_bound)
 
     def _reset(self, vertices):
         """Values a vertex holds before anything reaches it; parents -1."""

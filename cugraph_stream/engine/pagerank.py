@@ -29,6 +29,7 @@ touch its other neighbours).
 """
 from __future__ import annotations
 
+from .growth import ensure_vertex_capacity
 from .monotonic import Work
 
 #: push only the touched vertices while they are fewer than this share of all vertices
@@ -79,16 +80,7 @@ class PageRankEngine:
         self.dangling_rank = 0.0                        # D(p)
 
     def _ensure(self):
-        xp = self.ops.xp
-        n = self.store.vertex_bound
-        have = int(self.rank.size)
-        if n <= have:
-            return
-        size = max(n, 2 * have, 1024)
-        for name in ("rank", "residual"):
-            grown = xp.zeros(size, dtype=xp.float64)
-            grown[:have] = getattr(self, name)
-            setattr(self, name, grown)
+        ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual"), self.store.vertex_bound)
 
     def _alive(self):
         return self.store.vertices.sorted_internal

@@ -8,6 +8,8 @@ also gives results in vertex order for free.
 """
 from __future__ import annotations
 
+from .growth import ensure_vertex_capacity
+
 
 class VertexTable:
     """Live vertices and the external/internal id mapping.
@@ -56,7 +58,7 @@ class VertexTable:
                                    xp.arange(self.size, self.size + k - reused, dtype=xp.int64)))
         self.free = self.free[: self.free.size - reused]
         self.size += k - reused
-        self._ensure(self.size)
+        ensure_vertex_capacity(xp, self, ("external", "alive"), self.size)
         self.external[internal] = external
         self.alive[internal] = True
         order = xp.argsort(external)
@@ -89,18 +91,6 @@ class VertexTable:
         merged_ext[at], merged_int[at] = external, internal
         merged_ext[~is_new], merged_int[~is_new] = self.sorted_external, self.sorted_internal
         self.sorted_external, self.sorted_internal = merged_ext, merged_int
-
-    def _ensure(self, n):
-        xp = self.ops.xp
-        have = int(self.external.size)
-        if n <= have:
-            return
-        size = max(n, 2 * have, 1024)
-        external = xp.empty(size, dtype=xp.int64)
-        external[:have] = self.external
-        alive = xp.zeros(size, dtype=bool)
-        alive[:have] = self.alive
-        self.external, self.alive = external, alive
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,

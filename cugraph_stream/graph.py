@@ -239,9 +239,10 @@ class StreamGraph:
         if (internal < 0).any():
             row = int(np.flatnonzero(internal < 0)[0])
             raise ValueError(f"vertex {int(external[row])} (ids, row {row}) is not in the graph")
+        removed = set(external.tolist())
         for query in self._queries:
             source = getattr(query, "source", None)
-            if source is not None and int(source) in set(external.tolist()):
+            if source is not None and int(source) in removed:
                 raise ValueError(f"vertex {source} is the source of tracked {query.name}; untrack it first")
         edges_before = store.num_edges
         internal = xp.unique(ops.asarray(internal))

@@ -203,7 +203,7 @@ def read_rows(table, source, destination, weight, op, weight_dtype):
     dst = parse_ids(*read_column(table, destination), destination)
     xp = array_module(src)
     codes = parse_ops(*read_column(table, op), op) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
-    codes = xp.asarray(codes) if xp is np else codes
+    codes = xp.asarray(codes)        # ops parsed on the host (strings) join device ids
     is_insert = codes == INSERT
     if weight is None:
         weights = xp.where(is_insert, 1, 0).astype(weight_dtype)

@@ -111,23 +111,22 @@ class MonotonicQuery(Query):
     def _rule(self, store):
         raise NotImplementedError
 
-    def _validate(self, graph):
+    def _internal_source(self, store):
+        """Internal id of the source vertex (-1 if it is not in the graph), or None."""
         if self.source is None:
-            return
+            return None
         if np.ndim(self.source) != 0:
             raise ValueError(f"source must be one vertex id, got {self.source!r}")
-        source = parse_ids(np.asarray([self.source]), None, "source")
-        if int(graph._ops.to_host(graph._store.vertices.lookup(graph._ops.asarray(source)))[0]) < 0:
+        source = store.ops.asarray(parse_ids(np.asarray([self.source]), None, "source"))
+        return int(store.ops.to_host(store.vertices.lookup(source))[0])
+
+    def _validate(self, graph):
+        if self.source is not None and self._internal_source(graph._store) < 0:
             raise ValueError(f"source vertex {self.source} is not in the graph")
 
     def _make_engine(self, store):
-        source = None
-        if self.source is not None:
-            ops = store.ops
-            source = int(ops.to_host(store.vertices.lookup(ops.asarray(np.asarray([self.source],
-                                                                                   dtype=np.int64))))[0])
-        return MonotonicEngine(store, self._rule(store), source=source, incremental=self.mode == "incremental",
-                               parents_in_result=self.has_predecessor)
+        return MonotonicEngine(store, self._rule(store), source=self._internal_source(store),
+                               incremental=self.mode == "incremental", parents_in_result=self.has_predecessor)
 
     def _values(self, internal):
         """Result values of ``internal`` vertices (subclasses convert conventions)."""

@@ -162,8 +162,11 @@ class StreamGraph:
             delta = store.load(u, v, w)
             counts = dict(inserted=store.num_edges)
         else:
-            reduced = reduce_batch(store, u[known], v[known], w[known], codes[known])
-            reduced.counts["ignored"] += int(rows.src.size) - int(known.sum())
+            unknown = int(known.size) - int(known.sum())
+            if unknown:
+                u, v, w, codes = u[known], v[known], w[known], codes[known]
+            reduced = reduce_batch(store, u, v, w, codes)
+            reduced.counts["ignored"] += unknown
             counts = reduced.counts
         t2 = ops.now()
         report.times["reduce"] = t2 - t1
@@ -183,6 +186,9 @@ class StreamGraph:
         Returns ``(u, v, new_vertices)``.
         """
         xp, store = self._ops.xp, self._store
+        u, v = store.vertices.lookup(src), store.vertices.lookup(dst)
+        if not bool((((u < 0) | (v < 0)) & inserting).any()):     # the common case: no new vertex
+            return u, v, xp.empty(0, dtype=xp.int64)
         n = int(src.size)
         ids, codes = self._ops.factorize(xp.concatenate((src, dst)))
         internal = store.vertices.lookup(ids)

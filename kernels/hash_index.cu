@@ -1,27 +1,11 @@
-// Open-addressing edge index with linear probing (cugraph_stream.engine.hash_index):
-// keys are non-negative int64, -1 marks an empty slot and -2 a deleted one.
-#define CGS_EMPTY (-1LL)
-#define CGS_DELETED (-2LL)
-
-__device__ __forceinline__ long long home_slot(long long key, int bits)
-{
-  return static_cast<long long>((static_cast<unsigned long long>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-}
+#include "hash.cuh"
 
 __global__ void hash_find(const long long* table, int bits, const long long* keys, long long count,
                           long long* found)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long mask = (1LL << bits) - 1;
-  long long key = keys[k];
-  long long slot = home_slot(key, bits);
-  while (true) {
-    long long seen = table[slot];
-    if (seen == key) { found[k] = slot; return; }
-    if (seen == CGS_EMPTY) { found[k] = -1; return; }
-    slot = (slot + 1) & mask;
-  }
+  found[k] = probe(table, bits, keys[k]);
 }
 
 // store absent, distinct keys: claim the first empty or deleted slot

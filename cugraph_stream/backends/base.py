@@ -4,8 +4,9 @@ The engine (graph store, batch reduction, dependency-memoization engine,
 PageRank) is written once against :class:`Backend`.  A backend supplies an
 array namespace (``xp``: NumPy or CuPy) for plain element-wise work, and the
 graph operators that carry the cost of a batch: segment expansion, the edge
-hash index, relaxation (advance), re-seeding from in-neighbours (pull),
-transitive invalidation and the PageRank push.  A new backend implements this
+hash index, the batch reduction (net change per edge), appending to and
+removing from neighbour lists, relaxation (advance), re-seeding from
+in-neighbours (pull), transitive invalidation and the PageRank push.  A new backend implements this
 class; no algorithm and no engine module changes.
 
 Conventions shared by every operator:
@@ -101,6 +102,51 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def hash_build(self, table, keys):
         """Store distinct ``keys`` in an empty ``table`` (bulk load); return their positions."""
+
+    # ------------------------------------------------------------ adjacency
+    @abc.abstractmethod
+    def close_holes(self, adj, owners, slots):
+        """Remove the entries at ``slots`` of ``adj`` (rows sorted by slot, distinct).
+
+        ``owners[i]`` owns ``slots[i]``.  Each list keeps its first
+        ``degree - removed`` positions: a removed slot among them is filled
+        with one of the list's surviving entries beyond that boundary
+        (``nbr``, ``wgt`` and ``twin`` move together), and the list's degree
+        drops.  Returns ``(owner, source, target)``: every entry moved, from
+        slot ``source`` to slot ``target`` of ``owner``'s list.
+        """
+
+    @abc.abstractmethod
+    def place_entries(self, adj, owners, neighbours, weights, slots):
+        """Append rows ``(owners, neighbours, weights)`` (sorted by owner) to the lists of ``adj``.
+
+        A list with room for all its rows gets them after its entries (its
+        degree grows, and ``slots`` receives each row's slot); rows whose
+        ``slots`` entry is already ``>= 0`` were placed before and are left
+        alone.  Returns ``(outgrown, need)``: the lists without room, and
+        the degree each of them needs.
+        """
+
+    # ------------------------------------------------------ batch reduction
+    @abc.abstractmethod
+    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+        """Net change of each edge named by batch rows, rows sorted by arc key.
+
+        ``keys`` (int64 arc keys) are sorted, with the rows of one key in
+        batch order; ``ops`` holds ``1`` (insert) or ``-1`` (delete) and
+        ``weights`` each row's weight.  An edge starts in the state the edge
+        index (``table`` with ``table_slots``, see :meth:`hash_find`) and
+        ``stored_weights`` (weight per slot) give it, and each row applies in
+        order.
+
+        Returns ``(inserted, inserted_weights, deleted, updated,
+        updated_weights, counts)``: the keys of edges absent before and
+        present after, present before and absent after, present in both with
+        another weight (any order), and ``counts`` with ``inserted``,
+        ``deleted``, ``weight_updated``, ``unchanged`` (present in both, no
+        row changed it), ``cancelled`` (rows changed it and changed it back)
+        and ``ignored`` (delete rows that found their edge absent).
+        """
 
     # --------------------------------------------------------- graph operators
     @abc.abstractmethod

@@ -178,6 +178,91 @@ class CPUBackend(Backend):
             placed[spill], _ = self.hash_claim(table, keys[spill])
         return placed
 
+    # ------------------------------------------------------------ adjacency
+    def close_holes(self, adj, owners, slots):
+        n = int(slots.size)
+        if n == 0:
+            return _EMPTY_INDEX, _EMPTY_INDEX, _EMPTY_INDEX
+        # lists are disjoint ranges, so sorting by slot also groups by owner
+        starts = np.concatenate(([True], owners[1:] != owners[:-1]))
+        first = np.flatnonzero(starts)
+        counts = np.diff(np.append(first, n))
+        group = np.cumsum(starts) - 1
+        lists = owners[first]
+        boundary = adj.start[lists] + adj.degree[lists] - counts
+        holes = slots[slots < boundary[group]]
+        tail, tail_owner = self.expand_segments(boundary, counts)
+        # a tail entry survives unless it is itself removed (slots are sorted)
+        at = np.minimum(np.searchsorted(slots, tail), n - 1)
+        surviving = slots[at] != tail
+        movers = tail[surviving]
+        adj.nbr[holes] = adj.nbr[movers]
+        adj.wgt[holes] = adj.wgt[movers]
+        if adj.twin is not None:
+            adj.twin[holes] = adj.twin[movers]
+        adj.degree[lists] = boundary - adj.start[lists]
+        return lists[tail_owner[surviving]], movers, holes
+
+    def place_entries(self, adj, owners, neighbours, weights, slots):
+        pending = np.flatnonzero(slots < 0)
+        if pending.size == 0:
+            return _EMPTY_INDEX, _EMPTY_INDEX
+        owners = owners[pending]
+        starts = np.concatenate(([True], owners[1:] != owners[:-1]))
+        first = np.flatnonzero(starts)
+        counts = np.diff(np.append(first, owners.size))
+        group = np.cumsum(starts) - 1
+        lists = owners[first]
+        need = adj.degree[lists] + counts
+        fits = need <= adj.capacity[lists]
+        rows = fits[group]
+        rank = np.arange(owners.size, dtype=np.int64) - first[group]
+        placed = adj.start[owners[rows]] + adj.degree[owners[rows]] + rank[rows]
+        adj.nbr[placed] = neighbours[pending[rows]]
+        adj.wgt[placed] = weights[pending[rows]]
+        slots[pending[rows]] = placed
+        adj.degree[lists[fits]] = need[fits]
+        return lists[~fits], need[~fits]
+
+    # ------------------------------------------------------ batch reduction
+    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+        n = int(keys.size)
+        if n == 0:
+            counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
+            return keys, weights, keys, keys, weights, counts
+        starts = np.concatenate(([True], keys[1:] != keys[:-1]))
+        first = np.flatnonzero(starts)
+        last = np.append(first[1:] - 1, n - 1)
+        group = np.cumsum(starts) - 1
+
+        at = self.hash_find(table, keys[first])
+        present_before = at >= 0
+        slot = np.where(present_before, table_slots[np.maximum(at, 0)], 0)
+        weight_before = np.where(present_before, stored_weights[slot], 0)
+        weight_before = weight_before.astype(weights.dtype, copy=False)
+        # state just before each row: from the store for a key's first row,
+        # else from the row before it
+        is_insert = ops == 1
+        row_present = np.where(starts, present_before[group], np.concatenate(([False], is_insert[:-1])))
+        row_weight = np.where(starts, weight_before[group], np.concatenate((weights[:1], weights[:-1])))
+        ignored_rows = ~is_insert & ~row_present
+        effective = np.where(is_insert, ~row_present | (weights != row_weight), row_present)
+        any_effect = np.bincount(group, weights=effective.astype(np.float64), minlength=first.size) > 0
+
+        present_after = is_insert[last]
+        weight_after = weights[last]
+        inserted = ~present_before & present_after
+        deleted = present_before & ~present_after
+        both = present_before & present_after
+        updated = both & (weight_after != weight_before)
+        no_net = (both & ~updated) | (~present_before & ~present_after)
+        counts = dict(inserted=int(inserted.sum()), deleted=int(deleted.sum()), weight_updated=int(updated.sum()),
+                      unchanged=int((both & ~updated & ~any_effect).sum()),
+                      cancelled=int((no_net & any_effect).sum()), ignored=int(ignored_rows.sum()))
+        edge = keys[first]
+        return (edge[inserted], weight_after[inserted], edge[deleted], edge[updated], weight_after[updated],
+                counts)
+
     # --------------------------------------------------------- graph operators
     def _improve(self, u, v, candidate, value, parent, rule, bound):
         """Write the best candidate per target and a parent that produced it."""

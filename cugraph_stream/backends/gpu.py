@@ -136,6 +136,57 @@ class GPUBackend(Backend):
     def hash_build(self, table, keys):
         return self.hash_claim(table, keys)[0]
 
+    # ------------------------------------------------------------ adjacency
+    def close_holes(self, adj, owners, slots):
+        xp = self.xp
+        n = int(slots.size)
+        owner, source, target = (xp.empty(n, dtype=xp.int64) for _ in range(3))
+        if n == 0:
+            return owner, source, target
+        moved = xp.zeros(1, dtype=xp.uint64)
+        name = f"close_holes<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+        cuda_kernels.get_kernel("adjacency", name)(
+            (_blocks(n),), (_THREADS,),
+            (slots, owners, np.int64(n), adj.start, adj.degree, adj.nbr, adj.wgt,
+             adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None), owner, source, target,
+             moved))
+        k = int(moved.get()[0])
+        return owner[:k], source[:k], target[:k]
+
+    def place_entries(self, adj, owners, neighbours, weights, slots):
+        xp = self.xp
+        n = int(owners.size)
+        outgrown, need = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
+        if n == 0:
+            return outgrown, need
+        count = xp.zeros(1, dtype=xp.uint64)
+        name = f"place_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+        cuda_kernels.get_kernel("adjacency", name)(
+            (_blocks(n),), (_THREADS,),
+            (owners, neighbours.astype(xp.int64, copy=False), weights.astype(adj.wgt.dtype, copy=False), np.int64(n),
+             adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, outgrown, need, count))
+        k = int(count.get()[0])
+        return outgrown[:k], need[:k]
+
+    # ------------------------------------------------------ batch reduction
+    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+        xp = self.xp
+        n = int(keys.size)
+        inserted, deleted, updated = (xp.empty(n, dtype=xp.int64) for _ in range(3))
+        inserted_w, updated_w = (xp.empty(n, dtype=weights.dtype) for _ in range(2))
+        counters = xp.zeros(6, dtype=xp.uint64)
+        if n:
+            name = f"net_changes<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>"
+            cuda_kernels.get_kernel("batch", name)(
+                (_blocks(n),), (_THREADS,),
+                (keys, ops.astype(xp.int8, copy=False), weights, np.int64(n), table,
+                 np.int32(table.size.bit_length() - 1), table_slots, stored_weights.astype(weights.dtype, copy=False),
+                 inserted, inserted_w, deleted, updated, updated_w, counters))
+        ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in counters.get())   # the one sync
+        counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
+                      ignored=ignored)
+        return inserted[:ins], inserted_w[:ins], deleted[:dels], updated[:upd], updated_w[:upd], counts
+
     # --------------------------------------------------------- graph operators
     def _relax_kernel(self, kernel, rule, weights):
         name = cuda_kernels.relax_name(kernel, cuda_kernels.VALUE_TYPES[np.dtype(rule.value_dtype)],

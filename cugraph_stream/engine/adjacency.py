@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .growth import ensure_vertex_capacity
-from .runs import runs
 
 ALIGN_BYTES = 128
 
@@ -157,18 +156,14 @@ class Adjacency:
         xp = self.ops.xp
         if u.size == 0:
             return xp.empty(0, dtype=xp.int64), None
-        order = xp.argsort(u, kind="stable")
-        us = u[order]
-        first, counts, group = runs(xp, us)
-        groups = us[first]
-        rank = xp.arange(us.size, dtype=xp.int64) - first[group]
-        need = self.degree[groups] + counts
-        grow = need > self.capacity[groups]
-        moves = self._relocate(groups[grow], need[grow]) if bool(grow.any()) else None
-        slots_sorted = self.start[us] + self.degree[us] + rank
-        self.nbr[slots_sorted] = v[order]
-        self.wgt[slots_sorted] = w[order]
-        self.degree[groups] = need
+        order = xp.argsort(u)
+        us, vs, ws = u[order], v[order], w[order]
+        slots_sorted = xp.full(us.size, -1, dtype=xp.int64)
+        outgrown, need = self.ops.place_entries(self, us, vs, ws, slots_sorted)
+        moves = None
+        if outgrown.size:
+            moves = self._relocate(outgrown, need)
+            self.ops.place_entries(self, us, vs, ws, slots_sorted)
         slots = xp.empty_like(slots_sorted)
         slots[order] = slots_sorted
         return slots, moves
@@ -201,24 +196,10 @@ class Adjacency:
         Each list closes its holes with its own last entries.  Returns the
         :class:`Moves` of those entries.
         """
-        xp = self.ops.xp
         if slots.size == 0:
             return None
-        order = xp.argsort(slots)
-        ss, us = slots[order], u[order]
-        # lists are disjoint ranges, so sorting by slot also groups by owner
-        first, counts, group = runs(xp, us)
-        groups = us[first]
-        kept = self.degree[groups] - counts
-        holes = ss[ss < (self.start[groups] + kept)[group]]
-        tail, tail_owner = self.ops.expand_segments(self.start[groups] + kept, counts)
-        # a tail entry stays unless it is itself removed (ss is sorted)
-        at = xp.minimum(xp.searchsorted(ss, tail), ss.size - 1)
-        staying = ss[at] != tail
-        movers = tail[staying]
-        self._copy(movers, holes)
-        self.degree[groups] = kept
-        return Moves(groups[tail_owner[staying]], movers, holes)
+        order = self.ops.xp.argsort(slots)
+        return Moves(*self.ops.close_holes(self, u[order], slots[order]))
 
     def release(self, vertices):
         """Give the (empty) lists of removed ``vertices`` back as garbage."""

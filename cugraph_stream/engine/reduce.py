@@ -2,21 +2,20 @@
 
 A batch's effect equals applying its rows in order; this module computes
 that net effect without applying rows one by one.  Rows are grouped by edge
-(stable sort, so row order survives inside a group); the edge's state before
-each row follows from the row before it (or from the store for the first
-row); the last row decides the final state.  Insert-then-delete pairs,
-duplicates and re-inserts of the same weight therefore cost nothing
-downstream.
+(stable sort, so row order survives inside a group); the backend's
+``net_changes`` operator then follows each edge from its state in the store
+through its rows.  Insert-then-delete pairs, duplicates and re-inserts of
+the same weight therefore cost nothing downstream.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from .hash_index import arc_key
-from .runs import runs
 
 INSERT = 1
 DELETE = -1
+_LOW = 0xFFFFFFFF      # the target half of an arc key
 
 
 @dataclass
@@ -59,46 +58,9 @@ def reduce_batch(store, u, v, w, op):
     xp = store.ops.xp
     if not store.directed:
         u, v = xp.minimum(u, v), xp.maximum(u, v)
-    n = int(u.size)
-    if n == 0:
-        empty = xp.empty(0, dtype=xp.int64)
-        ew = xp.empty(0, dtype=store.weight_dtype)
-        return ReducedBatch(empty, empty, ew, empty, empty, empty, empty, ew,
-                            dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0))
     key = arc_key(xp, u, v)
     order = xp.argsort(key, kind="stable")
-    key, op, w = key[order], op[order], w[order]
-    first, _, group = runs(xp, key)
-    starts_group = xp.zeros(n, dtype=bool)
-    starts_group[first] = True
-    last = xp.concatenate((first[1:] - 1, xp.asarray([n - 1], dtype=first.dtype)))
-
-    slot = store.index.get(key[first])
-    present_before = slot >= 0
-    weight_before = xp.where(present_before, store.out.wgt[xp.maximum(slot, 0)], 0).astype(w.dtype)
-
-    # state just before each row: from the store for a group's first row,
-    # else from the row before it
-    is_insert = op == INSERT
-    row_present = xp.where(starts_group, present_before[group],
-                           xp.concatenate((xp.zeros(1, dtype=bool), is_insert[:-1])))
-    row_weight = xp.where(starts_group, weight_before[group], xp.concatenate((w[:1], w[:-1])))
-    ignored_rows = ~is_insert & ~row_present
-    effective = (~is_insert & row_present) | (is_insert & (~row_present | (w != row_weight)))
-    any_effect = xp.bincount(group, weights=effective.astype(xp.float64), minlength=first.size) > 0
-
-    present_after = is_insert[last]
-    weight_after = w[last]
-    ku, kv = (key[first] >> 32), (key[first] & 0xFFFFFFFF)
-    inserted = ~present_before & present_after
-    deleted = present_before & ~present_after
-    both = present_before & present_after
-    updated = both & (weight_after != weight_before)
-    no_net = (both & ~updated) | (~present_before & ~present_after)
-    per_key = xp.stack((inserted, deleted, updated, both & ~updated & ~any_effect, no_net & any_effect))
-    totals = per_key.sum(axis=1).tolist() + [int(ignored_rows.sum())]      # two transfers, not six
-    counts = dict(zip(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"),
-                      (int(t) for t in totals)))
-    return ReducedBatch(ku[inserted], kv[inserted], weight_after[inserted],
-                        ku[deleted], kv[deleted],
-                        ku[updated], kv[updated], weight_after[updated], counts)
+    inserted, inserted_w, deleted, updated, updated_w, counts = store.ops.net_changes(
+        key[order], op[order], w[order], store.index.keys, store.index.values, store.out.wgt)
+    return ReducedBatch(inserted >> 32, inserted & _LOW, inserted_w, deleted >> 32, deleted & _LOW,
+                        updated >> 32, updated & _LOW, updated_w, counts)

@@ -187,6 +187,8 @@ class GraphStore:
 
     def _delete(self, u, v):
         xp = self.ops.xp
+        if u.size == 0:
+            return xp.empty(0, dtype=self.weight_dtype)
         keys = arc_key(xp, u, v)
         slots = self.index.get(keys)
         weights = self.out.wgt[slots]
@@ -198,6 +200,8 @@ class GraphStore:
         return weights
 
     def _reweight(self, u, v, w):
+        if u.size == 0:
+            return w
         slots = self.find(u, v)
         old = self.out.wgt[slots]
         self.out.wgt[slots] = w
@@ -206,6 +210,8 @@ class GraphStore:
         return old
 
     def _insert(self, u, v, w):
+        if u.size == 0:
+            return
         slots, moves = self.out.append(u, v, w)
         self._follow_out(moves)
         self.index.insert(arc_key(self.ops.xp, u, v), slots)

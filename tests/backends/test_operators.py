@@ -66,6 +66,72 @@ def test_hash_claim_find_build(ops):
     assert (host(ops, ops.hash_find(fresh, ops.asarray(keys))) == host(ops, placed)).all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_net_changes_follow_rows_in_order(ops, seed):
+    rng = np.random.default_rng(seed)
+    stored = {int(k): float(rng.integers(1, 4)) for k in rng.choice(40, 20, replace=False)}
+    table = ops.asarray(np.full(1024, -1, dtype=np.int64))
+    keys = np.array(sorted(stored), dtype=np.int64)
+    slots = ops.asarray(np.full(1024, -7, dtype=np.int64))   # never read where absent
+    slots[ops.hash_claim(table, ops.asarray(keys))[0]] = ops.asarray(np.arange(keys.size))
+    stored_weights = ops.asarray(np.array([stored[int(k)] for k in keys]))
+    rows = 300
+    row_keys = rng.integers(0, 50, rows)
+    row_ops = rng.choice(np.array([1, -1], dtype=np.int8), rows)
+    row_w = rng.integers(1, 4, rows).astype(np.float64)
+    order = np.argsort(row_keys, kind="stable")
+
+    inserted, inserted_w, deleted, updated, updated_w, counts = ops.net_changes(
+        ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
+        table, slots, stored_weights)
+
+    state, changed, ignored = dict(stored), set(), 0
+    for k, o, w in zip(row_keys.tolist(), row_ops.tolist(), row_w.tolist()):
+        if o == 1:
+            changed |= {k} if state.get(k) != w else set()
+            state[k] = w
+        else:
+            changed |= {k} if k in state else set()
+            ignored += k not in state
+            state.pop(k, None)
+    named = set(row_keys.tolist())
+    want_inserted = {k: state[k] for k in named if k in state and k not in stored}
+    want_updated = {k: state[k] for k in named if k in state and k in stored and state[k] != stored[k]}
+    assert dict(zip(host(ops, inserted).tolist(), host(ops, inserted_w).tolist())) == want_inserted
+    assert dict(zip(host(ops, updated).tolist(), host(ops, updated_w).tolist())) == want_updated
+    assert sorted(host(ops, deleted).tolist()) == sorted(k for k in named if k in stored and k not in state)
+    same = {k for k in named if state.get(k) == stored.get(k)}
+    assert counts == dict(inserted=len(want_inserted), deleted=int(deleted.size), weight_updated=len(want_updated),
+                          unchanged=len({k for k in same - changed if k in stored}),
+                          cancelled=len(same & changed), ignored=ignored)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_close_holes_keeps_the_surviving_entries(ops, seed):
+    rng = np.random.default_rng(seed)
+    n = 6
+    edges = [(int(u), int(v), float(v)) for u in range(n) for v in rng.choice(200, rng.integers(0, 90), replace=False)]
+    adj = make_adjacency(ops, n, edges)
+    lists = {u: [] for u in range(n)}
+    start, degree = host(ops, adj.start), host(ops, adj.degree)
+    for u in range(n):
+        lists[u] = list(range(start[u], start[u] + degree[u]))
+    nbr_before = host(ops, adj.nbr).copy()
+    removed = np.array(sorted(s for u in range(n) for s in lists[u] if rng.random() < 0.4), dtype=np.int64)
+    owners = np.array([u for s in removed for u in range(n) if s in lists[u]], dtype=np.int64)
+
+    owner, source, target = (host(ops, a) for a in ops.close_holes(adj, ops.asarray(owners), ops.asarray(removed)))
+
+    degree_after, nbr_after, wgt_after = host(ops, adj.degree), host(ops, adj.nbr), host(ops, adj.wgt)
+    for u in range(n):
+        kept = sorted(nbr_before[s] for s in lists[u] if s not in set(removed.tolist()))
+        now = nbr_after[start[u]:start[u] + degree_after[u]]
+        assert sorted(now.tolist()) == kept and (wgt_after[start[u]:start[u] + degree_after[u]] == now).all()
+    assert (nbr_after[target] == nbr_before[source]).all()
+    assert set(target.tolist()) <= set(removed.tolist())
+    assert all(start[o] <= t < start[o] + degree_after[o] for o, t in zip(owner, target))
+
+
 RULES = {"sssp": sssp_rule(np.float64), "bfs": bfs_rule(), "widest": widest_path_rule(np.float64),
          "wcc": wcc_rule(False)}
 

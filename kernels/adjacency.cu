@@ -1,0 +1,80 @@
+// Updates of the gapped CSR (cugraph_stream.engine.adjacency) that run per list.
+
+// Remove entries: rows (owner, slot) sorted by slot, so each list's rows are
+// contiguous and in slot order.  One thread per row; the first row of each
+// list does the list's work: the list keeps its first `kept` = degree - rows
+// positions, every removed slot below that boundary (a hole) takes the next
+// surviving entry from the tail beyond it, and the list's degree drops.
+// `twin` is read only where `has_twin`.  Each move is written out (owner,
+// source, target) so that whoever indexes slots can follow it.
+template <typename W>
+__global__ void close_holes(const long long* slots, const long long* owners, long long rows, const long long* start,
+                            long long* degree, int* nbr, W* wgt, long long* twin, int has_twin, long long* move_owner,
+                            long long* move_source, long long* move_target, unsigned long long* moved)
+{
+  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (first >= rows) return;
+  long long u = owners[first];
+  if (first > 0 && owners[first - 1] == u) return;
+
+  long long count = 0;
+  while (first + count < rows && owners[first + count] == u) ++count;
+  long long end = start[u] + degree[u];
+  long long boundary = end - count;
+  long long holes = 0;
+  while (holes < count && slots[first + holes] < boundary) ++holes;
+  if (holes) {
+    unsigned long long out = atomicAdd(moved, static_cast<unsigned long long>(holes));
+    long long removed_in_tail = first + holes;   // next removed slot at or beyond the boundary
+    long long hole = 0;
+    for (long long tail = boundary; tail < end && hole < holes; ++tail) {
+      if (removed_in_tail < first + count && slots[removed_in_tail] == tail) {
+        ++removed_in_tail;
+        continue;
+      }
+      long long target = slots[first + hole];
+      nbr[target] = nbr[tail];
+      wgt[target] = wgt[tail];
+      if (has_twin) twin[target] = twin[tail];
+      move_owner[out + hole] = u;
+      move_source[out + hole] = tail;
+      move_target[out + hole] = target;
+      ++hole;
+    }
+  }
+  degree[u] = end - count - start[u];
+}
+
+// Append entries: rows (owner, neighbour, weight) sorted by owner.  One
+// thread per row; the first row of each list places the list's rows after
+// its entries when the list has room for them all (writing each row's slot),
+// and otherwise reports the list as outgrown with the degree it needs.
+// Rows whose slot is already set (>= 0) were placed by an earlier launch.
+template <typename W>
+__global__ void place_entries(const long long* owners, const long long* neighbours, const W* weights, long long rows,
+                              const long long* start, long long* degree, const long long* capacity, int* nbr, W* wgt,
+                              long long* slots, long long* outgrown, long long* need,
+                              unsigned long long* outgrown_count)
+{
+  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (first >= rows) return;
+  long long u = owners[first];
+  if ((first > 0 && owners[first - 1] == u) || slots[first] >= 0) return;
+
+  long long count = 0;
+  while (first + count < rows && owners[first + count] == u) ++count;
+  long long fill = degree[u];
+  if (fill + count > capacity[u]) {
+    unsigned long long k = atomicAdd(outgrown_count, 1ull);
+    outgrown[k] = u;
+    need[k] = fill + count;
+    return;
+  }
+  long long at = start[u] + fill;
+  for (long long i = 0; i < count; ++i) {
+    nbr[at + i] = static_cast<int>(neighbours[first + i]);
+    wgt[at + i] = weights[first + i];
+    slots[first + i] = at + i;
+  }
+  degree[u] = fill + count;
+}

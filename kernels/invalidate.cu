@@ -20,3 +20,59 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
     }
   }
 }
+
+// Transitive invalidation in one block (few seeds): levels of `found` are
+// expanded in turn with __syncthreads() between them.  found[0:count) holds
+// the seeds, already marked in `invalid`; children are marked and appended
+// (a vertex is found once, so `found` never holds more than one entry per
+// vertex).  The block stops before expanding a level wider than
+// `level_limit`, handing it to the per-level launches.  out[0] = end of the
+// expanded levels, out[1] = end of `found`, out[2] = edges read.
+__global__ void invalidate_block(long long* found, long long count, long long level_limit,
+                                 const long long* start0, const long long* degree0, const int* nbr0,
+                                 const long long* start1, const long long* degree1, const int* nbr1,
+                                 int adjacencies, const long long* parent, unsigned char* invalid,
+                                 unsigned long long* out)
+{
+  __shared__ long long level_begin, level_end;
+  __shared__ unsigned long long tail, edges;
+  if (threadIdx.x == 0) {
+    level_begin = 0;
+    level_end = count;
+    tail = count;
+    edges = 0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  while (level_begin < level_end && level_end - level_begin <= level_limit) {
+    for (long long k = level_begin + warp; k < level_end; k += warps) {
+      long long u = found[k];
+      for (int a = 0; a < adjacencies; ++a) {
+        const long long* start = a ? start1 : start0;
+        const long long* degree = a ? degree1 : degree0;
+        const int* nbr = a ? nbr1 : nbr0;
+        long long s = start[u], e = s + degree[u];
+        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e - s));
+        for (long long i = s + lane; i < e; i += 32) {
+          long long x = nbr[i];
+          if (parent[x] == u && !invalid[x]) {
+            invalid[x] = 1;   // a vertex has one parent: only one writer can match
+            found[atomicAdd(&tail, 1ull)] = x;
+          }
+        }
+        __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      level_begin = level_end;
+      level_end = static_cast<long long>(tail);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[0] = static_cast<unsigned long long>(level_begin);
+    out[1] = static_cast<unsigned long long>(level_end);
+    out[2] = edges;
+  }
+}

@@ -1,6 +1,7 @@
 // Push values along edges (advance), with degree-aware scheduling
-// (Grapin, Algorithm 2): the launcher splits the frontier by degree and runs
-// a thread, a warp or a block per vertex.  Improved vertices are marked in a
+// (Grapin, Algorithm 2): the launcher splits a large frontier by degree and
+// runs a thread, a warp or a block per vertex (a small frontier goes in one
+// launch, a block per vertex).  Improved vertices are marked in a
 // byte map (Grus's bitmap-directed frontier); the next frontier is its
 // compaction, so no atomics enqueue and no vertex appears twice.
 #include "common.cuh"
@@ -65,15 +66,17 @@ __global__ void relax_warp(const long long* frontier, long long count, const lon
                                    value, parent, improved);
 }
 
-// one block per vertex (hubs)
+// one block per vertex (hubs; or a whole small frontier at once, skipping
+// the binning round trip); `edges` accumulates the edges read
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void relax_block(const long long* frontier, long long count, const long long* start,
                             const long long* degree, const int* nbr, const W* wgt, V* value, long long* parent,
-                            unsigned char* improved)
+                            unsigned char* improved, unsigned long long* edges)
 {
   long long u = frontier[blockIdx.x];
-  long long s = start[u];
-  relax_range<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), s + threadIdx.x, s + degree[u],
+  long long s = start[u], d = degree[u];
+  if (threadIdx.x == 0 && d) atomicAdd(edges, static_cast<unsigned long long>(d));
+  relax_range<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), s + threadIdx.x, s + d,
                                    blockDim.x, nbr, wgt, value, parent, improved);
 }
 
@@ -109,5 +112,69 @@ __global__ void pull_warp(const long long* targets, long long count, const long 
     V from = cgs::load_volatile(value + u);
     if (check && from == unreachable) continue;
     improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
+  }
+}
+
+// A whole push phase in one block (small incremental updates): levels of a
+// queue are relaxed in turn, with __syncthreads() between them, so no level
+// costs a launch or a host round trip.  queue[0:count) holds the first
+// frontier; each level appends the vertices it improved (deduplicated through
+// `queued`, an int map kept zero between calls).  The block stops early,
+// handing the rest to the per-step launches, before a level would be wider
+// than `level_limit` or the queue would pass `queue_limit` entries (the queue
+// holds `queue_limit` plus one entry per vertex, so a level always fits).
+// out[0] = end of the relaxed levels, out[1] = end of the queue (the levels
+// after out[0] are the frontier left), out[2] = edges read.
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void converge_block(long long* queue, long long count, long long queue_limit, long long level_limit,
+                               const long long* start0, const long long* degree0, const int* nbr0, const W* wgt0,
+                               const long long* start1, const long long* degree1, const int* nbr1, const W* wgt1,
+                               int adjacencies, V* value, long long* parent, int* queued, unsigned long long* out)
+{
+  __shared__ long long level_begin, level_end;
+  __shared__ unsigned long long tail, edges;
+  __shared__ int stop;
+  if (threadIdx.x == 0) {
+    level_begin = 0;
+    level_end = count;
+    tail = count;
+    edges = 0;
+    stop = 0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  while (level_begin < level_end && !stop) {
+    for (long long k = level_begin + warp; k < level_end; k += warps) {
+      long long u = queue[k];
+      V from = cgs::load_volatile(value + u);
+      for (int a = 0; a < adjacencies; ++a) {
+        const long long* start = a ? start1 : start0;
+        const long long* degree = a ? degree1 : degree0;
+        const int* nbr = a ? nbr1 : nbr0;
+        const W* wgt = a ? wgt1 : wgt0;
+        long long s = start[u], e = s + degree[u];
+        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e - s));
+        for (long long i = s + lane; i < e; i += 32) {
+          long long v = nbr[i];
+          bool better = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
+          if (better && atomicCAS(queued + v, 0, 1) == 0) queue[atomicAdd(&tail, 1ull)] = v;
+        }
+      }
+    }
+    __syncthreads();
+    long long next_end = static_cast<long long>(tail);
+    for (long long k = level_end + threadIdx.x; k < next_end; k += blockDim.x) queued[queue[k]] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      level_begin = level_end;
+      level_end = next_end;
+      stop = next_end - level_begin > level_limit || next_end > queue_limit;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[0] = static_cast<unsigned long long>(level_begin);
+    out[1] = static_cast<unsigned long long>(level_end);
+    out[2] = edges;
   }
 }

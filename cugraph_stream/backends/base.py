@@ -161,6 +161,28 @@ class Backend(abc.ABC):
         distinct vertices whose value improved, and the edges read.
         """
 
+    def converge(self, adjs, frontier, value, parent, rule):
+        """Relax from ``frontier`` along every adjacency of ``adjs`` until no value improves.
+
+        Step after step, the vertices improved by one step form the next
+        frontier (see :meth:`relax`).  Returns ``(activated, edges_read)``:
+        the frontiers of all steps, concatenated, and the edges read.  This
+        loop of :meth:`relax` steps is the reference; a backend may run
+        several steps at once.
+        """
+        xp = self.xp
+        steps, edges_read = [], 0
+        while frontier.size:
+            steps.append(frontier)
+            improved = []
+            for adj in adjs:
+                step, read = self.relax(adj, frontier, value, parent, rule)
+                edges_read += read
+                improved.append(step)
+            frontier = improved[0] if len(improved) == 1 else self.unique(xp.concatenate(improved), value.size)
+        activated = xp.concatenate(steps) if steps else frontier
+        return activated, edges_read
+
     @abc.abstractmethod
     def relax_arcs(self, u, v, w, value, parent, rule):
         """Relax the given arcs ``u -> v`` of weights ``w`` (inserted or improved edges).

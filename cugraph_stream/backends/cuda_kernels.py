@@ -18,7 +18,7 @@ VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 ORDERS = {"min": 0, "max": 1}
-RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp")
+RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "converge_block")
 # (value dtype, extend, order) of the rules in cugraph_stream.algorithms.specs
 RULE_INSTANCES = [(v, "add", "min") for v in ("float", "double")] + \
                  [("int", "add_one", "min")] + \
@@ -45,7 +45,7 @@ def relax_name_expressions():
                                 for w in WEIGHT_TYPES.values() for k in RELAX_KERNELS]
 
 
-SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children"],
+SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
            "pagerank": lambda: ["pagerank_push", "gather_sum"], "hash_index": lambda: ["hash_find", "hash_claim"],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: [f"{k}<{w}>" for k in ("close_holes", "place_entries") for w in WEIGHT_TYPES.values()]}

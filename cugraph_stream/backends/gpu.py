@@ -15,6 +15,10 @@ from .base import Backend
 _THREADS = 256
 _SMALL_DEGREE = 32      # below: a thread per vertex
 _LARGE_DEGREE = 1024    # from here: a block per vertex; between: a warp
+_ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no binning
+_FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
+_FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
+_FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 
 
 def _blocks(threads):
@@ -46,7 +50,7 @@ class GPUBackend(Backend):
         self.xp = cupy
         self._cupyx = cupyx
         self._stamp = cupy.empty(0, dtype=cupy.int64)
-        self._flags = {}
+        self._scratches = {}
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -68,11 +72,16 @@ class GPUBackend(Backend):
 
     def _flag(self, name, bound):
         """A zeroed byte map of at least ``bound`` entries; callers re-zero what they set."""
-        flag = self._flags.get(name)
-        if flag is None or flag.size < bound:
-            flag = self.xp.zeros(max(int(bound), 2 * (0 if flag is None else flag.size)), dtype=self.xp.uint8)
-            self._flags[name] = flag
-        return flag
+        return self._scratch(name, bound, self.xp.uint8, zeroed=True)
+
+    def _scratch(self, name, size, dtype, zeroed=False):
+        """A reusable array of at least ``size`` entries (``zeroed``: callers leave it zero)."""
+        array = self._scratches.get(name)
+        if array is None or array.size < size:
+            size = max(int(size), 0 if array is None else 2 * array.size)
+            array = self.xp.zeros(size, dtype=dtype) if zeroed else self.xp.empty(size, dtype=dtype)
+            self._scratches[name] = array
+        return array
 
     def _take_flagged(self, flag, bound):
         """Compact a byte map into vertex ids, then clear it."""
@@ -203,6 +212,13 @@ class GPUBackend(Backend):
         if frontier.size == 0:
             return frontier, 0
         n = int(frontier.size)
+        improved = self._flag("improved", value.size)
+        args = (adj.start, adj.degree, adj.nbr, adj.wgt, value, parent, improved)
+        edges = xp.zeros(1, dtype=xp.uint64)
+        if n <= _ONE_LAUNCH_FRONTIER:
+            self._relax_kernel("relax_block", rule, adj.wgt)((n,), (_THREADS,), (frontier, np.int64(n)) + args
+                                                             + (edges,))
+            return self._take_flagged(improved, value.size), int(edges.get()[0])
         bins = xp.empty((3, n), dtype=xp.int64)
         counters = xp.zeros(4, dtype=xp.uint64)
         cuda_kernels.get_kernel("relax", "bin_by_degree")(
@@ -211,8 +227,6 @@ class GPUBackend(Backend):
         small, medium, large, edges_read = (int(c) for c in counters.get())   # the one sync of a step
         if edges_read == 0:
             return xp.empty(0, dtype=xp.int64), 0
-        improved = self._flag("improved", value.size)
-        args = (adj.start, adj.degree, adj.nbr, adj.wgt, value, parent, improved)
         if small:
             self._relax_kernel("relax_thread", rule, adj.wgt)(
                 (_blocks(small),), (_THREADS,), (bins[0], np.int64(small)) + args)
@@ -221,8 +235,33 @@ class GPUBackend(Backend):
                 (_blocks(32 * medium),), (_THREADS,), (bins[1], np.int64(medium)) + args)
         if large:
             self._relax_kernel("relax_block", rule, adj.wgt)(
-                (large,), (_THREADS,), (bins[2], np.int64(large)) + args)
+                (large,), (_THREADS,), (bins[2], np.int64(large)) + args + (edges,))
         return self._take_flagged(improved, value.size), edges_read
+
+    def converge(self, adjs, frontier, value, parent, rule):
+        # small phases run whole in one block; what is left (a wide level)
+        # continues step by step
+        xp = self.xp
+        n = int(frontier.size)
+        if n == 0 or n > _FUSED_LEVEL_LIMIT:
+            return super().converge(adjs, frontier, value, parent, rule)
+        bound = int(value.size)
+        queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
+        queued = self._scratch("queued", bound, xp.int32, zeroed=True)
+        queue[:n] = frontier
+        out = xp.zeros(3, dtype=xp.uint64)
+        second = adjs[-1]
+        self._relax_kernel("converge_block", rule, adjs[0].wgt)(
+            (1,), (_FUSED_THREADS,),
+            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
+             adjs[0].start, adjs[0].degree, adjs[0].nbr, adjs[0].wgt,
+             second.start, second.degree, second.nbr, second.wgt, np.int32(len(adjs)), value, parent, queued, out))
+        relaxed, end, edges_read = (int(c) for c in out.get())
+        activated = queue[:relaxed].copy()
+        if end == relaxed:
+            return activated, edges_read
+        rest, more = super().converge(adjs, queue[relaxed:end].copy(), value, parent, rule)
+        return xp.concatenate((activated, rest)), edges_read + more
 
     def relax_arcs(self, u, v, w, value, parent, rule):
         xp = self.xp
@@ -258,18 +297,31 @@ class GPUBackend(Backend):
         frontier = self.unique(seeds, bound)
         invalid[frontier] = 1
         found = [frontier]
-        edges = xp.zeros(1, dtype=xp.uint64)
+        edges = xp.zeros(3, dtype=xp.uint64)
+        if frontier.size <= _FUSED_LEVEL_LIMIT:
+            # the levels that stay narrow run in one block
+            n = int(frontier.size)
+            log = self._scratch("found", bound, xp.int64)
+            log[:n] = frontier
+            second = adjs[-1]
+            cuda_kernels.get_kernel("invalidate", "invalidate_block")(
+                (1,), (_FUSED_THREADS,),
+                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), adjs[0].start, adjs[0].degree, adjs[0].nbr,
+                 second.start, second.degree, second.nbr, np.int32(len(adjs)), parent, invalid, edges))
+            expanded, end = (int(c) for c in edges[:2].get())
+            found = [log[:end].copy()]
+            frontier = log[expanded:end].copy()
         kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
         while frontier.size:
             for adj in adjs:
                 kernel((_blocks(32 * frontier.size),), (_THREADS,),
                        (frontier, np.int64(frontier.size), adj.start, adj.degree, adj.nbr, parent, invalid,
-                        following, edges))
+                        following, edges[2:]))
             frontier = self._take_flagged(following, bound)
             found.append(frontier)
         invalidated = xp.concatenate(found)
         invalid[invalidated] = 0
-        return invalidated, int(edges.get()[0])
+        return invalidated, int(edges[2].get())
 
     def gather_plan(self, adj, vertices):
         return adj, vertices, int(adj.degree[vertices].sum())

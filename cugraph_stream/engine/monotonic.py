@@ -184,21 +184,12 @@ class MonotonicEngine:
 
     def converge(self):
         """Push from the active vertices until no value improves."""
-        xp, ops = self.ops.xp, self.ops
-        work = Work()
-        frontier = self._frontier
-        while frontier.size:
-            work.activated += int(frontier.size)
-            self._touched.append(frontier)
-            improved = []
-            for adj in self.push_adjacencies:
-                step, read = ops.relax(adj, frontier, self.value, self.parent, self.rule)
-                work.edges_scanned += read
-                improved.append(step)
-            frontier = improved[0] if len(improved) == 1 else ops.unique(xp.concatenate(improved), self.value.size)
-        self._frontier = frontier
+        activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value, self.parent,
+                                                  self.rule)
+        self._touched.append(activated)
+        self._frontier = activated[:0]
         self._record_changes()
-        return work
+        return Work(activated=int(activated.size), edges_scanned=edges_read)
 
     def _record_changes(self):
         """Remember which live vertices changed value or parent in this update."""

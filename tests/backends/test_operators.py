@@ -187,6 +187,68 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
     assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
 
 
+@pytest.fixture(params=["default", "narrow"])
+def fused_limits(request, monkeypatch):
+    """Run the GPU's one-block phases with their default limits, and with
+    limits so narrow that they hand every wide level to the per-step launches."""
+    if request.param == "narrow":
+        from cugraph_stream.backends import gpu
+        monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
+        monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 10)
+    return request.param
+
+
+@pytest.mark.parametrize("name", ["sssp", "wcc"])
+def test_converge_reaches_the_fixpoint(ops, fused_limits, name):
+    rule = RULES[name]
+    rng = np.random.default_rng(5)
+    n = 300
+    edges = {(int(a), int(b)): float(c) for a, b, c in
+             zip(rng.integers(0, n, 1500), rng.integers(0, n, 1500), rng.integers(0, 5, 1500))}
+    out = make_adjacency(ops, n, [(a, b, c) for (a, b), c in edges.items()])
+    inn = make_adjacency(ops, n, [(b, a, c) for (a, b), c in edges.items()])
+    if name == "sssp":
+        value = np.full(n, rule.unreachable, dtype=rule.value_dtype)
+        value[0], frontier, adjs = 0, np.array([0]), [out]
+    else:
+        value, frontier, adjs = np.arange(n, dtype=rule.value_dtype), np.arange(n), [out, inn]
+    dev_value, parent = ops.asarray(value), ops.asarray(np.full(n, -1, dtype=np.int64))
+    activated, read = ops.converge(adjs, ops.asarray(frontier), dev_value, parent, rule)
+
+    got, parents = host(ops, dev_value), host(ops, parent)
+    if name == "sssp":
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import dijkstra
+        (a, b), c = zip(*edges.keys()), list(edges.values())
+        distances = dijkstra(sp.csr_matrix((np.array(c) + 1e-300, (a, b)), shape=(n, n)), indices=0)
+        reached = np.isfinite(distances)
+        assert np.allclose(got[reached], distances[reached]) and (got[~reached] == rule.unreachable).all()
+        for v in np.flatnonzero(reached)[1:]:
+            assert got[parents[v]] + edges[(int(parents[v]), int(v))] == got[v]
+    else:
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components
+        (a, b) = zip(*edges.keys())
+        _, labels = connected_components(sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), connection="weak")
+        smallest = {lab: int(np.flatnonzero(labels == lab).min()) for lab in np.unique(labels)}
+        assert got.tolist() == [smallest[lab] for lab in labels]
+    assert set(host(ops, activated).tolist()) >= set(frontier.tolist()) and read > 0
+
+
+def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
+    # a tree of parents: 0 -> 1..4, each of those -> 4 children, ...; plus a chain
+    n = 200
+    parent = np.full(n, -1)
+    parent[1:85] = (np.arange(1, 85) - 1) // 4
+    parent[100:150] = np.arange(99, 149)
+    parent[100] = 3
+    edges = [(int(parent[v]), v, 1.0) for v in range(n) if parent[v] >= 0] + [(5, 120, 1.0), (150, 160, 1.0)]
+    adj = make_adjacency(ops, n, edges)
+    invalidated, read = ops.invalidate([adj], ops.asarray(np.array([0])), ops.asarray(parent))
+    assert sorted(host(ops, invalidated).tolist()) == list(range(0, 85)) + list(range(100, 150))
+    assert read == len(edges) - 1
+
+
 def test_pagerank_push_moves_mass(ops):
     adj = make_adjacency(ops, 3, [(0, 1, 1.0), (0, 2, 1.0)])
     rank, residual = ops.asarray(np.zeros(3)), ops.asarray(np.array([1.0, 0.0, 0.0]))

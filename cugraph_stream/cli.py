@@ -1,10 +1,12 @@
-"""Command-line interface: ``cugraph-stream demo`` and ``cugraph-stream replay``.
+"""Command-line interface: ``cugraph-stream demo``, ``replay`` and ``doctor``.
 
 ``demo`` streams mixed updates into an R-MAT graph with SSSP, BFS, WCC and
 PageRank tracked, then checks the final results against SciPy.  ``replay``
 applies an update file to an edge file with the queries you name and writes
-the final results as Parquet.  Run ``cugraph-stream --help`` (or ``python -m
-cugraph_stream --help``) for the options.
+the final results as Parquet.  ``doctor`` reports the backends, GPU packages
+and devices this install finds (:mod:`cugraph_stream.doctor`).  Run
+``cugraph-stream --help`` (or ``python -m cugraph_stream --help``) for the
+options.
 
 ``demo`` and ``replay --check`` compare results with the independent
 references of :mod:`cugraph_stream.verify`.
@@ -28,6 +30,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from . import doctor as _doctor
 from .verify import EdgeSnapshot, check_edges, check_result, to_pandas
 
 __all__ = ["main"]
@@ -125,6 +128,18 @@ def _build_parser():
     replay.add_argument("--quiet", action="store_true",
                         help="no progress bar and no per-batch lines")
     replay.set_defaults(func=_replay)
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="report the backends, GPU packages and CUDA devices this install finds",
+        description=(
+            "Report Python and the platform, the package version, the CUDA sources, which "
+            "backends can run (and why one cannot), the optional packages installed and "
+            "the CUDA devices CuPy sees (same as python -m cugraph_stream.doctor)."
+        ),
+    )
+    _doctor.add_arguments(doctor)
+    doctor.set_defaults(func=_doctor.run)
     return parser
 
 

@@ -280,3 +280,177 @@ class StreamGraph:
     def check_consistency(self):
         """Raise ``RuntimeError`` if the store's invariants are broken (a debugging aid)."""
         self._store.check_consistency()
+
+    # ------------------------------------------------------- streams from Dask
+    def apply_stream(self, ddf, source="src", destination="dst", weight=None, op="op",
+                     progress=True):
+        """Apply a dask (or dask-cudf) DataFrame of updates partition by partition.
+
+        Partitions are applied in partition order, each as one atomic batch
+        of :meth:`apply`; each is computed only when its turn comes, never
+        the whole frame at once.
+
+        Parameters
+        ----------
+        ddf : dask.dataframe.DataFrame
+            Update rows; a dask-cudf DataFrame on the GPU backend.
+        source, destination, weight, op : str or None
+            Columns, as in :meth:`apply`.
+        progress : bool
+            Show a tqdm progress bar on stderr when tqdm is installed;
+            ``False`` is quiet.
+
+        Returns
+        -------
+        list of BatchReport
+            One per partition, in order.
+
+        Raises
+        ------
+        ValueError
+            If ``ddf`` is not a dask DataFrame or lacks a column (before any
+            partition is computed), or if a partition is bad input: the
+            message starts with ``partition <index>:`` and then names the
+            column and row, as :meth:`apply` does.  The partitions before the
+            bad one stay applied; it and the ones after it are not.
+
+        Examples
+        --------
+        >>> import pandas as pd, pytest, cugraph_stream as cgs
+        >>> dd = pytest.importorskip("dask.dataframe")
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0], "dst": [1]}))
+        >>> updates = dd.from_pandas(pd.DataFrame({"src": [1, 2, 0], "dst": [2, 3, 1],
+        ...                                        "op": ["insert", "insert", "delete"]}),
+        ...                          npartitions=2, sort=False)
+        >>> [report.rows for report in g.apply_stream(updates, progress=False)]
+        [2, 1]
+        >>> g.edges()[["src", "dst"]].values.tolist()
+        [[1, 2], [2, 3]]
+        """
+        from .dask.partitions import (
+            iter_partitions,
+            require_dask_frame,
+            require_stream_columns,
+        )
+
+        require_dask_frame(ddf)
+        require_stream_columns(ddf, [source, destination, weight, op])
+        reports = []
+        for index, part in iter_partitions(ddf, progress=progress):
+            try:
+                reports.append(self.apply(part, source=source, destination=destination,
+                                          weight=weight, op=op))
+            except ValueError as error:
+                raise ValueError(f"partition {index}: {error}") from error
+        return reports
+
+    # ------------------------------------------------------------- cuGraph
+    @classmethod
+    def from_cugraph(cls, G, backend="auto", weight_dtype=None, source=None, destination=None,
+                     weight=None):
+        """A graph holding the vertices and edges of the ``cugraph.Graph`` ``G``.
+
+        Reads ``G.view_edge_list()``, ``G.is_directed()``, ``G.is_weighted()``
+        and ``G.nodes()`` (so isolated vertices come along).  An unweighted
+        ``G`` gives every edge weight 1.
+
+        Parameters
+        ----------
+        G : cugraph.Graph
+        backend : {"auto", "gpu", "cpu"}
+        weight_dtype : {"float32", "float64"}, optional
+            Default: float64 when ``G``'s weights are float64, else float32.
+        source, destination, weight : str, optional
+            Column names of ``G.view_edge_list()``; found by name (``src`` /
+            ``source``, ``dst`` / ``destination``, ``weight`` / ``weights``)
+            when not given.
+
+        Raises
+        ------
+        ValueError
+            If ``G`` is not a cuGraph graph or its columns cannot be found.
+        """
+        if not all(hasattr(G, name) for name in ("view_edge_list", "is_directed")):
+            raise ValueError(f"G must be a cugraph.Graph, got {type(G).__module__}.{type(G).__name__}")
+        edges = G.view_edge_list()
+        columns = [str(c) for c in edges.columns]
+        weighted = bool(G.is_weighted()) if hasattr(G, "is_weighted") else None
+
+        def find(given, candidates, what, required=True):
+            if given is not None:
+                if given not in columns:
+                    raise ValueError(f"{what}: column {given!r} not in G.view_edge_list() "
+                                     f"(columns: {columns})")
+                return given
+            for name in candidates:
+                if name in columns:
+                    return name
+            if required:
+                raise ValueError(f"{what}: cannot tell which column of G.view_edge_list() "
+                                 f"{columns} it is; pass {what}=")
+            return None
+
+        src = find(source, ("src", "source", getattr(G, "source_columns", None)), "source")
+        dst = find(destination, ("dst", "destination", "target",
+                                 getattr(G, "destination_columns", None)), "destination")
+        w = find(weight, ("weight", "weights", "wgt", getattr(G, "weight_column", None)), "weight",
+                 required=bool(weighted))
+        if weighted is False and weight is None:
+            w = None
+        if weight_dtype is None:
+            weight_dtype = "float64" if w is not None and str(edges[w].dtype) == "float64" else "float32"
+        graph = cls(directed=bool(G.is_directed()), backend=backend, weight_dtype=weight_dtype)
+        if graph.backend == "cpu" and hasattr(edges, "to_pandas"):
+            edges = edges.to_pandas()           # the CPU engine reads host columns
+        graph.apply(edges, source=src, destination=dst, weight=w, op=None)
+        if hasattr(G, "nodes"):
+            vertices = G.nodes()
+            if len(vertices) > graph.number_of_vertices():
+                graph.add_vertices(vertices)
+        return graph
+
+    def to_cugraph(self):
+        """The current snapshot as a ``cugraph.Graph``, for any static cuGraph algorithm.
+
+        Directed as this graph; edges and weights from :meth:`edges` (an
+        undirected edge once); isolated vertices are passed through
+        ``from_cudf_edgelist(vertices=...)`` where cuGraph accepts it.  A copy:
+        later batches do not change it.
+
+        Raises
+        ------
+        ImportError
+            If cuGraph (or cuDF) is not installed.
+        """
+        cugraph = _import_optional("cugraph", "StreamGraph.to_cugraph")
+        cudf = _import_optional("cudf", "StreamGraph.to_cugraph")
+        edges = self.edges()
+        if not type(edges).__module__.startswith("cudf"):
+            edges = cudf.DataFrame.from_pandas(edges)
+        G = cugraph.Graph(directed=self.directed)
+        kwargs = {}
+        endpoints = cudf.concat([edges["src"], edges["dst"]]).nunique() if len(edges) else 0
+        if endpoints < self.number_of_vertices():
+            import inspect
+
+            if "vertices" not in inspect.signature(G.from_cudf_edgelist).parameters:
+                raise ValueError("this graph has isolated vertices and this cuGraph version's "
+                                 "from_cudf_edgelist takes no vertices=; remove them first")
+            vertices = self.vertices()
+            kwargs["vertices"] = (vertices if type(vertices).__module__.startswith("cudf")
+                                  else cudf.Series(vertices.to_numpy()))
+        G.from_cudf_edgelist(edges, source="src", destination="dst", edge_attr="weight",
+                             renumber=True, **kwargs)
+        return G
+
+
+def _import_optional(name, what):
+    """Import an optional package, or raise an ``ImportError`` naming it."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise ImportError(f"{what} needs the {name!r} package, which is not installed or fails "
+                          f"to import ({error}); install RAPIDS {name} (conda install -c rapidsai "
+                          f"{name}, or pip install {name}-cu12)") from error

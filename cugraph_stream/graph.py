@@ -10,6 +10,9 @@ from .frame.batch import INSERT, array_module, parse_ids, read_rows
 from .frame.output import make_frame
 from .report import BatchReport
 
+#: memory placements of the adjacency (see :class:`StreamGraph`)
+PLACEMENTS = ("device", "host")
+
 
 class StreamGraph:
     """A dynamic simple graph whose tracked queries stay exact after every batch.
@@ -23,6 +26,13 @@ class StreamGraph:
         Device of the engine.
     weight_dtype : {"float32", "float64"}
         dtype of edge weights and of weighted results.
+    placement : {"device", "host"}
+        Where the adjacency (and the edge index) lives.  ``"device"``: in the
+        backend's memory (GPU memory for ``backend="gpu"``).  ``"host"``: in
+        pinned, page-aligned host memory that the GPU kernels read and patch
+        in place over the interconnect (zero-copy), for graphs larger than GPU
+        memory; per-vertex arrays (results, parents, offsets, degrees,
+        frontiers) stay on the GPU.  On the CPU backend both mean host memory.
 
     Examples
     --------
@@ -40,24 +50,27 @@ class StreamGraph:
     2       2  5.000000e-01            0
     """
 
-    def __init__(self, directed=True, backend="cpu", weight_dtype="float32"):
+    def __init__(self, directed=True, backend="cpu", weight_dtype="float32", placement="device"):
         dtype = np.dtype(weight_dtype)
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"weight_dtype must be float32 or float64, got {weight_dtype!r}")
+        if placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {list(PLACEMENTS)}, got {placement!r}")
         self._ops = get_backend(backend)
-        self._store = GraphStore(self._ops, directed, dtype)
+        self._store = GraphStore(self._ops, directed, dtype, placement=placement)
         self._queries = []
         self.last_report = None
 
     @classmethod
     def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
-                      backend="cpu", weight_dtype="float32"):
+                      backend="cpu", weight_dtype="float32", placement="device"):
         """Build a graph from an edge list (pandas DataFrame, pyarrow Table or dict of arrays).
 
         Rows are inserts applied in order: a repeated edge keeps its last weight.
-        Without ``weight``, every edge weighs 1.
+        Without ``weight``, every edge weighs 1.  Other arguments as in
+        :class:`StreamGraph`.
         """
-        graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype)
+        graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
         return graph
 
@@ -74,6 +87,11 @@ class StreamGraph:
     @property
     def weight_dtype(self):
         return self._store.weight_dtype
+
+    @property
+    def placement(self):
+        """Where the adjacency lives: ``"device"`` or ``"host"``."""
+        return self._store.placement
 
     @property
     def queries(self):
@@ -93,7 +111,8 @@ class StreamGraph:
 
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"
-        return (f"StreamGraph({kind}, backend={self.backend!r}, vertices={self.number_of_vertices()}, "
+        return (f"StreamGraph({kind}, backend={self.backend!r}, placement={self.placement!r}, "
+                f"vertices={self.number_of_vertices()}, "
                 f"edges={self.number_of_edges()}, queries={len(self._queries)})")
 
     # --------------------------------------------------------------- queries

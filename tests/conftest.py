@@ -12,6 +12,8 @@
   CPU backend is the reference for the others.  GPU cases carry the ``gpu``
   marker (``pytest -m gpu`` runs them) and are skipped where no GPU backend is
   available.
+* ``placement`` fixture: where the adjacency lives (``device``, and
+  ``host`` on the GPU backend: pinned host memory read in place).
 """
 import os
 import sys
@@ -57,6 +59,13 @@ def backend(request):
     reason = available_backends().get(request.param)
     if reason:
         pytest.skip(f"backend {request.param!r} unavailable: {reason}")
+    return request.param
+
+
+@pytest.fixture(params=["device", pytest.param("host", marks=pytest.mark.gpu)], scope="session")
+def placement(request, backend):
+    if request.param == "host" and backend == "cpu":
+        pytest.skip("on the CPU backend placement='host' is the same memory as 'device'")
     return request.param
 
 

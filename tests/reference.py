@@ -779,7 +779,7 @@ class Harness:
     def __init__(self, cgs, directed=True, weight_dtype="float32", backend="cpu",
                  edges=None, vertices=(), sources=None, kinds=ALL_KINDS,
                  modes=("incremental", "recompute"), alpha=0.85, tol=1e-6,
-                 check_every=True, edges_fmt="pandas"):
+                 check_every=True, edges_fmt="pandas", placement="device"):
         self.cgs = cgs
         self.model = ModelGraph(directed, weight_dtype)
         self.check_every = check_every
@@ -793,10 +793,12 @@ class Harness:
                 df = {c: df[c].to_numpy() for c in df.columns}
             self.g = cgs.StreamGraph.from_edgelist(df, source="src", destination="dst",
                                                    weight="weight", directed=directed,
-                                                   backend=backend, weight_dtype=weight_dtype)
+                                                   backend=backend, weight_dtype=weight_dtype,
+                                                   placement=placement)
             self.model.apply_rows([(u, v, 1, w) for u, v, w in edges])
         else:
-            self.g = cgs.StreamGraph(directed=directed, backend=backend, weight_dtype=weight_dtype)
+            self.g = cgs.StreamGraph(directed=directed, backend=backend, weight_dtype=weight_dtype,
+                                     placement=placement)
         sources = dict(sources or {})
         extra = list(dict.fromkeys(list(vertices) + list(sources.values())))
         if extra:

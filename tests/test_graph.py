@@ -376,10 +376,10 @@ def test_sweep_same_edges_counts(directed, backend):
     assert g.number_of_vertices() == n_v and v_base <= n_v
 
 
-def test_sweep_memory_bounded(backend):
+def test_sweep_memory_bounded(backend, placement):
     """Insert and delete the same 1000 edges 100 times: memory does not grow."""
     rng = np.random.default_rng(1)
-    g = cgs.StreamGraph(backend=backend)
+    g = cgs.StreamGraph(backend=backend, placement=placement)
     if _memory(g) is None:
         pytest.skip("the graph exposes no memory figure")
     src, dst = rng.integers(0, 300, 1000), rng.integers(0, 300, 1000)
@@ -396,3 +396,42 @@ def test_sweep_memory_bounded(backend):
         mem.append(_memory(g))
     assert g.number_of_edges() == 0
     assert mem[-1] <= 1.25 * max(mem[:5]) + 65536, f"memory grew: {mem[:3]} ... {mem[-3:]}"
+
+
+# --------------------------------------------------------------- placement
+def test_placement_is_validated_and_reported():
+    assert cgs.StreamGraph().placement == "device"
+    assert cgs.StreamGraph(placement="host").placement == "host"      # host memory either way on the CPU
+    for bad in ("cached", "gpu", None):
+        with pytest.raises(ValueError, match="placement"):
+            cgs.StreamGraph(placement=bad)
+    assert "placement='device'" in repr(cgs.StreamGraph())
+
+
+@pytest.mark.gpu
+def test_host_placement_keeps_the_adjacency_in_pinned_host_memory():
+    from cugraph_stream.backends import available_backends
+
+    if available_backends()["gpu"]:
+        pytest.skip(available_backends()["gpu"])
+    import cupy
+
+    edges = pd.DataFrame({"src": [0, 1, 2, 5], "dst": [1, 2, 0, 0], "w": [1.0, 2.0, 3.0, 4.0]})
+    g = cgs.StreamGraph.from_edgelist(edges, weight="w", backend="gpu", placement="host")
+    q = g.track(cgs.SSSP(source=0))
+    apply(g, [ins(0, 2, 0.5), dele(0, 1)])
+    store = g._store
+    runtime = cupy.cuda.runtime
+
+    def memory_type(array):
+        return runtime.pointerGetAttributes(array.data.ptr).type
+
+    host, device = getattr(runtime, "memoryTypeHost", 1), getattr(runtime, "memoryTypeDevice", 2)
+    for array in (store.out.nbr, store.out.wgt, store.out.twin, store.inn.nbr, store.index.keys,
+                  store.index.values):
+        assert memory_type(array) == host and array.data.ptr % 4096 == 0
+    assert memory_type(store.out.degree) == device and memory_type(q.engine.value) == device
+    result = q.result()
+    result = result.to_pandas() if hasattr(result, "to_pandas") else result
+    unreachable = float(np.finfo(np.float32).max)
+    assert result["distance"].tolist() == [0.0, unreachable, 0.5, unreachable]

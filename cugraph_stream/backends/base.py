@@ -48,8 +48,14 @@ class Backend(abc.ABC):
         """Return ``array`` as a NumPy array (a copy when it lives elsewhere)."""
 
     @abc.abstractmethod
-    def aligned_empty(self, n, dtype, align=4096):
-        """An uninitialised array of ``n`` elements whose data starts at ``align`` bytes."""
+    def aligned_empty(self, n, dtype, align=4096, placement="device"):
+        """An uninitialised array of ``n`` elements whose data starts at ``align`` bytes.
+
+        ``placement="host"`` asks for pinned, page-aligned host memory that
+        the device reads and writes in place (zero-copy); ``"device"`` for the
+        backend's own memory.  On a backend whose device is the host the two
+        are the same.
+        """
 
     def synchronize(self):
         """Wait for queued device work (no-op on synchronous devices)."""

@@ -59,10 +59,29 @@ class GPUBackend(Backend):
     def to_host(self, array):
         return self.xp.asnumpy(array)
 
-    def aligned_empty(self, n, dtype, align=4096):
+    def aligned_empty(self, n, dtype, align=4096, placement="device"):
+        if placement == "host":
+            return self._pinned_empty(int(n), dtype, align)
         # CuPy's pool hands out 512-byte aligned blocks: every 128-byte
         # boundary of a list start is a boundary in device memory too
         return self.xp.empty(int(n), dtype=dtype)
+
+    def _pinned_empty(self, n, dtype, align):
+        """An array in pinned host memory that kernels read in place, starting at ``align`` bytes.
+
+        Under unified addressing (every 64-bit process) the host pointer of
+        a cudaHostAlloc allocation is also the pointer kernels use, so the
+        CuPy array wraps it directly; the allocation (over-allocated to
+        place the start on the boundary: small ones are only 512-byte
+        aligned) lives as long as the array.
+        """
+        cuda = self.xp.cuda
+        dtype = np.dtype(dtype)
+        nbytes = max(n * dtype.itemsize, 1)
+        pinned = cuda.PinnedMemory(nbytes + align, cuda.runtime.hostAllocMapped | cuda.runtime.hostAllocPortable)
+        offset = (-pinned.ptr) % align
+        memory = cuda.UnownedMemory(pinned.ptr + offset, nbytes, pinned, device_id=cuda.Device().id)
+        return self.xp.ndarray((n,), dtype=dtype, memptr=cuda.MemoryPointer(memory, 0))
 
     def synchronize(self):
         self.xp.cuda.get_current_stream().synchronize()

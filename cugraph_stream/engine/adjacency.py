@@ -53,6 +53,9 @@ class Adjacency:
     with_twin : bool
         Keep a per-slot ``twin`` pointer to the same edge's slot in the
         mirror adjacency (directed graphs keep out- and in-adjacency).
+    placement : {"device", "host"}
+        Memory of the slot arrays (see ``Backend.aligned_empty``); the
+        per-vertex arrays stay in device memory.
 
     Examples
     --------
@@ -67,9 +70,10 @@ class Adjacency:
     0
     """
 
-    def __init__(self, ops, weight_dtype, with_twin):
+    def __init__(self, ops, weight_dtype, with_twin, placement="device"):
         xp = ops.xp
         self.ops = ops
+        self.placement = placement
         self.weight_dtype = np.dtype(weight_dtype)
         self.with_twin = with_twin
         self.align = max(ALIGN_BYTES // 4, ALIGN_BYTES // self.weight_dtype.itemsize)
@@ -77,9 +81,9 @@ class Adjacency:
         self.degree = xp.zeros(0, dtype=xp.int64)
         self.capacity = xp.zeros(0, dtype=xp.int64)
         initial = 4 * self.align
-        self.nbr = ops.aligned_empty(initial, xp.int32)
-        self.wgt = ops.aligned_empty(initial, self.weight_dtype)
-        self.twin = ops.aligned_empty(initial, xp.int64) if with_twin else None
+        self.nbr = self._slots(initial, xp.int32)
+        self.wgt = self._slots(initial, self.weight_dtype)
+        self.twin = self._slots(initial, xp.int64) if with_twin else None
         self.end = 0          # slots handed out so far (live lists and garbage)
         self.garbage = 0      # slots of lists that moved or were released
 
@@ -92,6 +96,9 @@ class Adjacency:
         """Make the per-vertex arrays hold at least ``n`` vertices."""
         ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n)
 
+    def _slots(self, n, dtype):
+        return self.ops.aligned_empty(n, dtype, placement=self.placement)
+
     def _ensure_slots(self, n):
         have = self.slot_capacity
         if n <= have:
@@ -102,7 +109,7 @@ class Adjacency:
             old = getattr(self, name)
             if old is None:
                 continue
-            grown = self.ops.aligned_empty(size, dtype)
+            grown = self._slots(size, dtype)
             grown[: self.end] = old[: self.end]
             setattr(self, name, grown)
 
@@ -227,7 +234,7 @@ class Adjacency:
             arr = getattr(self, name)
             if arr is None:
                 continue
-            fresh = self.ops.aligned_empty(size, dtype)
+            fresh = self._slots(size, dtype)
             fresh[new] = arr[old]
             setattr(self, name, fresh)
         self.start[:] = 0

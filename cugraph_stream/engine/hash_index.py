@@ -22,6 +22,8 @@ def arc_key(xp, u, v):
 class EdgeIndex:
     """Map arc keys (see :func:`arc_key`) to int64 values (out-adjacency slots).
 
+    ``placement`` is the memory of the table (see ``Backend.aligned_empty``).
+
     Examples
     --------
     >>> import numpy as np
@@ -32,16 +34,18 @@ class EdgeIndex:
     [1, -1]
     """
 
-    def __init__(self, ops, capacity=MIN_CAPACITY):
+    def __init__(self, ops, capacity=MIN_CAPACITY, placement="device"):
         self.ops = ops
+        self.placement = placement
         self.live = 0
         self.deleted = 0
         self._allocate(capacity)
 
     def _allocate(self, capacity):
         xp = self.ops.xp
-        self.keys = xp.full(capacity, EMPTY, dtype=xp.int64)
-        self.values = xp.empty(capacity, dtype=xp.int64)
+        self.keys = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
+        self.keys.fill(EMPTY)
+        self.values = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
 
     @property
     def capacity(self):

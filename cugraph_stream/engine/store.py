@@ -48,6 +48,9 @@ class StoreDelta:
 class GraphStore:
     """A simple graph (no multi-edges) under batched updates.
 
+    ``placement`` (``"device"`` or ``"host"``) is where the adjacency slot
+    arrays and the edge index live; per-vertex arrays stay on the device.
+
     Examples
     --------
     >>> import numpy as np
@@ -61,14 +64,16 @@ class GraphStore:
     (2, [0])
     """
 
-    def __init__(self, ops, directed, weight_dtype):
+    def __init__(self, ops, directed, weight_dtype, placement="device"):
         self.ops = ops
         self.directed = bool(directed)
         self.weight_dtype = np.dtype(weight_dtype)
+        self.placement = placement
         self.vertices = VertexTable(ops)
-        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed)
-        self.inn = Adjacency(ops, self.weight_dtype, with_twin=True) if self.directed else self.out
-        self.index = EdgeIndex(ops)
+        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=placement)
+        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=placement) if self.directed
+                    else self.out)
+        self.index = EdgeIndex(ops, placement=placement)
         self.num_edges = 0
 
     @property

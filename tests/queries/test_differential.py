@@ -96,7 +96,7 @@ def draw_rows(data, h, universe, weights=weights):
     return rows
 
 
-def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False):
+def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, placement="device"):
     ids = data.draw(st.lists(id_values, min_size=5, max_size=40, unique=True), label="ids")
     k = max(2, (2 * len(ids)) // 3)
     init = ids[:k]
@@ -109,7 +109,7 @@ def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False):
     tol = data.draw(st.sampled_from([1e-6, 1e-6, 1e-9]), label="pagerank tol")
     alpha = data.draw(st.sampled_from([0.85, 0.85, 0.5]), label="pagerank alpha")
     h = Harness(cgs, directed=directed, weight_dtype=wdt, backend=backend, edges=edges,
-                sources=sources, edges_fmt=fmt0, kinds=kinds, tol=tol, alpha=alpha)
+                sources=sources, edges_fmt=fmt0, kinds=kinds, tol=tol, alpha=alpha, placement=placement)
     n_ops = data.draw(st.integers(1, 8), label="ops")
     for _ in range(n_ops):
         op = data.draw(st.sampled_from(["batch"] * 6 + ["add", "remove", "track", "untrack"]),
@@ -154,8 +154,8 @@ def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False):
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @settings(max_examples=example_budget(40))
 @given(data=st.data())
-def test_random_streams(directed, wdt, backend, data):
-    run_sequence(data, directed, wdt, backend)
+def test_random_streams(directed, wdt, backend, placement, data):
+    run_sequence(data, directed, wdt, backend, placement=placement)
 
 
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
@@ -169,7 +169,7 @@ def test_random_streams_negative_weights(directed, backend, data):
 
 # ------------------------------------------------------------------ seeded
 def seeded_stream(seed, directed, wdt, backend, n=2000, m=20000, batches=20, rows=500,
-                  tol=1e-6):
+                  tol=1e-6, placement="device"):
     rng = random.Random(seed)
     nprng = np.random.default_rng(seed)
     ids = [int(x) for x in np.unique(nprng.integers(-2**63, 2**63 - 1, size=n, dtype=np.int64,
@@ -182,7 +182,7 @@ def seeded_stream(seed, directed, wdt, backend, n=2000, m=20000, batches=20, row
     edges = random_graph_rows(rng, init, m, wts)
     sources = {"SSSP": init[0], "BFS": init[1], "WidestPath": init[0]}
     h = Harness(cgs, directed=directed, weight_dtype=wdt, backend=backend, edges=edges,
-                sources=sources, tol=tol)
+                sources=sources, tol=tol, placement=placement)
     fmts = ["pandas", "arrow", "dict"]
     for b in range(batches):
         batch = random_batch(rng, h.model, ids, rows, wts)
@@ -208,8 +208,8 @@ def seeded_stream(seed, directed, wdt, backend, n=2000, m=20000, batches=20, row
     (True, "float32", 1),
     (False, "float64", 2),
 ])
-def test_seeded_large_stream(directed, wdt, seed, backend):
-    seeded_stream(seed, directed, wdt, backend)
+def test_seeded_large_stream(directed, wdt, seed, backend, placement):
+    seeded_stream(seed, directed, wdt, backend, placement=placement)
 
 
 @pytest.mark.parametrize("directed,wdt,seed", [
@@ -225,7 +225,7 @@ def test_seeded_medium_dense_stream(directed, wdt, seed, backend):
 
 # ------------------------------------------------------------------- sweep
 @pytest.mark.parametrize("directed,wdt", [(True, "float32"), (False, "float64")])
-def test_sweep_insert_delete_same_edges(directed, wdt, backend):
+def test_sweep_insert_delete_same_edges(directed, wdt, backend, placement):
     """Insert and delete the same edges 200 times: results stay right."""
     rng = random.Random(7)
     ids = list(range(-30, 30))
@@ -236,7 +236,7 @@ def test_sweep_insert_delete_same_edges(directed, wdt, backend):
     # incremental mode only: the references are the oracle (recompute twins
     # are compared in every other test of this file)
     h = Harness(cgs, directed=directed, weight_dtype=wdt, backend=backend, edges=base,
-                sources=sources, modes=("incremental",))
+                sources=sources, modes=("incremental",), placement=placement)
     base_keys = {h.model.key(u, v) for u, v, _ in base}
     sweep = [r for r in sweep if h.model.key(r[0], r[1]) not in base_keys]
     for i in range(200):

@@ -205,18 +205,16 @@ class StreamGraph:
         Returns ``(u, v, new_vertices)``.
         """
         xp, store = self._ops.xp, self._store
-        u, v = store.vertices.lookup(src), store.vertices.lookup(dst)
-        if not bool((((u < 0) | (v < 0)) & inserting).any()):     # the common case: no new vertex
+        vertices = store.vertices
+        u, v = vertices.lookup(src), vertices.lookup(dst)
+        unknown_u, unknown_v = u < 0, v < 0
+        create_u, create_v = unknown_u & inserting, unknown_v & inserting
+        if not bool((create_u | create_v).any()):     # the common case: no new vertex
             return u, v, xp.empty(0, dtype=xp.int64)
-        n = int(src.size)
-        ids, codes = self._ops.factorize(xp.concatenate((src, dst)))
-        internal = store.vertices.lookup(ids)
-        named_by_insert = xp.zeros(ids.size, dtype=bool)
-        named_by_insert[codes[xp.concatenate((inserting, inserting))]] = True
-        create = (internal < 0) & named_by_insert
-        new_vertices = store.add_vertices(ids[create])
-        internal[create] = new_vertices
-        return internal[codes[:n]], internal[codes[n:]], new_vertices
+        new_vertices = store.add_vertices(xp.unique(xp.concatenate((src[create_u], dst[create_v]))))
+        # every row naming a new vertex (delete rows after its insert too) gets its id
+        u[unknown_u], v[unknown_v] = vertices.lookup(src[unknown_u]), vertices.lookup(dst[unknown_v])
+        return u, v, new_vertices
 
     def _check_weights(self, rows, weight_column):
         strict = [q for q in self._queries if q.needs_nonnegative_weights]

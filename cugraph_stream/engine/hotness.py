@@ -1,0 +1,154 @@
+"""Vertex hotness: how often each vertex's list was read over the last ``tau`` batches.
+
+Grapin (section 6) picks the lists to cache by how often they were read
+recently.  Each vertex keeps one ``uint32`` word split into ``tau`` fields of
+``32 // tau`` bits; field 0 (the low bits) counts the accesses of the current
+batch, field ``i`` those of ``i`` batches ago.  Counts saturate at the field's
+maximum instead of wrapping.  Closing a batch is one shift of every word by
+one field (the oldest field falls off the top), so the window slides without
+ever touching per-batch history arrays.
+
+Order of calls in one batch (``cached`` placement)::
+
+    candidates = cache.select(hotness.score(), adjacency)   # the last tau batches
+    cache.refresh(candidates, changed, adjacency)
+    hotness.advance()                                       # open this batch's field
+    ...  hotness.record(frontier)  at every step that reads lists  ...
+
+so that the selection at the start of a batch sees exactly the ``tau``
+batches before it.
+"""
+from __future__ import annotations
+
+from .growth import ensure_vertex_capacity
+
+DEFAULT_TAU = 3
+
+
+class Hotness:
+    """Per-vertex access counts over a sliding window of ``tau`` batches.
+
+    Parameters
+    ----------
+    ops : Backend
+        Operators of the device holding the counts.
+    tau : int
+        Batches in the window, 1 to 32.  Each batch gets a field of
+        ``32 // tau`` bits, so a vertex counts at most ``2**(32 // tau) - 1``
+        accesses per batch (1023 with the default ``tau=3``).
+
+    Attributes
+    ----------
+    counts : array of uint32
+        One packed word per vertex (see the module docstring).
+    field_bits : int
+        Bits per batch field.
+    field_max : int
+        Saturation value of one field.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> hot = Hotness(get_backend("cpu"), tau=3)
+    >>> hot.ensure_vertices(4)
+    >>> hot.record(np.array([1, 1, 2]))          # batch A: vertex 1 read twice
+    >>> hot.advance()
+    >>> hot.record(np.array([2]), counts=np.array([5]))
+    >>> hot.score()[:4].tolist()
+    [0, 2, 6, 0]
+    >>> hot.advance(); hot.advance()              # batch A leaves the window
+    >>> hot.score()[:4].tolist()
+    [0, 0, 5, 0]
+    """
+
+    def __init__(self, ops, tau=DEFAULT_TAU):
+        tau = int(tau)
+        if not 1 <= tau <= 32:
+            raise ValueError(f"tau must be between 1 and 32 batches, got {tau}")
+        xp = ops.xp
+        self.ops = ops
+        self.tau = tau
+        self.field_bits = 32 // tau
+        self.field_max = (1 << self.field_bits) - 1
+        self.window_mask = (1 << (self.field_bits * tau)) - 1
+        self.counts = xp.zeros(0, dtype=xp.uint32)
+
+    @property
+    def max_score(self):
+        """The largest :meth:`score` a vertex can reach (every field saturated)."""
+        return self.tau * self.field_max
+
+    def ensure_vertices(self, n):
+        """Make :attr:`counts` hold at least ``n`` vertices (new ones start cold)."""
+        ensure_vertex_capacity(self.ops.xp, self, ("counts",), n)
+
+    def record(self, vertices, counts=None, distinct=False):
+        """Add accesses to the current batch's field.
+
+        Parameters
+        ----------
+        vertices : array of int
+            Vertices whose lists were read; repeated vertices accumulate.
+        counts : array of int, optional
+            Accesses per entry of ``vertices`` (non-negative; default one each).
+        distinct : bool
+            Promise that ``vertices`` holds no repeats (a frontier compacted
+            from a byte map), which skips the aggregation.
+
+        The field saturates at :attr:`field_max`; the other fields are untouched.
+        """
+        xp = self.ops.xp
+        if vertices.size == 0:
+            return
+        vertices = vertices.astype(xp.int64, copy=False)
+        self.ensure_vertices(int(vertices.max()) + 1)
+        if counts is None:
+            added = xp.ones(vertices.size, dtype=xp.float64)
+        else:
+            added = xp.clip(counts.astype(xp.float64), 0, self.field_max)
+        if not distinct:
+            vertices, codes = self.ops.factorize(vertices)
+            summed = xp.zeros(vertices.size, dtype=xp.float64)
+            self.ops.scatter_add(summed, codes, added)
+            added = summed
+        # float64 sums are exact up to 2**53; anything that large saturates anyway
+        added = xp.minimum(added, self.field_max).astype(xp.uint64)
+        field_max = xp.uint64(self.field_max)
+        word = self.counts[vertices]
+        current = (word & xp.uint32(self.field_max)).astype(xp.uint64)
+        updated = xp.minimum(current + added, field_max).astype(xp.uint32)
+        self.counts[vertices] = (word & xp.uint32(~self.field_max & 0xFFFFFFFF)) | updated
+
+    def advance(self):
+        """Close the current batch: shift every word by one field, dropping the oldest batch."""
+        xp = self.ops.xp
+        if self.tau == 1:
+            self.counts.fill(0)
+            return
+        self.counts <<= xp.uint32(self.field_bits)
+        self.counts &= xp.uint32(self.window_mask)
+
+    def batch_counts(self, age, vertices=None):
+        """Accesses recorded ``age`` batches ago (0: the current batch), per vertex."""
+        xp = self.ops.xp
+        if not 0 <= age < self.tau:
+            raise ValueError(f"age must be between 0 and tau - 1 = {self.tau - 1}, got {age}")
+        words = self.counts if vertices is None else self.counts[vertices]
+        shifted = words >> xp.uint32(age * self.field_bits)
+        return (shifted & xp.uint32(self.field_max)).astype(xp.int64)
+
+    def score(self, vertices=None):
+        """Accesses over the whole window (int64), for every vertex or for ``vertices``."""
+        total = self.batch_counts(0, vertices)
+        for age in range(1, self.tau):     # a loop over fields, not vertices
+            total += self.batch_counts(age, vertices)
+        return total
+
+    def forget(self, vertices):
+        """Reset removed ``vertices`` (their internal ids will be reused)."""
+        if vertices.size:
+            self.counts[vertices] = 0
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.counts)

@@ -1,0 +1,185 @@
+"""Chunk allocators of the hot-subgraph cache.
+
+The host allocator runs for real; the device allocator runs against small
+NumPy-backed stand-ins for ``cupy`` and ``rmm`` (so that its wiring is
+checked on machines without a GPU) and for real under the ``gpu`` marker.
+"""
+import ctypes
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from cugraph_stream.backends import available_backends, get_backend
+from cugraph_stream.backends.chunks import (Chunk, DeviceChunkAllocator, HostChunkAllocator, chunk_allocator,
+                                            chunk_layout)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("n_slots", [1, 32, 64, 1000, 4096])
+def test_host_chunks(dtype, n_slots):
+    alloc = HostChunkAllocator(dtype)
+    chunk = alloc.allocate(n_slots)
+    assert isinstance(chunk, Chunk)
+    nbr, wgt = chunk                                   # a (nbr, wgt) pair
+    assert nbr.dtype == np.int32 and wgt.dtype == np.dtype(dtype)
+    assert nbr.size == wgt.size == n_slots
+    assert alloc.address(nbr) % 4096 == 0 and alloc.address(wgt) % 256 == 0
+    total, weight_offset = chunk_layout(n_slots, dtype)
+    assert alloc.address(wgt) - alloc.address(nbr) == weight_offset >= 4 * n_slots
+    assert alloc.held_bytes == total == weight_offset + n_slots * np.dtype(dtype).itemsize
+    nbr[:] = -1
+    wgt[:] = 3
+    assert (nbr == -1).all() and (wgt == 3).all()      # the two sections do not alias
+    other = alloc.allocate(n_slots)
+    assert alloc.chunks_held == 2 and alloc.held_bytes == 2 * total
+    alloc.release(chunk)
+    assert alloc.chunks_held == 1 and alloc.held_bytes == total
+    with pytest.raises(ValueError, match="released"):
+        alloc.release(chunk)
+    with pytest.raises(ValueError, match="released"):
+        HostChunkAllocator(dtype).release(other)
+
+
+def test_layout_has_no_padding_for_cache_sized_chunks():
+    for dtype in (np.float32, np.float64):
+        total, offset = chunk_layout(64 * 1000, dtype)
+        assert offset == 4 * 64 * 1000 and total == 64 * 1000 * (4 + np.dtype(dtype).itemsize)
+
+
+def test_chunk_allocator_picks_host_for_cpu():
+    assert isinstance(chunk_allocator(get_backend("cpu"), np.float32), HostChunkAllocator)
+
+
+# ------------------------------------------------------------ device allocator, stand-ins
+class _FakeMemoryPointer:
+    def __init__(self, mem, offset):
+        self.mem, self.offset = mem, offset
+        self.ptr = mem.ptr + offset
+
+    def __add__(self, offset):
+        return _FakeMemoryPointer(self.mem, self.offset + offset)
+
+
+class _FakeUnownedMemory:
+    def __init__(self, ptr, size, owner, device_id=-1):
+        self.ptr, self.size, self.owner, self.device_id = ptr, size, owner, device_id
+
+
+class _FakeOwnedMemory:
+    def __init__(self, size):
+        self.buffer = np.zeros(size + 512, dtype=np.uint8)
+        self.ptr = self.buffer.ctypes.data + (-self.buffer.ctypes.data) % 512
+        self.size = size
+
+
+class _FakeDeviceArray:
+    """What the allocator needs of ``cupy.ndarray``: ``data.ptr`` and a host view to check contents."""
+
+    def __init__(self, shape, dtype, memptr):
+        self.data, self.dtype, self.shape = memptr, np.dtype(dtype), shape
+        nbytes = int(np.prod(shape)) * self.dtype.itemsize
+        self.host = np.frombuffer((ctypes.c_byte * nbytes).from_address(memptr.ptr), dtype=self.dtype)
+        self.size = int(np.prod(shape))
+
+
+class _FakeDeviceBuffer:
+    made = []
+
+    def __init__(self, size=0, mr=None):
+        self._memory = _FakeOwnedMemory(size)
+        self.ptr, self.size, self.mr = self._memory.ptr, size, mr
+        _FakeDeviceBuffer.made.append(self)
+
+
+class _FakePool:
+    def __init__(self, upstream, initial_pool_size=None, maximum_pool_size=None):
+        self.upstream, self.initial, self.maximum = upstream, initial_pool_size, maximum_pool_size
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """Install stand-ins for ``cupy`` and ``rmm``; returns (cupy, rmm, alloc calls)."""
+    allocs = []
+
+    def alloc(nbytes):
+        allocs.append(nbytes)
+        return _FakeMemoryPointer(_FakeOwnedMemory(nbytes), 0)
+
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(UnownedMemory=_FakeUnownedMemory, MemoryPointer=_FakeMemoryPointer,
+                                      alloc=alloc, Device=lambda: types.SimpleNamespace(id=0))
+    cupy.ndarray = _FakeDeviceArray
+    rmm = types.ModuleType("rmm")
+    rmm.DeviceBuffer = _FakeDeviceBuffer
+    rmm.mr = types.SimpleNamespace(get_current_device_resource=lambda: "current", PoolMemoryResource=_FakePool)
+    _FakeDeviceBuffer.made = []
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "rmm", rmm)
+    return cupy, rmm, allocs
+
+
+def _check_device_chunk(alloc, chunk, n_slots, dtype):
+    total, weight_offset = chunk_layout(n_slots, dtype)
+    assert chunk.nbr.dtype == np.int32 and chunk.wgt.dtype == np.dtype(dtype)
+    assert chunk.nbr.shape == (n_slots,) and chunk.wgt.shape == (n_slots,)
+    assert alloc.address(chunk.wgt) - alloc.address(chunk.nbr) == weight_offset
+    chunk.nbr.host[:] = -7
+    chunk.wgt.host[:] = 1.5
+    assert (chunk.nbr.host == -7).all() and (chunk.wgt.host == 1.5).all()
+    return total
+
+
+def test_device_chunks_from_rmm(fake_gpu):
+    alloc = DeviceChunkAllocator(np.float64)
+    assert alloc.backend == "rmm"
+    chunk = alloc.allocate(640)
+    total = _check_device_chunk(alloc, chunk, 640, np.float64)
+    buffer = _FakeDeviceBuffer.made[-1]
+    assert buffer.size == total and buffer.mr is None
+    # the arrays keep the RMM buffer alive through UnownedMemory's owner
+    assert chunk.nbr.data.mem.owner is buffer and chunk.wgt.data.mem.owner is buffer
+    assert alloc.address(chunk.nbr) == buffer.ptr
+    assert alloc.held_bytes == total
+    alloc.release(chunk)
+    assert alloc.held_bytes == 0
+
+
+def test_device_chunks_from_a_dedicated_rmm_pool(fake_gpu):
+    alloc = DeviceChunkAllocator(np.float32, pool_bytes=1000)
+    pool = alloc._memory_resource
+    assert isinstance(pool, _FakePool) and pool.upstream == "current" and pool.initial == pool.maximum == 1024
+    _check_device_chunk(alloc, alloc.allocate(64), 64, np.float32)
+    assert _FakeDeviceBuffer.made[-1].mr is pool
+
+
+def test_device_chunks_from_cupy_pool(fake_gpu, monkeypatch):
+    _, _, allocs = fake_gpu
+    alloc = DeviceChunkAllocator(np.float32, use_rmm=False)
+    assert alloc.backend == "cupy"
+    total = _check_device_chunk(alloc, alloc.allocate(128), 128, np.float32)
+    assert allocs == [total] and not _FakeDeviceBuffer.made
+    monkeypatch.setitem(sys.modules, "rmm", None)       # RMM not installed: CuPy's pool
+    assert DeviceChunkAllocator(np.float32).backend == "cupy"
+    with pytest.raises(ImportError):
+        DeviceChunkAllocator(np.float32, use_rmm=True)
+
+
+@pytest.mark.gpu
+def test_device_chunks_on_the_gpu():
+    reason = available_backends()["gpu"]
+    if reason:
+        pytest.skip(reason)
+    import cupy
+
+    for use_rmm in (None, False):
+        alloc = DeviceChunkAllocator(np.float32, use_rmm=use_rmm)
+        chunk = alloc.allocate(4096)
+        assert isinstance(chunk.nbr, cupy.ndarray) and chunk.nbr.dtype == np.int32
+        assert alloc.address(chunk.nbr) % 256 == 0 and alloc.address(chunk.wgt) % 256 == 0
+        chunk.nbr[:] = cupy.arange(4096, dtype=cupy.int32)
+        chunk.wgt[:] = 2.5
+        assert int(chunk.nbr.sum()) == 4095 * 4096 // 2 and float(chunk.wgt.sum()) == 2.5 * 4096
+        alloc.release(chunk)
+        assert alloc.held_bytes == 0

@@ -1,0 +1,149 @@
+"""Hotness: packed per-vertex access counts over a sliding window of batches, against a Python model."""
+from collections import deque
+
+import numpy as np
+import pytest
+
+from cugraph_stream.backends import available_backends, get_backend
+from cugraph_stream.engine.hotness import Hotness
+
+BACKENDS = [pytest.param("cpu"), pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def ops(request):
+    reason = available_backends()[request.param]
+    if reason:
+        pytest.skip(reason)
+    return get_backend(request.param)
+
+
+def host(ops, a):
+    return np.asarray(ops.to_host(a))
+
+
+class WindowModel:
+    """Per-batch dictionaries of exact counts; each field saturates on its own."""
+
+    def __init__(self, tau, field_max):
+        self.field_max = field_max
+        self.batches = deque([{}], maxlen=tau)
+
+    def record(self, vertices, counts):
+        current = self.batches[-1]
+        for v, c in zip(vertices, counts):
+            current[v] = current.get(v, 0) + c
+
+    def advance(self):
+        self.batches.append({})
+
+    def batch(self, age, n):
+        counts = self.batches[-1 - age] if age < len(self.batches) else {}
+        return [min(counts.get(v, 0), self.field_max) for v in range(n)]
+
+    def score(self, n):
+        return [sum(min(b.get(v, 0), self.field_max) for b in self.batches) for v in range(n)]
+
+
+@pytest.mark.parametrize("tau", [1, 2, 3, 4, 5, 8, 32])
+def test_window_against_model(ops, tau):
+    rng = np.random.default_rng(tau)
+    n = 40
+    hot = Hotness(ops, tau=tau)
+    hot.ensure_vertices(n)
+    model = WindowModel(tau, hot.field_max)
+    assert hot.field_bits == 32 // tau and hot.field_max == 2 ** (32 // tau) - 1
+    for _ in range(3 * tau + 6):
+        for _ in range(int(rng.integers(0, 4))):
+            k = int(rng.integers(0, 30))
+            vertices = rng.integers(0, n, k)                       # repeats on purpose
+            if rng.random() < 0.5:
+                hot.record(ops.asarray(vertices))
+                model.record(vertices.tolist(), [1] * k)
+            else:
+                counts = rng.integers(0, 3 * hot.field_max + 2, k) if rng.random() < 0.3 else rng.integers(0, 4, k)
+                hot.record(ops.asarray(vertices), counts=ops.asarray(counts))
+                model.record(vertices.tolist(), counts.tolist())
+        assert host(ops, hot.score())[:n].tolist() == model.score(n)
+        assert host(ops, hot.score(ops.asarray(np.arange(n)[::-1])))[::-1].tolist() == model.score(n)
+        for age in range(tau):
+            assert host(ops, hot.batch_counts(age))[:n].tolist() == model.batch(age, n)
+        assert int(host(ops, hot.score()).max(initial=0)) <= hot.max_score
+        hot.advance()
+        model.advance()
+
+
+def test_advance_drops_exactly_the_oldest_batch(ops):
+    hot = Hotness(ops, tau=3)
+    hot.ensure_vertices(4)
+    hot.record(ops.asarray(np.array([1])), counts=ops.asarray(np.array([7])))
+    hot.advance()
+    hot.record(ops.asarray(np.array([1, 2])))
+    hot.advance()
+    assert host(ops, hot.score())[:4].tolist() == [0, 8, 1, 0]
+    hot.advance()                                   # the batch with 7 is now 3 batches old: gone
+    assert host(ops, hot.score())[:4].tolist() == [0, 1, 1, 0]
+    hot.advance()
+    assert host(ops, hot.score())[:4].tolist() == [0, 0, 0, 0]
+
+
+def test_saturation_keeps_other_fields(ops):
+    hot = Hotness(ops, tau=3)                       # 10-bit fields
+    hot.ensure_vertices(3)
+    v = ops.asarray(np.array([2]))
+    hot.record(v, counts=ops.asarray(np.array([5000])))
+    assert host(ops, hot.score(v)).tolist() == [1023]
+    hot.record(v)                                   # still saturated, no carry into the next field
+    assert host(ops, hot.batch_counts(0, v)).tolist() == [1023]
+    assert host(ops, hot.batch_counts(1, v)).tolist() == [0]
+    hot.advance()
+    hot.record(ops.asarray(np.array([2] * 3000)))   # duplicates saturate too
+    assert host(ops, hot.score(v)).tolist() == [2046]
+    hot.advance()
+    hot.advance()
+    assert host(ops, hot.score(v)).tolist() == [1023]
+    assert int(host(ops, hot.counts)[2]) < 2 ** 30   # the shifted-out field left no bits above the window
+
+
+def test_tau_one_uses_the_whole_word(ops):
+    hot = Hotness(ops, tau=1)
+    hot.ensure_vertices(2)
+    hot.record(ops.asarray(np.array([0, 1])), counts=ops.asarray(np.array([2 ** 31, 2 ** 40])))
+    assert host(ops, hot.score())[:2].tolist() == [2 ** 31, 2 ** 32 - 1]
+    hot.advance()
+    assert host(ops, hot.score())[:2].tolist() == [0, 0]
+
+
+def test_duplicates_accumulate_and_distinct_fast_path(ops):
+    hot = Hotness(ops, tau=3)
+    hot.ensure_vertices(5)
+    hot.record(ops.asarray(np.array([3, 3, 3, 0])))
+    hot.record(ops.asarray(np.array([2, 2])), counts=ops.asarray(np.array([4, 5])))
+    hot.record(ops.asarray(np.array([4, 3])), distinct=True)
+    hot.record(ops.asarray(np.array([1, 4])), counts=ops.asarray(np.array([-3, 2])), distinct=True)
+    assert host(ops, hot.score())[:5].tolist() == [1, 0, 9, 4, 3]
+
+
+def test_growth_and_forget(ops):
+    hot = Hotness(ops, tau=2)
+    hot.ensure_vertices(3)
+    hot.record(ops.asarray(np.array([1])))
+    hot.record(ops.asarray(np.array([5000])))       # beyond the capacity: grows, keeps the rest
+    assert hot.counts.size >= 5001
+    assert host(ops, hot.score(ops.asarray(np.array([1, 5000, 7])))).tolist() == [1, 1, 0]
+    hot.forget(ops.asarray(np.array([1])))
+    assert host(ops, hot.score(ops.asarray(np.array([1, 5000])))).tolist() == [0, 1]
+    hot.record(ops.asarray(np.array([], dtype=np.int64)))
+    assert hot.memory_bytes() == 4 * hot.counts.size
+
+
+@pytest.mark.parametrize("tau", [0, 33, -1])
+def test_bad_tau(tau):
+    with pytest.raises(ValueError, match="tau"):
+        Hotness(get_backend("cpu"), tau=tau)
+
+
+def test_bad_age():
+    hot = Hotness(get_backend("cpu"), tau=3)
+    with pytest.raises(ValueError, match="age"):
+        hot.batch_counts(3)

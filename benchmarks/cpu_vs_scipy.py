@@ -30,26 +30,26 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 from time import perf_counter
 
 import numpy as np
-import pandas as pd
-import scipy
-import scipy.sparse
-from scipy.sparse.csgraph import breadth_first_order, connected_components, dijkstra
 
 import cugraph_stream as cgs
-from cugraph_stream.verify import (
-    EdgeSnapshot,
-    bfs_levels,
-    check_edges,
-    check_result,
-    pagerank_operator,
-    reference_pagerank,
-)
 from cugraph_stream.datasets import mixed_stream, rmat
+from cugraph_stream.verify import EdgeSnapshot, check_edges, check_result
+
+from .common import (
+    choice_list,
+    json_default,
+    make_query,
+    positive,
+    progress,
+    versions,
+    write,
+)
+from .common import machine_info as _machine
+from .scipy_baseline import SciPyBaseline
 
 KINDS = ("sssp", "bfs", "wcc", "pagerank")
 SMALL_SCALE = 12
@@ -71,26 +71,7 @@ def _scale(text):
     return value
 
 
-def _positive(kind):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-    parse.__name__ = kind.__name__
-    return parse
-
-
-def _queries(text):
-    kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
-    bad = [k for k in kinds if k not in KINDS]
-    if bad or not kinds:
-        raise argparse.ArgumentTypeError(
-            f"unknown query kind(s) {bad}; choose from {','.join(KINDS)}")
-    return list(dict.fromkeys(kinds))
+_queries = choice_list(KINDS, "query kind(s)")
 
 
 def parse_args(argv=None):
@@ -100,16 +81,16 @@ def parse_args(argv=None):
     )
     p.add_argument("--scale", type=_scale, default=20,
                    help=f"R-MAT scale, or 'small' (= {SMALL_SCALE}); default 20")
-    p.add_argument("--edge-factor", type=_positive(int), default=16)
-    p.add_argument("--batches", type=_positive(int), default=10)
-    p.add_argument("--batch-size", type=_positive(int), default=10000)
+    p.add_argument("--edge-factor", type=positive(int), default=16)
+    p.add_argument("--batches", type=positive(int), default=10)
+    p.add_argument("--batch-size", type=positive(int), default=10000)
     p.add_argument("--delete-fraction", type=float, default=0.5)
     p.add_argument("--queries", type=_queries, default=list(KINDS),
                    help="comma-separated subset of " + ",".join(KINDS))
     p.add_argument("--mode", choices=("incremental", "recompute"), default="incremental",
                    help="mode of the tracked queries (default incremental)")
     p.add_argument("--alpha", type=float, default=0.85, help="PageRank damping factor")
-    p.add_argument("--tol", type=_positive(float), default=1e-6,
+    p.add_argument("--tol", type=positive(float), default=1e-6,
                    help="PageRank L1 tolerance, engine and baseline alike (default 1e-6)")
     p.add_argument("--ingest-rows", type=int, default=None,
                    help="rows of the ingestion batch (default min(1000000, edge_factor * "
@@ -132,138 +113,14 @@ def parse_args(argv=None):
     return args
 
 
-# ---------------------------------------------------------------------------
-# machine
-# ---------------------------------------------------------------------------
-
 def machine_info():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = os.cpu_count()
-    return {
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "usable_cpus": usable,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "pandas": pd.__version__,
-        "cugraph_stream": cgs.__version__,
-    }
-
-
-# ---------------------------------------------------------------------------
-# baseline: CSR from the snapshot's arrays, then SciPy
-# ---------------------------------------------------------------------------
-
-class Baseline:
-    """Recompute one query from scratch on every snapshot, timing each step."""
-
-    def __init__(self, kind, source, alpha, tol):
-        self.kind = kind
-        self.source = source
-        self.alpha = alpha
-        self.tol = tol
-        self._prev = None  # (vertices, ranks) of the previous snapshot (warm start)
-
-    def run(self, snapshot):
-        src, dst, w = snapshot.coo()  # arrays of the snapshot: not timed
-        n = snapshot.num_vertices
-        vertices = snapshot.vertices()
-        out = {}
-        if self.kind == "pagerank":
-            t0 = perf_counter()
-            op = pagerank_operator(src, dst, n)
-            out["csr_s"] = perf_counter() - t0
-            t0 = perf_counter()
-            cold = reference_pagerank(op, alpha=self.alpha, tol=self.tol)
-            out["algo_s"] = perf_counter() - t0
-            out["iterations"] = cold["iterations"]
-            if self._prev is not None:
-                t0 = perf_counter()
-                x0 = np.full(n, 1.0 / n)
-                prev_v, prev_x = self._prev
-                pos = np.minimum(np.searchsorted(vertices, prev_v), n - 1)
-                hit = vertices[pos] == prev_v
-                x0[pos[hit]] = prev_x[hit]
-                warm = reference_pagerank(op, alpha=self.alpha, tol=self.tol, x0=x0)
-                out["warm_algo_s"] = perf_counter() - t0
-                out["warm_iterations"] = warm["iterations"]
-                out["warm_s"] = out["csr_s"] + out["warm_algo_s"]
-            else:
-                warm = cold
-            self._prev = (vertices.copy(), warm["pagerank"])
-            out["reference"] = cold
-        else:
-            s = int(np.searchsorted(vertices, self.source)) if self.source is not None else None
-            t0 = perf_counter()
-            csr = scipy.sparse.csr_matrix((w, (src, dst)), shape=(n, n))
-            out["csr_s"] = perf_counter() - t0
-            t0 = perf_counter()
-            if self.kind == "sssp":
-                dist, pred = dijkstra(csr, directed=True, indices=s, return_predecessors=True)
-                out["algo_s"] = perf_counter() - t0
-                out["reference"] = {"distance": dist, "predecessor": pred}
-            elif self.kind == "bfs":
-                order, pred = breadth_first_order(csr, s, directed=True,
-                                                  return_predecessors=True)
-                out["algo_s"] = perf_counter() - t0
-                # Levels from the BFS tree (SciPy gives no distances): not timed.
-                out["reference"] = {"distance": bfs_levels(order, pred, n)}
-            else:
-                _, labels = connected_components(csr, directed=True, connection="weak")
-                out["algo_s"] = perf_counter() - t0
-                out["reference"] = {"component": labels}
-        out["baseline_s"] = out["csr_s"] + out["algo_s"]
-        return out
+    """This machine and the versions of the packages the run uses."""
+    return {**_machine(), **versions(("numpy", "scipy", "pandas", "cugraph_stream"))}
 
 
 # ---------------------------------------------------------------------------
 # one query kind over the whole stream
 # ---------------------------------------------------------------------------
-
-def _make_query(kind, source, args):
-    mode = args.mode
-    if kind == "sssp":
-        return cgs.SSSP(source=source, mode=mode)
-    if kind == "bfs":
-        return cgs.BFS(source=source, mode=mode)
-    if kind == "wcc":
-        return cgs.WCC(mode=mode)
-    return cgs.PageRank(alpha=args.alpha, tol=args.tol, mode=mode)
-
-
-def _progress(iterable, total, desc, disabled):
-    if disabled:
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return iterable
-    return tqdm(iterable, total=total, desc=desc, unit="batch", leave=False,
-                file=sys.stderr, disable=None)
-
-
-def _write(line):
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        print(line, flush=True)
-    else:
-        tqdm.write(line, file=sys.stdout)
-        sys.stdout.flush()
-
 
 _HEADER = (f"{'query':<9} {'batch':>5} {'rows':>7} {'apply ms':>10} {'baseline ms':>12} "
            f"{'speedup':>8} {'csr ms':>8} {'edges scanned':>14} {'check':>6}")
@@ -287,21 +144,21 @@ def run_kind(kind, stream, snapshot0, source, args, check_store=False):
                                       weight_dtype="float32")
     build_s = perf_counter() - t0
     t0 = perf_counter()
-    q = g.track(_make_query(kind, source, args))
+    q = g.track(make_query(kind, source, args.mode, args.alpha, args.tol))
     track_s = perf_counter() - t0
     src = None if kind in ("wcc", "pagerank") else source
 
     snapshot = snapshot0.copy()
-    baseline = Baseline(kind, src, args.alpha, args.tol)
+    baseline = SciPyBaseline(kind, src, args.alpha, args.tol)
     first = baseline.run(snapshot)
     problems0 = check_result(kind, q.result(), snapshot, source=src, alpha=args.alpha,
                              tol=args.tol, reference=first.pop("reference"))
     record = {"kind": kind, "build_s": build_s, "track_s": track_s,
               "initial": {**first, "problems": problems0}, "batches": []}
     if problems0:
-        _write(f"{kind}: initial result differs from the baseline: {problems0}")
-    _write(_HEADER)
-    for i, batch in enumerate(_progress(stream, len(stream), kind, args.no_progress)):
+        write(f"{kind}: initial result differs from the baseline: {problems0}")
+    write(_HEADER)
+    for i, batch in enumerate(progress(stream, len(stream), kind, args.no_progress)):
         t0 = perf_counter()
         report = g.apply(batch, source="src", destination="dst", weight="weight", op="op")
         apply_s = perf_counter() - t0
@@ -318,14 +175,14 @@ def run_kind(kind, stream, snapshot0, source, args, check_store=False):
         if kind == "pagerank":
             row["reference_error"] = float(reference["error"])
         record["batches"].append(row)
-        _write(_line(kind, i, row))
+        write(_line(kind, i, row))
         for p in problems:
-            _write(f"    MISMATCH {kind} batch {i}: {p}")
+            write(f"    MISMATCH {kind} batch {i}: {p}")
     if check_store:
         t0 = perf_counter()
         record["edges_problems"] = check_edges(g.edges(), snapshot)
         for p in record["edges_problems"]:
-            _write(f"    MISMATCH edges(): {p}")
+            write(f"    MISMATCH edges(): {p}")
         record["edges_check_s"] = perf_counter() - t0
     g.untrack(q)
     return g, record
@@ -384,14 +241,14 @@ def summarize(records, num_edges):
 
 def markdown(summary, machine, config, ingest):
     lines = [
-        f"R-MAT scale {config['scale']}, edge factor {config['edge_factor']}: "
-        f"{config['num_vertices']} vertices, {config['num_edges']} edges in G0; "
-        f"{config['batches']} batches x {config['batch_size']} rows "
-        f"({config['delete_fraction']:.0%} deletions); mode {config['mode']}",
+        (f"R-MAT scale {config['scale']}, edge factor {config['edge_factor']}: "
+         f"{config['num_vertices']} vertices, {config['num_edges']} edges in G0; "
+         f"{config['batches']} batches x {config['batch_size']} rows "
+         f"({config['delete_fraction']:.0%} deletions); mode {config['mode']}"),
         "",
-        "| query | mean apply (ms) | mean baseline (ms) | of which CSR build (ms) "
-        "| speedup (baseline/apply) | median apply / baseline (ms) "
-        "| edges scanned / batch | scanned / \\|E\\| | check |",
+        ("| query | mean apply (ms) | mean baseline (ms) | of which CSR build (ms) "
+         "| speedup (baseline/apply) | median apply / baseline (ms) "
+         "| edges scanned / batch | scanned / \\|E\\| | check |"),
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in summary:
@@ -402,10 +259,10 @@ def markdown(summary, machine, config, ingest):
             f"{r['edges_scanned']:,.0f} | "
             f"{r['scanned_fraction']:.3f} | {'OK' if r['ok'] else 'MISMATCH'} |")
     if ingest:
-        lines += ["", f"Ingestion: one batch of {ingest['rows']:,} insert rows, no query "
-                      f"tracked: {ingest['apply_s']:.2f} s = {ingest['rows_per_s']:,.0f} "
-                      f"updates/s ({ingest['inserted']:,} new edges, "
-                      f"{ingest['weight_updated']:,} weight updates)."]
+        lines += ["", (f"Ingestion: one batch of {ingest['rows']:,} insert rows, no query "
+                       f"tracked: {ingest['apply_s']:.2f} s = {ingest['rows_per_s']:,.0f} "
+                       f"updates/s ({ingest['inserted']:,} new edges, "
+                       f"{ingest['weight_updated']:,} weight updates).")]
     lines += ["", f"Initial build (from_edgelist, {config['num_edges']:,} edges): "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in config["build_s"].items())]
     lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in machine.items())]
@@ -467,21 +324,13 @@ def main(argv=None):
     with open(args.out, "w") as f:
         json.dump({"config": config, "machine": machine, "summary": summary,
                    "ingestion": ingest, "runs": records, "markdown": table,
-                   "ok": not failed}, f, indent=1, default=_json_default)
+                   "ok": not failed}, f, indent=1, default=json_default)
     print(f"\nfigures written to {args.out}")
     if failed:
         print(f"FAILED: results differ from the SciPy baseline for {', '.join(failed)}",
               file=sys.stderr)
         return 1
     return 0
-
-
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
 
 
 if __name__ == "__main__":

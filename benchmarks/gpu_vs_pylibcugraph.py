@@ -24,22 +24,12 @@ import argparse
 import json
 import platform
 import sys
-import time
 
 import numpy as np
 
-
-def _sync():
-    import cupy
-    cupy.cuda.get_current_stream().synchronize()
-
-
-def _timed(fn):
-    _sync()
-    t0 = time.perf_counter()
-    out = fn()
-    _sync()
-    return out, time.perf_counter() - t0
+from .common import timed
+from .pylibcugraph_baseline import PylibcugraphBaseline, warm_up_gpu_engine
+from .pylibcugraph_baseline import to_device_frame as to_frame
 
 
 def make_stream(cp, edges, batches, batch_size, seed):
@@ -66,65 +56,6 @@ def make_stream(cp, edges, batches, batch_size, seed):
         mask[r] = o == 1
         masks.append(mask)
     return (src, dst, w), initial, out, masks
-
-
-def to_frame(columns):
-    try:
-        import cudf
-    except ImportError:
-        return columns
-    return cudf.DataFrame(columns)
-
-
-class Baseline:
-    """pylibcugraph on one snapshot (graph construction not timed)."""
-
-    def __init__(self, plc, cp):
-        self.plc, self.cp = plc, cp
-        self.handle = plc.ResourceHandle()
-        self.vertices = None
-        self.previous_ranks = None
-
-    def graph(self, src, dst, w, symmetric=False, transposed=False):
-        plc = self.plc
-        props = plc.GraphProperties(is_symmetric=symmetric, is_multigraph=False)
-        # SGGraph reads its input arrays in place: keep them alive as long as the graph
-        self.inputs = (src, dst, w)
-        return plc.SGGraph(resource_handle=self.handle, graph_properties=props, src_or_offset_array=src,
-                           dst_or_index_array=dst, weight_array=w, store_transposed=transposed, renumber=True,
-                           do_expensive_check=False, vertices_array=self.vertices)
-
-    def run(self, kind, src, dst, w, source, vertices):
-        """Recompute ``kind`` on the snapshot; ``vertices`` lists every vertex of
-        the engine's graph now (isolated ones count for PageRank; cuGraph needs
-        every edge endpoint listed)."""
-        plc, cp = self.plc, self.cp
-        self.vertices = vertices
-        if kind == "sssp":
-            g = self.graph(src, dst, w)
-            (v, d, _), t = _timed(lambda: plc.sssp(self.handle, g, source, np.inf, True, False))
-            return {"vertex": v, "distance": d}, t
-        if kind == "bfs":
-            g = self.graph(src, dst, None)
-            start = cp.asarray([source], dtype=src.dtype)
-            (d, _, v), t = _timed(lambda: plc.bfs(self.handle, g, start, False, -1, True, False))
-            return {"vertex": v, "distance": d}, t
-        if kind == "wcc":
-            key = cp.unique(cp.concatenate((cp.minimum(src, dst) * (2 ** 31) + cp.maximum(src, dst),)))
-            a, b = key // (2 ** 31), key % (2 ** 31)
-            loops = a == b
-            g = self.graph(cp.concatenate((a, b[~loops])), cp.concatenate((b, a[~loops])), None, symmetric=True)
-            (v, labels), t = _timed(lambda: plc.weakly_connected_components(self.handle, g, None, None, None,
-                                                                            None, False))
-            return {"vertex": v, "labels": labels}, t
-        if kind == "pagerank":
-            g = self.graph(src, dst, None, transposed=True)
-            guess_v, guess_r = self.previous_ranks if self.previous_ranks else (None, None)
-            (v, r), t = _timed(lambda: plc.pagerank(self.handle, g, None, None, guess_v, guess_r, 0.85, 1e-6,
-                                                     500, False))
-            self.previous_ranks = (v, r)
-            return {"vertex": v, "pagerank": r}, t
-        raise ValueError(kind)
 
 
 def cross_check(kind, engine, base, tol):
@@ -169,20 +100,6 @@ def cross_check(kind, engine, base, tol):
     return None
 
 
-def warm_up(cgs, cp):
-    """Compile every kernel the runs use (NVRTC, once per process) before timing."""
-    import pandas as pd
-
-    edges = pd.DataFrame({"src": [0, 1, 2, 2], "dst": [1, 2, 0, 3], "weight": [1.0, 2.0, 1.0, 1.0]})
-    g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend="gpu")
-    for query in (cgs.SSSP(0), cgs.BFS(0), cgs.WCC(), cgs.PageRank()):
-        g.track(query)
-    g.apply(pd.DataFrame({"src": [0, 3, 1], "dst": [2, 0, 2], "weight": [1.0, 1.0, None],
-                          "op": ["insert", "insert", "delete"]}), weight="weight")
-    g.remove_vertices([3])
-    cp.cuda.get_current_stream().synchronize()
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=22)
@@ -209,11 +126,11 @@ def main(argv=None):
     if args.no_baseline:
         plc = None
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    warm_up(cgs, cp)
+    warm_up_gpu_engine(cgs)
     print(f"device: {device}; pylibcugraph: {getattr(plc, '__version__', 'not used')}", flush=True)
 
-    (edges, t_gen) = _timed(lambda: rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend="gpu"))
-    (all_edges, initial, batches, masks), t_stream = _timed(
+    (edges, t_gen) = timed(lambda: rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend="gpu"))
+    (all_edges, initial, batches, masks), _ = timed(
         lambda: make_stream(cp, edges, args.batches, args.batch_size, args.seed + 1))
     src, dst, w = all_edges
     print(f"R-MAT scale {args.scale}: {int(src.size)} edges (generated in {t_gen:.2f} s); "
@@ -224,20 +141,20 @@ def main(argv=None):
     results = {"device": device, "args": vars(args), "queries": {}}
     failures = []
     for kind in args.queries.split(","):
-        g, t_build = _timed(lambda: cgs.StreamGraph.from_edgelist(to_frame(initial), weight="weight",
-                                                                   backend="gpu"))
-        q, t_track = _timed(lambda: g.track(makers[kind]()))
-        baseline = Baseline(plc, cp) if plc else None
+        g, t_build = timed(lambda: cgs.StreamGraph.from_edgelist(to_frame(initial), weight="weight",
+                                                                  backend="gpu"))
+        q, t_track = timed(lambda g=g, kind=kind: g.track(makers[kind]()))
+        baseline = PylibcugraphBaseline(plc, cp, epsilon=args.tol) if plc else None
         if baseline is not None and kind == "pagerank":     # warm start from G0's ranks
             try:
                 baseline.run(kind, initial["src"], initial["dst"], initial["weight"], source,
                              cp.array(g.vertices().values, copy=True))
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001  (pylibcugraph raises many types)
                 print("baseline warm-up failed:", error, flush=True)
         rows = []
         for b, (batch, mask) in enumerate(zip(batches, masks)):
             frame = to_frame(batch)
-            report, t_apply = _timed(lambda: g.apply(frame, weight="weight"))
+            report, t_apply = timed(lambda g=g, frame=frame: g.apply(frame, weight="weight"))
             row = {"batch": b, "apply_s": t_apply, "report": report.to_dict()}
             if baseline is not None:
                 try:
@@ -245,7 +162,7 @@ def main(argv=None):
                                                 cp.array(g.vertices().values, copy=True))
                     row["baseline_s"] = t_base
                     problem = cross_check(kind, q.result(), base, args.tol)
-                except Exception as error:      # keep the engine's figures; report the baseline's fault
+                except Exception as error:  # noqa: BLE001  keep the engine's figures; report the baseline's fault
                     problem = f"baseline failed: {type(error).__name__}: {error}"
                 if problem:
                     failures.append(f"{kind} batch {b}: {problem}")
@@ -255,8 +172,8 @@ def main(argv=None):
                   + (f", pylibcugraph {1e3 * row['baseline_s']:.2f} ms" if "baseline_s" in row else "")
                   + f"  {report!r}", flush=True)
         apply_ms = 1e3 * np.mean([r["apply_s"] for r in rows])
-        timed = [r["baseline_s"] for r in rows if "baseline_s" in r]
-        base_ms = 1e3 * np.mean(timed) if timed else float("nan")
+        measured = [r["baseline_s"] for r in rows if "baseline_s" in r]
+        base_ms = 1e3 * np.mean(measured) if measured else float("nan")
         results["queries"][kind] = {"build_s": t_build, "track_s": t_track, "batches": rows,
                                     "mean_apply_ms": apply_ms, "mean_baseline_ms": base_ms}
         del g, q
@@ -270,7 +187,7 @@ def main(argv=None):
                           "dst": rng.randint(0, n, args.ingest_rows, dtype=cp.int64),
                           "weight": rng.uniform(1, 64, args.ingest_rows).astype(cp.float32),
                           "op": cp.ones(args.ingest_rows, dtype=cp.int8)})
-        report, t = _timed(lambda: g.apply(batch, weight="weight"))
+        report, t = timed(lambda: g.apply(batch, weight="weight"))
         results["ingest"] = {"rows": args.ingest_rows, "seconds": t, "updates_per_s": args.ingest_rows / t,
                              "report": report.to_dict()}
         print(f"ingest: {args.ingest_rows} rows in {1e3 * t:.1f} ms = {args.ingest_rows / t / 1e6:.1f}M updates/s "

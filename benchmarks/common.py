@@ -1,0 +1,222 @@
+"""What every benchmark script shares: the machine and package versions, progress
+output, argument types, memory figures, device timing and JSON encoding."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import sys
+from time import perf_counter
+
+import numpy as np
+
+#: modules whose version a run records when it has imported them
+VERSIONED_MODULES = ("numpy", "scipy", "pandas", "pyarrow", "cugraph_stream", "networkit",
+                     "cupy", "cudf", "pylibcugraph", "rmm", "tqdm", "matplotlib")
+
+
+# ---------------------------------------------------------------------------
+# machine and versions
+# ---------------------------------------------------------------------------
+
+def machine_info():
+    """Platform, CPU model and count, memory, load and Python version of this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count()
+    info = {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "usable_cpus": usable,
+        "memory_bytes": _total_memory(),
+        "python": platform.python_version(),
+    }
+    if hasattr(os, "getloadavg"):
+        info["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    return info
+
+
+def _total_memory():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def versions(modules=VERSIONED_MODULES):
+    """``{module: version}`` of the listed modules this process has imported."""
+    out = {}
+    for name in modules:
+        module = sys.modules.get(name)
+        if module is not None:
+            out[name] = str(getattr(module, "__version__", "unknown"))
+    return out
+
+
+def gpu_info():
+    """Name, memory and driver/runtime versions of the current CUDA device, or None."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return None
+    try:
+        device = cupy.cuda.Device()
+        props = cupy.cuda.runtime.getDeviceProperties(device.id)
+        return {
+            "name": props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"]),
+            "memory_bytes": int(props["totalGlobalMem"]),
+            "driver_version": cupy.cuda.runtime.driverGetVersion(),
+            "runtime_version": cupy.cuda.runtime.runtimeGetVersion(),
+        }
+    except RuntimeError as error:  # no device, or a driver fault (CUDARuntimeError): say so
+        return {"error": f"{type(error).__name__}: {error}"}
+
+
+# ---------------------------------------------------------------------------
+# memory
+# ---------------------------------------------------------------------------
+
+def peak_rss_bytes():
+    """Peak resident set size of this process so far (``getrusage``)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024
+
+
+def current_rss_bytes():
+    """Resident set size of this process now (Linux ``/proc``), or None."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def gpu_pool_bytes():
+    """Bytes held by CuPy's default memory pool (its high-water mark while no
+    block is freed back to the device), or None without CuPy."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        return None
+    return int(cupy.get_default_memory_pool().total_bytes())
+
+
+# ---------------------------------------------------------------------------
+# timing
+# ---------------------------------------------------------------------------
+
+def sync_device():
+    """Wait for the current CUDA stream when CuPy is in use (no-op otherwise)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.cuda.get_current_stream().synchronize()
+
+
+def timed(fn):
+    """``(fn(), seconds)``, the device synchronised before and after."""
+    sync_device()
+    t0 = perf_counter()
+    out = fn()
+    sync_device()
+    return out, perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------
+# progress and output
+# ---------------------------------------------------------------------------
+
+def progress(iterable, total, desc, disabled, unit="batch"):
+    """A tqdm progress bar on stderr over ``iterable`` (plain iterable when disabled)."""
+    if disabled:
+        return iterable
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, total=total, desc=desc, unit=unit, leave=False,
+                file=sys.stderr, disable=None)
+
+
+def write(line):
+    """Print a line without breaking an active tqdm bar."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        print(line, flush=True)
+    else:
+        tqdm.write(line, file=sys.stdout)
+        sys.stdout.flush()
+
+
+def json_default(obj):
+    """``json.dump`` hook for NumPy scalars and arrays."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# queries
+# ---------------------------------------------------------------------------
+
+def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6):
+    """The cugraph_stream query object of ``kind`` ("sssp", "bfs", "wcc", "pagerank")."""
+    import cugraph_stream as cgs
+
+    if kind == "sssp":
+        return cgs.SSSP(source=source, mode=mode)
+    if kind == "bfs":
+        return cgs.BFS(source=source, mode=mode)
+    if kind == "wcc":
+        return cgs.WCC(mode=mode)
+    if kind == "pagerank":
+        return cgs.PageRank(alpha=alpha, tol=tol, mode=mode)
+    raise ValueError(f"kind: unknown query kind {kind!r}")
+
+
+# ---------------------------------------------------------------------------
+# argument types
+# ---------------------------------------------------------------------------
+
+def positive(kind):
+    """argparse type: a positive ``kind`` (int or float)."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def choice_list(allowed, what):
+    """argparse type: a comma-separated, de-duplicated subset of ``allowed``."""
+    def parse(text):
+        items = [k.strip().lower() for k in text.split(",") if k.strip()]
+        bad = [k for k in items if k not in allowed]
+        if bad or not items:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {bad}; choose from {','.join(allowed)}")
+        return list(dict.fromkeys(items))
+    parse.__name__ = what
+    return parse

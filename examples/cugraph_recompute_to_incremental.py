@@ -34,9 +34,9 @@ def main():
     args = parser.parse_args()
 
     stream = mixed_stream(rmat(args.scale, seed=1), args.batches, args.batch_size, seed=1)
-    edges = cudf.DataFrame.from_pandas(stream.initial)
+    edges = cudf.from_pandas(stream.initial)
     source = int(stream.initial["src"].value_counts().index[0])
-    batches = [cudf.DataFrame.from_pandas(b) for b in stream]
+    batches = [cudf.from_pandas(b) for b in stream]
 
     # before: rebuild and recompute after every batch
     G = cugraph.Graph(directed=True)

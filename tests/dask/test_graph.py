@@ -268,7 +268,7 @@ def test_one_engine_per_gpu_under_dask_cuda():
     sources = _sources(stream.initial, 8)
     with dask_cuda.LocalCUDACluster(dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
-        g = DistributedStreamGraph.from_edgelist(cudf.DataFrame.from_pandas(stream.initial),
+        g = DistributedStreamGraph.from_edgelist(cudf.from_pandas(stream.initial),
                                                  weight="weight", client=client, backend="gpu")
         assert {d["backend"] for d in g.describe().values()} == {"gpu"}
         local = cgs.StreamGraph.from_edgelist(stream.initial, weight="weight")
@@ -277,11 +277,11 @@ def test_one_engine_per_gpu_under_dask_cuda():
             [local.track(cgs.WCC())]
         snapshot = EdgeSnapshot.from_frame(stream.initial, weight="weight")
         for batch in stream[:2]:
-            g.apply(cudf.DataFrame.from_pandas(batch), weight="weight")
+            g.apply(cudf.from_pandas(batch), weight="weight")
             local.apply(batch, weight="weight")
             snapshot.apply(batch, weight="weight")
         rest = pd.concat(stream[2:], ignore_index=True)
-        ddf = dd.from_pandas(cudf.DataFrame.from_pandas(rest), npartitions=2, sort=False)
+        ddf = dd.from_pandas(cudf.from_pandas(rest), npartitions=2, sort=False)
         assert isinstance(ddf, dask_cudf.DataFrame) or \
             type(ddf._meta).__module__.split(".")[0] == "cudf"
         assert len(g.apply_stream(ddf, weight="weight", progress=False)) == ddf.npartitions

@@ -108,12 +108,15 @@ def current_rss_bytes():
 
 
 def gpu_pool_bytes():
-    """Bytes held by CuPy's default memory pool (its high-water mark while no
-    block is freed back to the device), or None without CuPy."""
+    """Bytes held by CuPy's default memory pool and the engines' pool (their
+    high-water mark while no block is freed back to the device), or None
+    without CuPy."""
     cupy = sys.modules.get("cupy")
     if cupy is None:
         return None
-    return int(cupy.get_default_memory_pool().total_bytes())
+    from cugraph_stream.backends.gpu import engine_memory_pool
+
+    return int(cupy.get_default_memory_pool().total_bytes() + engine_memory_pool().total_bytes())
 
 
 # ---------------------------------------------------------------------------

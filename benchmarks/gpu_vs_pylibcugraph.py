@@ -27,6 +27,8 @@ import sys
 
 import numpy as np
 
+from cugraph_stream.backends.gpu import engine_memory_pool
+
 from .common import timed
 from .pylibcugraph_baseline import PylibcugraphBaseline, warm_up_gpu_engine
 from .pylibcugraph_baseline import to_device_frame as to_frame
@@ -178,6 +180,7 @@ def main(argv=None):
                                     "mean_apply_ms": apply_ms, "mean_baseline_ms": base_ms}
         del g, q
         cp.get_default_memory_pool().free_all_blocks()
+        engine_memory_pool().free_all_blocks()
 
     if args.ingest_rows:
         g = cgs.StreamGraph.from_edgelist(to_frame(initial), weight="weight", backend="gpu")

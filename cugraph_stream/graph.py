@@ -1,6 +1,8 @@
 """``StreamGraph``: a graph that changes in batches, with standing queries kept current."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .backends import get_backend
@@ -12,6 +14,15 @@ from .report import BatchReport
 
 #: memory placements of the adjacency (see :class:`StreamGraph`)
 PLACEMENTS = ("device", "host")
+
+
+def _in_allocation_scope(method):
+    """Run a method that computes on the engine's device inside the backend's allocation scope."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._ops.allocation_scope():
+            return method(self, *args, **kwargs)
+    return wrapper
 
 
 class StreamGraph:
@@ -57,7 +68,8 @@ class StreamGraph:
         if placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {list(PLACEMENTS)}, got {placement!r}")
         self._ops = get_backend(backend)
-        self._store = GraphStore(self._ops, directed, dtype, placement=placement)
+        with self._ops.allocation_scope():
+            self._store = GraphStore(self._ops, directed, dtype, placement=placement)
         self._queries = []
         self.last_report = None
 
@@ -116,6 +128,7 @@ class StreamGraph:
                 f"edges={self.number_of_edges()}, queries={len(self._queries)})")
 
     # --------------------------------------------------------------- queries
+    @_in_allocation_scope
     def track(self, query):
         """Start maintaining ``query``; computes it from scratch and returns it."""
         if query.needs_nonnegative_weights:
@@ -137,6 +150,7 @@ class StreamGraph:
         query._detach()
 
     # --------------------------------------------------------------- updates
+    @_in_allocation_scope
     def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
         """Apply a batch of edge updates; every tracked query is current on return.
 
@@ -237,6 +251,7 @@ class StreamGraph:
         ids = np.asarray(ids.to_numpy() if hasattr(ids, "to_numpy") else ids)
         return parse_ids(ids.reshape(-1), None, "ids")
 
+    @_in_allocation_scope
     def add_vertices(self, ids):
         """Add isolated vertices; ids already in the graph are left as they are."""
         ops, xp, store = self._ops, self._ops.xp, self._store
@@ -249,6 +264,7 @@ class StreamGraph:
         report.times["store"] = ops.now() - t0
         return self._update_queries(delta, report)
 
+    @_in_allocation_scope
     def remove_vertices(self, ids):
         """Remove vertices and all their edges.
 
@@ -443,7 +459,7 @@ class StreamGraph:
         cudf = _import_optional("cudf", "StreamGraph.to_cugraph")
         edges = self.edges()
         if not type(edges).__module__.startswith("cudf"):
-            edges = cudf.DataFrame.from_pandas(edges)
+            edges = cudf.from_pandas(edges)
         G = cugraph.Graph(directed=self.directed)
         kwargs = {}
         endpoints = cudf.concat([edges["src"], edges["dst"]]).nunique() if len(edges) else 0

@@ -26,6 +26,7 @@ Conventions shared by every operator:
 from __future__ import annotations
 
 import abc
+import contextlib
 import time
 
 
@@ -56,6 +57,11 @@ class Backend(abc.ABC):
         backend's own memory.  On a backend whose device is the host the two
         are the same.
         """
+
+    def allocation_scope(self):
+        """A context in which the engine's arrays are allocated (entered once per
+        public call, not per array); the default uses the current allocator."""
+        return contextlib.nullcontext()
 
     def synchronize(self):
         """Wait for queued device work (no-op on synchronous devices)."""

@@ -242,8 +242,17 @@ class StreamGraph:
                              f"at row {row}, but {strict[0].name} needs non-negative weights")
 
     def _update_queries(self, delta, report):
+        store = self._store
+        if store.reads is not None:
+            store.reads.reset()
         for query in self._queries:
             report.add_query(query._update(delta))
+        if store.reads is not None:
+            reads = store.reads.totals()
+            report.host_edges_read, report.host_bytes = reads["host_edges"], reads["host_bytes"]
+        if self._ops.has_device_memory:
+            report.device_memory_bytes = store.device_memory_bytes() + sum(
+                q.engine.memory_bytes() for q in self._queries)
         self.last_report = report
         return report
 

@@ -35,7 +35,16 @@ class BatchReport:
         insert then a delete of a new edge).
     new_vertices, removed_vertices : int
     invalidated, activated, edges_scanned : int
-        Totals over the tracked queries (see ``queries``).
+        Totals over the tracked queries (see ``queries``); ``edges_scanned``
+        counts the adjacency entries the queries read.
+    host_edges_read, host_bytes : int
+        With placement ``"host"``: the entries read from host memory, and
+        the bytes requested from it, counted in whole 128-byte transactions
+        per list read (neighbours, plus weights where the query reads them).
+        0 with placement ``"device"``.
+    device_memory_bytes : int
+        Device memory held by the graph store and the tracked queries' state
+        (0 on the CPU backend).
     times : dict
         Wall seconds per phase: ``validate``, ``reduce``, ``store``, and
         ``<query>:correct`` / ``<query>:compute`` per tracked query.
@@ -59,6 +68,9 @@ class BatchReport:
     invalidated: int = 0
     activated: int = 0
     edges_scanned: int = 0
+    host_edges_read: int = 0
+    host_bytes: int = 0
+    device_memory_bytes: int = 0
     times: dict = field(default_factory=dict)
     queries: list = field(default_factory=list)
 

@@ -435,3 +435,25 @@ def test_host_placement_keeps_the_adjacency_in_pinned_host_memory():
     result = result.to_pandas() if hasattr(result, "to_pandas") else result
     unreachable = float(np.finfo(np.float32).max)
     assert result["distance"].tolist() == [0.0, unreachable, 0.5, unreachable]
+
+
+def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
+    edges = pd.DataFrame({"src": [0, 1, 2, 0], "dst": [1, 2, 3, 3], "w": [1.0, 1.0, 1.0, 10.0]})
+    g = cgs.StreamGraph.from_edgelist(edges, weight="w", backend=backend, placement="host")
+    g.track(cgs.SSSP(source=0))
+    report = apply(g, [dele(1, 2)])
+    # 2 and 3 are invalidated: their out-lists are scanned for children (3's
+    # is empty; 2's holds one entry, neighbours only: one 128-byte
+    # transaction), their in-lists re-seed them (2's is empty; 3's holds 2
+    # and 0, neighbours and weights: two transactions); 3 then pushes along
+    # its empty out-list.
+    assert (report.host_edges_read, report.host_bytes) == (3, 3 * 128)
+    assert report.edges_scanned >= report.host_edges_read
+    assert (report.device_memory_bytes > 0) == (backend == "gpu")
+
+
+def test_device_placement_reads_nothing_from_host_memory():
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+    g.track(cgs.BFS(source=0))
+    report = apply(g, [dele(0, 1)])
+    assert report.edges_scanned > 0 and (report.host_edges_read, report.host_bytes) == (0, 0)

@@ -39,6 +39,9 @@ class Backend(abc.ABC):
     #: the array namespace (``numpy`` or ``cupy``)
     xp = None
 
+    #: whether the arrays live in device memory apart from host memory
+    has_device_memory = False
+
     # ------------------------------------------------------------------ memory
     @abc.abstractmethod
     def asarray(self, array, dtype=None):

@@ -43,6 +43,7 @@ class GPUBackend(Backend):
     """Operators on CuPy arrays in GPU memory (see the module docstring)."""
 
     name = "gpu"
+    has_device_memory = True
 
     @classmethod
     def unavailable_reason(cls):

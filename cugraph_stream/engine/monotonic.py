@@ -162,8 +162,11 @@ class MonotonicEngine:
         if seeds.size:
             invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
             self._reset(invalidated)
+            for adj in self.push_adjacencies:
+                self.store.record_reads(adj, invalidated, reads_weights=False)
             for adj in self.pull_adjacencies:
                 work.edges_scanned += ops.pull(adj, invalidated, self.value, self.parent, rule)
+                self.store.record_reads(adj, invalidated, reads_weights=rule.uses_weights)
         if delta.removed_vertices.size:
             self._reset(delta.removed_vertices)
         work.invalidated = int(invalidated.size)
@@ -187,6 +190,8 @@ class MonotonicEngine:
         activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value, self.parent,
                                                   self.rule)
         self._touched.append(activated)
+        for adj in self.push_adjacencies:
+            self.store.record_reads(adj, activated, reads_weights=self.rule.uses_weights)
         self._frontier = activated[:0]
         self._record_changes()
         return Work(activated=int(activated.size), edges_scanned=edges_read)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .adjacency import Adjacency
+from .cache import ReadCounters
 from .hash_index import EdgeIndex, arc_key
 from .reduce import ReducedBatch
 from .vertices import VertexTable
@@ -75,6 +76,8 @@ class GraphStore:
                     else self.out)
         self.index = EdgeIndex(ops, placement=placement)
         self.num_edges = 0
+        # what the queries read from host memory, counted where the adjacency lives there
+        self.reads = ReadCounters(ops) if placement != "device" else None
 
     @property
     def num_vertices(self):
@@ -258,9 +261,23 @@ class GraphStore:
             u, v, w = u[keep], v[keep], w[keep]
         return u, v, w
 
+    def record_reads(self, adj, vertices, reads_weights):
+        """Count a read of the whole lists of ``vertices`` in ``adj`` (see ``ReadCounters``)."""
+        if self.reads is not None:
+            self.reads.add(vertices, adj, reads_weights=reads_weights)
+
     def memory_bytes(self):
         held = self.out.memory_bytes() + self.index.memory_bytes() + self.vertices.memory_bytes()
         return held + (self.inn.memory_bytes() if self.directed else 0)
+
+    def device_memory_bytes(self):
+        """Bytes of :meth:`memory_bytes` held in device memory (all of it with
+        placement ``"device"``; the per-vertex arrays with ``"host"``)."""
+        if self.placement == "device":
+            return self.memory_bytes()
+        adjacencies = (self.out, self.inn) if self.directed else (self.out,)
+        per_vertex = sum(self.ops.memory_bytes(a.start, a.degree, a.capacity) for a in adjacencies)
+        return per_vertex + self.vertices.memory_bytes()
 
     def check_consistency(self):
         """Raise ``RuntimeError`` if an internal invariant is broken (a debugging aid)."""

@@ -6,14 +6,19 @@ import functools
 import numpy as np
 
 from .backends import get_backend
+from .engine.cache import DEFAULT_CHUNK_BYTES
+from .engine.hotness import DEFAULT_TAU
+from .engine.placement import PLACEMENTS, choose_placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .frame.batch import INSERT, array_module, parse_ids, read_rows
+from .frame.columns import num_rows
 from .frame.output import make_frame
 from .report import BatchReport
 
-#: memory placements of the adjacency (see :class:`StreamGraph`)
-PLACEMENTS = ("device", "host")
+
+def _is_count(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
 def _in_allocation_scope(method):
@@ -37,13 +42,31 @@ class StreamGraph:
         Device of the engine.
     weight_dtype : {"float32", "float64"}
         dtype of edge weights and of weighted results.
-    placement : {"device", "host"}
+    placement : {"device", "host", "cached", "auto"}
         Where the adjacency (and the edge index) lives.  ``"device"``: in the
         backend's memory (GPU memory for ``backend="gpu"``).  ``"host"``: in
         pinned, page-aligned host memory that the GPU kernels read and patch
         in place over the interconnect (zero-copy), for graphs larger than GPU
         memory; per-vertex arrays (results, parents, offsets, degrees,
-        frontiers) stay on the GPU.  On the CPU backend both mean host memory.
+        frontiers) stay on the GPU.  ``"cached"``: ``"host"`` plus a cache
+        of the hottest neighbour lists (the lists read most over the last
+        ``tau`` batches that fit ``cache_budget`` bytes), refreshed before
+        each batch is computed and checked against the store by the tests;
+        for now only on the CPU backend, where it runs the cache's
+        bookkeeping and report figures while reads still come from the
+        store (the GPU kernels do not read the cache yet).  ``"auto"``:
+        ``"device"`` when the graph fits ``device_memory_budget`` bytes of
+        GPU memory, else ``"host"`` (decided when :meth:`from_edgelist`
+        builds the graph; an empty graph starts on the device).  On the CPU
+        backend all of them keep the graph in host memory.
+    cache_budget : int
+        Bytes of GPU memory for the cache (``placement="cached"``).
+    tau : int
+        Batches in the hotness window (``placement="cached"``; default 3).
+    chunk_bytes : int
+        Size of one cache chunk (default 32 MiB).
+    device_memory_budget : int
+        GPU memory the graph may use (``placement="auto"``).
 
     Examples
     --------
@@ -61,28 +84,53 @@ class StreamGraph:
     2       2  5.000000e-01            0
     """
 
-    def __init__(self, directed=True, backend="cpu", weight_dtype="float32", placement="device"):
+    def __init__(self, directed=True, backend="cpu", weight_dtype="float32", placement="device",
+                 cache_budget=None, tau=DEFAULT_TAU, chunk_bytes=DEFAULT_CHUNK_BYTES, device_memory_budget=None):
         dtype = np.dtype(weight_dtype)
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"weight_dtype must be float32 or float64, got {weight_dtype!r}")
         if placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {list(PLACEMENTS)}, got {placement!r}")
+        if placement == "cached" and not _is_count(cache_budget):
+            raise ValueError(f"placement='cached' needs cache_budget, a number of bytes >= 0, got {cache_budget!r}")
+        if placement == "auto" and not _is_count(device_memory_budget):
+            raise ValueError("placement='auto' needs device_memory_budget, a number of bytes >= 0, "
+                             f"got {device_memory_budget!r}")
+        if placement == "auto":
+            placement = "device"              # an empty graph fits; from_edgelist decides for a loaded one
         self._ops = get_backend(backend)
+        if placement == "cached" and self._ops.has_device_memory:
+            raise ValueError("placement='cached' is not available on the GPU backend yet (its kernels do not "
+                             "read the cache); use placement='host'")
         with self._ops.allocation_scope():
-            self._store = GraphStore(self._ops, directed, dtype, placement=placement)
+            self._store = GraphStore(self._ops, directed, dtype, placement=placement,
+                                     cache_budget=cache_budget or 0, tau=tau, chunk_bytes=chunk_bytes)
         self._queries = []
         self.last_report = None
 
     @classmethod
     def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
-                      backend="cpu", weight_dtype="float32", placement="device"):
+                      backend="cpu", weight_dtype="float32", placement="device", **memory):
         """Build a graph from an edge list (pandas DataFrame, pyarrow Table or dict of arrays).
 
         Rows are inserts applied in order: a repeated edge keeps its last weight.
-        Without ``weight``, every edge weighs 1.  Other arguments as in
-        :class:`StreamGraph`.
+        Without ``weight``, every edge weighs 1.  Other arguments (``memory``:
+        ``cache_budget``, ``tau``, ``chunk_bytes``, ``device_memory_budget``)
+        as in :class:`StreamGraph`; ``placement="auto"`` is decided here from
+        the edge list's size.
         """
-        graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement)
+        if placement == "auto":
+            budget = memory.get("device_memory_budget")
+            if not _is_count(budget):
+                raise ValueError("placement='auto' needs device_memory_budget, a number of bytes >= 0, "
+                                 f"got {budget!r}")
+            rows = num_rows(df)
+            footprint = device_footprint(2 * rows, rows, directed, weight_dtype)   # vertices: at most 2 per row
+            placement, cache_budget = choose_placement(footprint, budget)
+            if placement == "cached" and get_backend(backend).has_device_memory:
+                placement, cache_budget = "host", 0       # the GPU kernels do not read the cache yet
+            memory = dict(memory, cache_budget=cache_budget)
+        graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
         return graph
 
@@ -102,7 +150,8 @@ class StreamGraph:
 
     @property
     def placement(self):
-        """Where the adjacency lives: ``"device"`` or ``"host"``."""
+        """Where the adjacency lives: ``"device"``, ``"host"`` or ``"cached"``
+        (``"auto"`` resolved to one of them)."""
         return self._store.placement
 
     @property
@@ -242,14 +291,21 @@ class StreamGraph:
                              f"at row {row}, but {strict[0].name} needs non-negative weights")
 
     def _update_queries(self, delta, report):
-        store = self._store
+        store, ops = self._store, self._ops
+        load_bytes = 0
+        if store.cached:
+            t0 = ops.now()
+            load_bytes = sum(refresh.load_bytes for refresh in store.refresh_cache(delta))
+            report.times["cache"] = ops.now() - t0
         if store.reads is not None:
             store.reads.reset()
         for query in self._queries:
             report.add_query(query._update(delta))
         if store.reads is not None:
             reads = store.reads.totals()
-            report.host_edges_read, report.host_bytes = reads["host_edges"], reads["host_bytes"]
+            report.host_edges_read = reads["host_edges"]
+            report.host_bytes = reads["host_bytes"] + load_bytes
+            report.cache_hits, report.cache_hit_ratio = reads["cache_edges"], reads["hit_ratio"]
         if self._ops.has_device_memory:
             report.device_memory_bytes = store.device_memory_bytes() + sum(
                 q.engine.memory_bytes() for q in self._queries)

@@ -38,10 +38,14 @@ class BatchReport:
         Totals over the tracked queries (see ``queries``); ``edges_scanned``
         counts the adjacency entries the queries read.
     host_edges_read, host_bytes : int
-        With placement ``"host"``: the entries read from host memory, and
-        the bytes requested from it, counted in whole 128-byte transactions
-        per list read (neighbours, plus weights where the query reads them).
-        0 with placement ``"device"``.
+        With placement ``"host"`` or ``"cached"``: the entries the queries
+        read from host memory, and the bytes requested from it, counted in
+        whole 128-byte transactions per list read (neighbours, plus weights
+        where the query reads them), plus, with ``"cached"``, the transfers
+        that loaded lists into the cache.  0 with placement ``"device"``.
+    cache_hits, cache_hit_ratio : int, float
+        With ``"cached"``: entries served by the cache, and their share
+        of all entries read.  The cache's refresh time is ``times["cache"]``.
     device_memory_bytes : int
         Device memory held by the graph store and the tracked queries' state
         (0 on the CPU backend).
@@ -70,6 +74,8 @@ class BatchReport:
     edges_scanned: int = 0
     host_edges_read: int = 0
     host_bytes: int = 0
+    cache_hits: int = 0
+    cache_hit_ratio: float = 0.0
     device_memory_bytes: int = 0
     times: dict = field(default_factory=dict)
     queries: list = field(default_factory=list)

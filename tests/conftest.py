@@ -12,8 +12,9 @@
   CPU backend is the reference for the others.  GPU cases carry the ``gpu``
   marker (``pytest -m gpu`` runs them) and are skipped where no GPU backend is
   available.
-* ``placement`` fixture: where the adjacency lives (``device``, and
-  ``host`` on the GPU backend: pinned host memory read in place).
+* ``placement`` fixture: where the adjacency lives (``device``; ``host`` on
+  the GPU backend: pinned host memory read in place; ``cached`` on the CPU
+  backend: a tiny hot-list cache whose bookkeeping is checked every batch).
 """
 import os
 import sys
@@ -62,10 +63,12 @@ def backend(request):
     return request.param
 
 
-@pytest.fixture(params=["device", pytest.param("host", marks=pytest.mark.gpu)], scope="session")
+@pytest.fixture(params=["device", pytest.param("host", marks=pytest.mark.gpu), "cached"], scope="session")
 def placement(request, backend):
     if request.param == "host" and backend == "cpu":
         pytest.skip("on the CPU backend placement='host' is the same memory as 'device'")
+    if request.param == "cached" and backend != "cpu":
+        pytest.skip("placement='cached' runs on the CPU backend only (the GPU kernels do not read the cache yet)")
     return request.param
 
 

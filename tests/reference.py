@@ -42,6 +42,11 @@ REPORT_COUNTS = ("rows", "inserted", "deleted", "weight_updated", "unchanged",
                  "ignored", "cancelled", "new_vertices")
 
 
+#: StreamGraph options of placement="cached" in the harness: a cache small
+#: enough (two chunks of 2 KiB per adjacency) to evict lists every batch
+CACHE_OPTIONS = {"cache_budget": 8192, "chunk_bytes": 2048}
+
+
 def host(frame):
     """A pandas object from a result of any backend (cuDF frames come back to the host)."""
     return frame.to_pandas() if type(frame).__module__.split(".")[0] == "cudf" else frame
@@ -782,6 +787,8 @@ class Harness:
                  check_every=True, edges_fmt="pandas", placement="device"):
         self.cgs = cgs
         self.model = ModelGraph(directed, weight_dtype)
+        # a cache so small (two chunks of 2 KiB per adjacency) that lists are evicted every batch
+        memory = CACHE_OPTIONS if placement == "cached" else {}
         self.check_every = check_every
         if edges is not None and len(edges):
             df = pd.DataFrame({"src": np.array([e[0] for e in edges], dtype=np.int64),
@@ -794,11 +801,11 @@ class Harness:
             self.g = cgs.StreamGraph.from_edgelist(df, source="src", destination="dst",
                                                    weight="weight", directed=directed,
                                                    backend=backend, weight_dtype=weight_dtype,
-                                                   placement=placement)
+                                                   placement=placement, **memory)
             self.model.apply_rows([(u, v, 1, w) for u, v, w in edges])
         else:
             self.g = cgs.StreamGraph(directed=directed, backend=backend, weight_dtype=weight_dtype,
-                                     placement=placement)
+                                     placement=placement, **memory)
         sources = dict(sources or {})
         extra = list(dict.fromkeys(list(vertices) + list(sources.values())))
         if extra:
@@ -878,6 +885,7 @@ class Harness:
         before = self.snapshot() if self.check_every else None
         with deadline(what=f"step {self.steps} ({where})"):
             rep = fn()
+        self.g._store.check_cache()          # every cached list equals the store's
         if self.check_every:
             self.check_all(f"step {self.steps} ({where})", before)
         return rep

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import cugraph_stream as cgs
-from reference import Harness, ModelGraph, check_edges, host, make_batch
+from reference import CACHE_OPTIONS, Harness, ModelGraph, check_edges, host, make_batch
 
 COUNT_FIELDS = ("rows", "inserted", "deleted", "weight_updated", "unchanged", "ignored",
                 "cancelled", "new_vertices", "removed_vertices", "invalidated", "activated",
@@ -379,7 +379,7 @@ def test_sweep_same_edges_counts(directed, backend):
 def test_sweep_memory_bounded(backend, placement):
     """Insert and delete the same 1000 edges 100 times: memory does not grow."""
     rng = np.random.default_rng(1)
-    g = cgs.StreamGraph(backend=backend, placement=placement)
+    g = cgs.StreamGraph(backend=backend, placement=placement, **(CACHE_OPTIONS if placement == "cached" else {}))
     if _memory(g) is None:
         pytest.skip("the graph exposes no memory figure")
     src, dst = rng.integers(0, 300, 1000), rng.integers(0, 300, 1000)
@@ -457,3 +457,67 @@ def test_device_placement_reads_nothing_from_host_memory():
     g.track(cgs.BFS(source=0))
     report = apply(g, [dele(0, 1)])
     assert report.edges_scanned > 0 and (report.host_edges_read, report.host_bytes) == (0, 0)
+
+
+def _random_rows(rng, n, count):
+    return [(int(rng.integers(0, n)), int(rng.integers(0, n)), 1 if rng.random() < 0.5 else -1,
+             float(rng.uniform(1, 5))) for _ in range(count)]
+
+
+def test_cached_placement_is_refused_on_the_gpu_until_its_kernels_read_the_cache(backend):
+    if backend == "cpu":
+        pytest.skip("a GPU-backend check")
+    with pytest.raises(ValueError, match="placement='host'"):
+        cgs.StreamGraph(backend=backend, placement="cached", cache_budget=1 << 20)
+    edges = pd.DataFrame({"src": np.arange(1000), "dst": np.arange(1, 1001)})
+    g = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement="auto", device_memory_budget=250_000)
+    assert g.placement == "host"
+
+
+def test_cached_placement_serves_hot_lists_from_the_cache():
+    backend = "cpu"
+    rng = np.random.default_rng(3)
+    n = 300
+    edges = pd.DataFrame({"src": rng.integers(0, n, 3000), "dst": rng.integers(0, n, 3000),
+                          "w": rng.uniform(1, 5, 3000)})
+    graphs = {placement: cgs.StreamGraph.from_edgelist(edges, weight="w", backend=backend, placement=placement,
+                                                      **({"cache_budget": 32768, "chunk_bytes": 4096}
+                                                         if placement == "cached" else {}))
+              for placement in ("host", "cached")}
+    queries = {p: (g.track(cgs.SSSP(source=int(edges.src[0]))), g.track(cgs.PageRank()))
+               for p, g in graphs.items()}
+    reports = {p: [] for p in graphs}
+    for _ in range(6):
+        rows = _random_rows(rng, n, 60)
+        for p, g in graphs.items():
+            reports[p].append(g.apply(make_batch(rows), weight="weight"))
+        graphs["cached"]._store.check_cache()
+        for a, b in zip(*queries.values()):
+            pd.testing.assert_frame_equal(host(a.result()), host(b.result()))
+    last = reports["cached"][-1]
+    assert last.cache_hits > 0 and 0 < last.cache_hit_ratio <= 1 and "cache" in last.times
+    assert all(r.cache_hits == 0 and "cache" not in r.times for r in reports["host"])
+    # the same lists are read either way; the cache serves some of them
+    for cached, plain in zip(reports["cached"], reports["host"]):
+        assert cached.edges_scanned == plain.edges_scanned
+        assert cached.host_edges_read + cached.cache_hits == plain.host_edges_read
+
+
+def test_cached_and_auto_placements_need_their_budgets():
+    with pytest.raises(ValueError, match="cache_budget"):
+        cgs.StreamGraph(placement="cached")
+    with pytest.raises(ValueError, match="device_memory_budget"):
+        cgs.StreamGraph(placement="auto")
+    with pytest.raises(ValueError, match="cache_budget"):
+        cgs.StreamGraph(placement="cached", cache_budget=-1)
+
+
+def test_auto_placement_keeps_a_graph_that_fits_on_the_device():
+    edges = pd.DataFrame({"src": np.arange(1000), "dst": np.arange(1, 1001)})
+    fits = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=10**9)
+    tight = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=250_000)
+    tiny = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=1000)
+    assert (fits.placement, tight.placement, tiny.placement) == ("device", "cached", "host")
+    assert cgs.StreamGraph(placement="auto", device_memory_budget=0).placement == "device"
+    for g in (fits, tight, tiny):
+        assert g.number_of_edges() == 1000

@@ -113,8 +113,10 @@ def markdown(record, summary, env):
          "recomputation, building the CSR / `SGGraph` from the snapshot's edge arrays plus the "
          "algorithm; for NetworKit, changing its graph plus updating the algorithm. "
          "\"algorithm\" leaves out the shared / build part. \"vs X\" = X's mean / this mean."),
-        ("* edges read: `BatchReport.edges_scanned` (cugraph_stream only); host bytes and "
-         "cache hit ratio come with issue 4's placements (\"-\" until the report has them)."),
+        ("* edges read: `BatchReport.edges_scanned` (cugraph_stream only); host bytes: "
+         "`BatchReport.host_bytes`, what the queries requested from host memory in 128-byte "
+         "transactions (0 with the adjacency in device memory); cache hit ratio: "
+         "`BatchReport.cache_hit_ratio` (placement \"cached\")."),
         (f"* memory: bytes the engine reports holding (peak over the batches), or the growth "
          f"of the process's resident set while the system was built; peak RSS of the whole "
          f"process: {fmt_bytes(record['peak_rss_bytes'])}."),

@@ -86,6 +86,8 @@ class Adjacency:
         self.twin = self._slots(initial, xp.int64) if with_twin else None
         self.end = 0          # slots handed out so far (live lists and garbage)
         self.garbage = 0      # slots of lists that moved or were released
+        # the cache of hot lists (placement "cached"), or None
+        self.cache = None
 
     # ---------------------------------------------------------------- sizing
     @property

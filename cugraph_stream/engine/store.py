@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .adjacency import Adjacency
-from .cache import ReadCounters
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, ReadCounters, changed_lists
 from .hash_index import EdgeIndex, arc_key
+from .hotness import DEFAULT_TAU, Hotness
 from .reduce import ReducedBatch
 from .vertices import VertexTable
 
@@ -49,8 +50,13 @@ class StoreDelta:
 class GraphStore:
     """A simple graph (no multi-edges) under batched updates.
 
-    ``placement`` (``"device"`` or ``"host"``) is where the adjacency slot
-    arrays and the edge index live; per-vertex arrays stay on the device.
+    ``placement`` (``"device"``, ``"host"`` or ``"cached"``) is where the
+    adjacency slot arrays and the edge index live; per-vertex arrays stay on
+    the device.  ``"cached"`` is ``"host"`` plus a :class:`HotCache` per
+    adjacency (``cache_budget`` bytes split evenly between them, chunks of
+    ``chunk_bytes``), filled with the lists that were read most over the
+    last ``tau`` batches (:class:`Hotness`) and refreshed by
+    :meth:`refresh_cache` after every change.
 
     Examples
     --------
@@ -65,19 +71,28 @@ class GraphStore:
     (2, [0])
     """
 
-    def __init__(self, ops, directed, weight_dtype, placement="device"):
+    def __init__(self, ops, directed, weight_dtype, placement="device", cache_budget=0, tau=DEFAULT_TAU,
+                 chunk_bytes=DEFAULT_CHUNK_BYTES):
         self.ops = ops
         self.directed = bool(directed)
         self.weight_dtype = np.dtype(weight_dtype)
         self.placement = placement
+        memory = "device" if placement == "device" else "host"
         self.vertices = VertexTable(ops)
-        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=placement)
-        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=placement) if self.directed
+        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=memory)
+        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=memory) if self.directed
                     else self.out)
-        self.index = EdgeIndex(ops, placement=placement)
+        self.index = EdgeIndex(ops, placement=memory)
         self.num_edges = 0
         # what the queries read from host memory, counted where the adjacency lives there
         self.reads = ReadCounters(ops) if placement != "device" else None
+        # (side, adjacency, hotness) of each cached adjacency
+        self.cached = []
+        if placement == "cached":
+            sides = (("out", self.out), ("in", self.inn)) if self.directed else (("out", self.out),)
+            for side, adj in sides:
+                adj.cache = HotCache(ops, self.weight_dtype, int(cache_budget) // len(sides), chunk_bytes)
+                self.cached.append((side, adj, Hotness(ops, tau)))
 
     @property
     def num_vertices(self):
@@ -94,6 +109,10 @@ class GraphStore:
         internal = self.vertices.add(external)
         self.out.ensure_vertices(self.vertices.size)
         self.inn.ensure_vertices(self.vertices.size)
+        for _, adj, hotness in self.cached:
+            adj.cache.ensure_vertices(int(adj.start.size))
+            hotness.ensure_vertices(int(adj.start.size))
+            hotness.forget(internal)          # a reused id starts cold
         return internal
 
     def empty_delta(self):
@@ -262,22 +281,52 @@ class GraphStore:
         return u, v, w
 
     def record_reads(self, adj, vertices, reads_weights):
-        """Count a read of the whole lists of ``vertices`` in ``adj`` (see ``ReadCounters``)."""
-        if self.reads is not None:
-            self.reads.add(vertices, adj, reads_weights=reads_weights)
+        """Count a read of the whole lists of ``vertices`` in ``adj`` (see
+        ``ReadCounters``), and their accesses for the cache's hotness."""
+        if self.reads is None:
+            return
+        self.reads.add(vertices, adj, in_cache=None if adj.cache is None else adj.cache.in_cache,
+                       reads_weights=reads_weights)
+        for _, cached, hotness in self.cached:
+            if cached is adj:
+                hotness.record(vertices)
+
+    def refresh_cache(self, delta):
+        """Bring every cache up to date with a change (after :meth:`apply`,
+        :meth:`remove_vertices` or :meth:`load`, before any query reads lists).
+
+        Lists the change touched are evicted, the cache is refilled with the
+        hottest lists that fit, and the hotness window moves on by one batch.
+        Returns the :class:`RefreshReport` of each cache.
+        """
+        reports = []
+        for side, adj, hotness in self.cached:
+            hotness.ensure_vertices(int(adj.start.size))
+            changed = changed_lists(self.ops, delta, side)
+            candidates = adj.cache.select(hotness.score(), adj)
+            reports.append(adj.cache.refresh(candidates, changed, adj))
+            hotness.advance()
+        return reports
+
+    def check_cache(self):
+        """Raise ``RuntimeError`` unless every cached list equals the store's (a debugging aid)."""
+        for _, adj, _ in self.cached:
+            adj.cache.check(adj)
 
     def memory_bytes(self):
         held = self.out.memory_bytes() + self.index.memory_bytes() + self.vertices.memory_bytes()
+        held += sum(adj.cache.memory_bytes() + hotness.memory_bytes() for _, adj, hotness in self.cached)
         return held + (self.inn.memory_bytes() if self.directed else 0)
 
     def device_memory_bytes(self):
-        """Bytes of :meth:`memory_bytes` held in device memory (all of it with
-        placement ``"device"``; the per-vertex arrays with ``"host"``)."""
+        """Bytes held in device memory: everything with placement ``"device"``;
+        the per-vertex arrays (and the caches with ``"cached"``) otherwise."""
         if self.placement == "device":
             return self.memory_bytes()
         adjacencies = (self.out, self.inn) if self.directed else (self.out,)
         per_vertex = sum(self.ops.memory_bytes(a.start, a.degree, a.capacity) for a in adjacencies)
-        return per_vertex + self.vertices.memory_bytes()
+        caches = sum(adj.cache.memory_bytes() + hotness.memory_bytes() for _, adj, hotness in self.cached)
+        return per_vertex + self.vertices.memory_bytes() + caches
 
     def check_consistency(self):
         """Raise ``RuntimeError`` if an internal invariant is broken (a debugging aid)."""

@@ -12,6 +12,7 @@
   CPU backend is the reference for the others.  GPU cases carry the ``gpu``
   marker (``pytest -m gpu`` runs them) and are skipped where no GPU backend is
   available.
+* ``ops`` fixture: the operators of each of those backends.
 * ``placement`` fixture: where the adjacency lives (``device``; ``host`` on
   the GPU backend: pinned host memory read in place; ``cached`` on the CPU
   backend: a tiny hot-list cache whose bookkeeping is checked every batch).
@@ -61,6 +62,17 @@ def backend(request):
     if reason:
         pytest.skip(f"backend {request.param!r} unavailable: {reason}")
     return request.param
+
+
+@pytest.fixture(params=[_backend_param(b) for b in BACKENDS])
+def ops(request):
+    """The operators of each backend (for operator-level tests)."""
+    from cugraph_stream.backends import available_backends, get_backend
+
+    reason = available_backends().get(request.param)
+    if reason:
+        pytest.skip(f"backend {request.param!r} unavailable: {reason}")
+    return get_backend(request.param)
 
 
 @pytest.fixture(params=["device", pytest.param("host", marks=pytest.mark.gpu), "cached"], scope="session")

@@ -4,18 +4,7 @@ import numpy as np
 import pytest
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
-from cugraph_stream.backends import available_backends, get_backend
 from cugraph_stream.engine.adjacency import Adjacency
-
-BACKENDS = [pytest.param("cpu")] + [pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-@pytest.fixture(params=BACKENDS)
-def ops(request):
-    reason = available_backends()[request.param]
-    if reason:
-        pytest.skip(reason)
-    return get_backend(request.param)
 
 
 def host(ops, a):

@@ -6,21 +6,11 @@ CuPy: the cache is written once against ``ops.xp`` and the operators.
 import numpy as np
 import pytest
 
-from cugraph_stream.backends import available_backends, get_backend
+from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.adjacency import Adjacency
 from cugraph_stream.engine.cache import (READ_FIELDS, HotCache, ReadCounters, changed_lists, list_alignment,
                                          read_counts, rounded_slots, select_candidates, transactions)
 from cugraph_stream.engine.hotness import Hotness
-
-BACKENDS = [pytest.param("cpu"), pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-@pytest.fixture(params=BACKENDS)
-def ops(request):
-    reason = available_backends()[request.param]
-    if reason:
-        pytest.skip(reason)
-    return get_backend(request.param)
 
 
 def host(ops, a):

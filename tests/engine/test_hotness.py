@@ -4,18 +4,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from cugraph_stream.backends import available_backends, get_backend
+from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.hotness import Hotness
-
-BACKENDS = [pytest.param("cpu"), pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-@pytest.fixture(params=BACKENDS)
-def ops(request):
-    reason = available_backends()[request.param]
-    if reason:
-        pytest.skip(reason)
-    return get_backend(request.param)
 
 
 def host(ops, a):

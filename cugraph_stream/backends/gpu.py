@@ -1,9 +1,13 @@
 """CuPy operators with the CUDA kernels of ``kernels/``: the GPU backend.
 
 Plain array steps use CuPy; the graph operators launch the kernels through
-:mod:`cugraph_stream.backends.cuda_kernels`.  Frontiers are byte maps
-compacted after each step (no atomics to enqueue, no duplicates); only
-sizes come back to the host.
+:mod:`cugraph_stream.backends.cuda_kernels`.  The batch reduction and the
+list updates are per-edge and per-list kernels.  Small push and
+invalidation phases (the usual incremental batch) run whole in one thread
+block, level after level; wider ones step by step, with frontiers as byte
+maps compacted after each step (no atomics to enqueue, no duplicates).
+Only sizes come back to the host.  Engines allocate from their own CuPy
+memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
 """
 from __future__ import annotations
 

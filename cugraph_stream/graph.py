@@ -56,8 +56,10 @@ class StreamGraph:
         bookkeeping and report figures while reads still come from the
         store (the GPU kernels do not read the cache yet).  ``"auto"``:
         ``"device"`` when the graph fits ``device_memory_budget`` bytes of
-        GPU memory, else ``"host"`` (decided when :meth:`from_edgelist`
-        builds the graph; an empty graph starts on the device).  On the CPU
+        GPU memory, else ``"cached"`` with what the per-vertex arrays leave
+        of that budget as the cache (``"host"`` on the GPU backend for now,
+        and wherever nothing is left); decided when :meth:`from_edgelist`
+        builds the graph, an empty graph starts on the device.  On the CPU
         backend all of them keep the graph in host memory.
     cache_budget : int
         Bytes of GPU memory for the cache (``placement="cached"``).

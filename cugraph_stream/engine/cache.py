@@ -14,8 +14,8 @@ that the NumPy backend runs (and tests) exactly what the GPU runs:
   Algorithm 3: evict, compact the chunks that lost lists, consolidate,
   allocate, load), and the per-vertex arrays kernels read it through
   (:meth:`HotCache.view`).
-* :class:`ReadCounters`: edges and bytes a computation read, from the cache
-  and from host memory (for ``BatchReport``).
+(What the queries read, from the cache and from host memory, is counted by
+:mod:`cugraph_stream.engine.reads`.)
 
 Layout.  A list of ``d`` entries occupies ``ceil(d / align) * align`` slots
 (``align`` slots are 128 bytes of neighbours and at least 128 bytes of
@@ -28,18 +28,17 @@ lives on the host; per-vertex state lives on the device.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..backends.chunks import SECTION_ALIGN, chunk_allocator
 from .adjacency import ALIGN_BYTES
 from .growth import ensure_vertex_capacity
+from .reads import NBR_ITEMSIZE, transactions
 
 #: default chunk size (Grapin's 32 MB)
 DEFAULT_CHUNK_BYTES = 32 << 20
-#: bytes of one neighbour entry (``int32``)
-NBR_ITEMSIZE = 4
 
 _CANDIDATE = 1
 _CHANGED = 2
@@ -62,23 +61,6 @@ def rounded_slots(degree, align):
     [0, 32, 32, 64]
     """
     return degree + (-degree) % align
-
-
-def transactions(xp, start, degree, itemsize):
-    """128-byte memory transactions that read ``degree`` items from item ``start`` on.
-
-    The count of 128-byte segments the byte range ``[start * itemsize,
-    (start + degree) * itemsize)`` touches, for an array whose data starts on
-    a 128-byte boundary; zero for an empty list.
-
-    >>> transactions(np, np.array([0, 0, 0, 16, 32]), np.array([0, 32, 33, 32, 1]), 4).tolist()
-    [0, 1, 2, 2, 1]
-    """
-    start = start.astype(xp.int64, copy=False)
-    degree = degree.astype(xp.int64, copy=False)
-    first = (start * itemsize) // ALIGN_BYTES
-    last = ((start + degree) * itemsize - 1) // ALIGN_BYTES
-    return xp.where(degree > 0, last - first + 1, 0)
 
 
 # ---------------------------------------------------------------------- selection
@@ -767,99 +749,3 @@ class HotCache:
                         problems.append("a cached list's weights differ from the host store's")
         if problems:
             raise RuntimeError("hot cache is inconsistent: " + "; ".join(problems))
-
-
-# ----------------------------------------------------------------------- accounting
-READ_FIELDS = ("lists_read", "edges_read", "host_lists", "host_edges", "host_transactions",
-               "cache_lists", "cache_edges")
-
-
-def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True):
-    """What reading the lists of ``frontier`` costs, as an int64 array over :data:`READ_FIELDS`.
-
-    Each entry of ``frontier`` is one read of that vertex's whole list.
-    Empty lists read nothing and count nowhere.  A list is a *cache hit*
-    when its vertex is in the cache (``in_cache``; ``None``: no cache, every
-    list comes from host memory), and all its edges are then served by the
-    cache; otherwise it is read from host memory in 128-byte transactions:
-    per list, the 128-byte segments its ``nbr`` range spans plus (with
-    ``reads_weights``) those its ``wgt`` range spans (:func:`transactions`;
-    lists start 128-byte aligned, so a list of ``d`` entries costs
-    ``ceil(4 d / 128) + ceil(w d / 128)``).
-
-    Fields: ``lists_read``/``edges_read`` (all non-empty lists read and their
-    entries), ``host_lists``/``host_edges``/``host_transactions`` (the part
-    read from host memory), ``cache_lists``/``cache_edges`` (the hits).
-    Stays on the device (no synchronisation).
-
-    >>> from cugraph_stream.backends import get_backend
-    >>> from cugraph_stream.engine.adjacency import Adjacency
-    >>> ops = get_backend("cpu")
-    >>> adj = Adjacency(ops, np.float32, with_twin=False)
-    >>> adj.ensure_vertices(3)
-    >>> _ = adj.append(np.array([0] * 40 + [1]), np.arange(41), np.ones(41, np.float32))
-    >>> dict(zip(READ_FIELDS, read_counts(ops, np.array([0, 1, 2]), adj, np.array([False, True, False])).tolist()))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    {'lists_read': 2, 'edges_read': 41, 'host_lists': 1, 'host_edges': 40, 'host_transactions': 4,
-     'cache_lists': 1, 'cache_edges': 1}
-    """
-    xp = ops.xp
-    frontier = frontier.astype(xp.int64, copy=False)
-    degree = adjacency.degree[frontier].astype(xp.int64)
-    nonempty = degree > 0
-    hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
-    miss = nonempty & ~hit
-    start = adjacency.start[frontier]
-    cost = transactions(xp, start, degree, NBR_ITEMSIZE)
-    if reads_weights:
-        cost = cost + transactions(xp, start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
-    zero = xp.zeros((), dtype=xp.int64)
-    return xp.stack([nonempty.sum(dtype=xp.int64), degree.sum(dtype=xp.int64),
-                     miss.sum(dtype=xp.int64), xp.where(miss, degree, zero).sum(dtype=xp.int64),
-                     xp.where(miss, cost, zero).sum(dtype=xp.int64),
-                     hit.sum(dtype=xp.int64), xp.where(hit, degree, zero).sum(dtype=xp.int64)])
-
-
-@dataclass
-class ReadCounters:
-    """Running totals of :func:`read_counts` over a batch, kept on the device.
-
-    ``add`` queues no synchronisation; :meth:`totals` brings them back once.
-
-    >>> from cugraph_stream.backends import get_backend
-    >>> from cugraph_stream.engine.adjacency import Adjacency
-    >>> ops = get_backend("cpu")
-    >>> adj = Adjacency(ops, np.float64, with_twin=False)
-    >>> adj.ensure_vertices(2)
-    >>> _ = adj.append(np.array([0, 0, 1]), np.array([1, 0, 0]), np.ones(3))
-    >>> counters = ReadCounters(ops)
-    >>> counters.add(np.array([0, 1]), adj, in_cache=np.array([True, False]))
-    >>> counters.add(np.array([0]), adj)                     # no cache: from host memory
-    >>> t = counters.totals()
-    >>> t["edges_read"], t["cache_edges"], t["host_edges"], t["host_bytes"], t["hit_ratio"]
-    (5, 2, 3, 512, 0.4)
-    """
-
-    ops: object
-    counts: object = field(default=None)
-
-    def __post_init__(self):
-        if self.counts is None:
-            self.reset()
-
-    def reset(self):
-        self.counts = self.ops.xp.zeros(len(READ_FIELDS), dtype=self.ops.xp.int64)
-
-    def add(self, frontier, adjacency, in_cache=None, reads_weights=True):
-        """Count one step's reads of the lists of ``frontier`` (see :func:`read_counts`)."""
-        if frontier.size:
-            self.counts += read_counts(self.ops, frontier, adjacency, in_cache, reads_weights)
-
-    def totals(self):
-        """Plain ints per field, plus ``host_bytes`` (128 per transaction), ``hit_ratio``
-        (cache edges / edges read) and ``list_hit_ratio`` (cache lists / lists read)."""
-        values = dict(zip(READ_FIELDS, (int(x) for x in self.ops.to_host(self.counts))))
-        values["host_bytes"] = ALIGN_BYTES * values["host_transactions"]
-        values["hit_ratio"] = values["cache_edges"] / values["edges_read"] if values["edges_read"] else 0.0
-        values["list_hit_ratio"] = (values["cache_lists"] / values["lists_read"]) if values["lists_read"] else 0.0
-        return values

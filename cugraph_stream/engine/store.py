@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .adjacency import Adjacency
-from .cache import DEFAULT_CHUNK_BYTES, HotCache, ReadCounters, changed_lists
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, changed_lists
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
+from .reads import ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
 
@@ -365,7 +366,8 @@ class GraphStore:
                 problems.append("the index points at a wrong slot")
             if self.directed:
                 twin = self.out.twin[slots]
-                if bool((self.inn.twin[twin] != slots).any()) or bool((self.inn.nbr[twin].astype(xp.int64) != au).any()):
+                mirrored = self.inn.nbr[twin].astype(xp.int64)
+                if bool((self.inn.twin[twin] != slots).any()) or bool((mirrored != au).any()):
                     problems.append("in-adjacency twin pointers disagree")
                 if bool((self.inn.wgt[twin] != self.out.wgt[slots]).any()):
                     problems.append("in- and out-adjacency weights disagree")

@@ -8,8 +8,8 @@ import pytest
 
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.adjacency import Adjacency
-from cugraph_stream.engine.cache import (READ_FIELDS, HotCache, ReadCounters, changed_lists, list_alignment,
-                                         read_counts, rounded_slots, select_candidates, transactions)
+from cugraph_stream.engine.cache import HotCache, changed_lists, list_alignment, rounded_slots, select_candidates
+from cugraph_stream.engine.reads import READ_FIELDS, ReadCounters, read_counts, transactions
 from cugraph_stream.engine.hotness import Hotness
 
 

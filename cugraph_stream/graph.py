@@ -128,9 +128,9 @@ class StreamGraph:
                                  f"got {budget!r}")
             rows = num_rows(df)
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype)   # vertices: at most 2 per row
-            placement, cache_budget = choose_placement(footprint, budget)
-            if placement == "cached" and get_backend(backend).has_device_memory:
-                placement, cache_budget = "host", 0       # the GPU kernels do not read the cache yet
+            # the GPU kernels do not read the cache yet
+            placement, cache_budget = choose_placement(footprint, budget,
+                                                       cache_available=not get_backend(backend).has_device_memory)
             memory = dict(memory, cache_budget=cache_budget)
         graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)

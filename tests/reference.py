@@ -355,8 +355,13 @@ def reference_sssp_python(model, source):
     dt = model.wdt
     val = _best_first(model, int(source), lambda a, w: dt.type(a + w), "min",
                       dt.type(0), dt)
+    return _per_vertex(model, val, np.finfo(dt).max, dt)
+
+
+def _per_vertex(model, val, unreached, dt):
+    """``(values, reached)`` over the model's sorted vertices from a dict of reached values."""
     verts = model.sorted_vertices()
-    out = np.full(len(verts), np.finfo(dt).max, dtype=dt)
+    out = np.full(len(verts), unreached, dtype=dt)
     reach = np.zeros(len(verts), dtype=bool)
     for i, v in enumerate(verts):
         if int(v) in val:
@@ -387,14 +392,7 @@ def _reference_widest(model, source):
     dt = model.wdt
     top = np.finfo(dt).max
     val = _best_first(model, int(source), lambda a, w: min(a, w), "max", dt.type(top), dt)
-    verts = model.sorted_vertices()
-    out = np.zeros(len(verts), dtype=dt)
-    reach = np.zeros(len(verts), dtype=bool)
-    for i, v in enumerate(verts):
-        if int(v) in val:
-            out[i] = val[int(v)]
-            reach[i] = True
-    return out, reach
+    return _per_vertex(model, val, 0, dt)
 
 
 def reference_wcc(model):

@@ -302,7 +302,6 @@ class GraphStore:
         """
         reports = []
         for side, adj, hotness in self.cached:
-            hotness.ensure_vertices(int(adj.start.size))
             changed = changed_lists(self.ops, delta, side)
             candidates = adj.cache.select(hotness.score(), adj)
             reports.append(adj.cache.refresh(candidates, changed, adj))

@@ -51,16 +51,16 @@ class StreamGraph:
         frontiers) stay on the GPU.  ``"cached"``: ``"host"`` plus a cache
         of the hottest neighbour lists (the lists read most over the last
         ``tau`` batches that fit ``cache_budget`` bytes), refreshed before
-        each batch is computed and checked against the store by the tests;
-        for now only on the CPU backend, where it runs the cache's
-        bookkeeping and report figures while reads still come from the
-        store (the GPU kernels do not read the cache yet).  ``"auto"``:
-        ``"device"`` when the graph fits ``device_memory_budget`` bytes of
-        GPU memory, else ``"cached"`` with what the per-vertex arrays leave
-        of that budget as the cache (``"host"`` on the GPU backend for now,
-        and wherever nothing is left); decided when :meth:`from_edgelist`
-        builds the graph, an empty graph starts on the device.  On the CPU
-        backend all of them keep the graph in host memory.
+        each batch is computed; the GPU kernels read a cached list from GPU
+        memory and every other list from host memory.  On the CPU backend
+        the cache's bookkeeping and report figures run the same way (the
+        copies live in host memory there).  ``"auto"``: ``"device"`` when
+        the graph fits ``device_memory_budget`` bytes of GPU memory, else
+        ``"cached"`` with what the per-vertex arrays leave of that budget
+        as the cache (``"host"`` when nothing is left); decided when
+        :meth:`from_edgelist` builds the graph, an empty graph starts on the
+        device.  On the CPU backend all of them keep the graph in host
+        memory.
     cache_budget : int
         Bytes of GPU memory for the cache (``placement="cached"``).
     tau : int
@@ -101,9 +101,6 @@ class StreamGraph:
         if placement == "auto":
             placement = "device"              # an empty graph fits; from_edgelist decides for a loaded one
         self._ops = get_backend(backend)
-        if placement == "cached" and self._ops.has_device_memory:
-            raise ValueError("placement='cached' is not available on the GPU backend yet (its kernels do not "
-                             "read the cache); use placement='host'")
         with self._ops.allocation_scope():
             self._store = GraphStore(self._ops, directed, dtype, placement=placement,
                                      cache_budget=cache_budget or 0, tau=tau, chunk_bytes=chunk_bytes)
@@ -128,9 +125,7 @@ class StreamGraph:
                                  f"got {budget!r}")
             rows = num_rows(df)
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype)   # vertices: at most 2 per row
-            # the GPU kernels do not read the cache yet
-            placement, cache_budget = choose_placement(footprint, budget,
-                                                       cache_available=not get_backend(backend).has_device_memory)
+            placement, cache_budget = choose_placement(footprint, budget)
             memory = dict(memory, cache_budget=cache_budget)
         graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)

@@ -23,6 +23,13 @@ __device__ __forceinline__ bool better(V a, V b)
   return ORDER == ORDER_MIN ? a < b : a > b;
 }
 
+// vertex u's list of T (neighbours or weights) from per-vertex addresses
+template <typename T>
+__device__ __forceinline__ const T* list(const unsigned long long* at, long long u)
+{
+  return reinterpret_cast<const T*>(at[u]);
+}
+
 template <typename V>
 __device__ __forceinline__ V load_volatile(const V* p)
 {

@@ -1,18 +1,21 @@
+#include "common.cuh"
+
 // Transitive invalidation, one level per launch: every child x of a frontier
 // vertex u (parent[x] == u) not yet invalidated is marked, and enters the
 // next level's byte map.  The launcher repeats until a level is empty.
 // `edges` accumulates the edges read, so the host reads it once at the end.
-__global__ void invalidate_children(const long long* frontier, long long count, const long long* start,
-                                    const long long* degree, const int* nbr, const long long* parent,
-                                    unsigned char* invalid, unsigned char* next, unsigned long long* edges)
+__global__ void invalidate_children(const long long* frontier, long long count, const unsigned long long* nbr_at,
+                                    const long long* degree, const long long* parent, unsigned char* invalid,
+                                    unsigned char* next, unsigned long long* edges)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;
   int lane = threadIdx.x & 31;
   long long u = frontier[k];
-  long long s = start[u], e = s + degree[u];
-  if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(e - s));
-  for (long long i = s + lane; i < e; i += 32) {
+  const int* nbr = cgs::list<int>(nbr_at, u);
+  long long e = degree[u];
+  if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(e));
+  for (long long i = lane; i < e; i += 32) {
     long long x = nbr[i];
     if (parent[x] == u && !invalid[x]) {
       invalid[x] = 1;   // a vertex has one parent: only one writer can match
@@ -29,10 +32,9 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
 // `level_limit`, handing it to the per-level launches.  out[0] = end of the
 // expanded levels, out[1] = end of `found`, out[2] = edges read.
 __global__ void invalidate_block(long long* found, long long count, long long level_limit,
-                                 const long long* start0, const long long* degree0, const int* nbr0,
-                                 const long long* start1, const long long* degree1, const int* nbr1,
-                                 int adjacencies, const long long* parent, unsigned char* invalid,
-                                 unsigned long long* out)
+                                 const unsigned long long* nbr_at0, const long long* degree0,
+                                 const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
+                                 const long long* parent, unsigned char* invalid, unsigned long long* out)
 {
   __shared__ long long level_begin, level_end;
   __shared__ unsigned long long tail, edges;
@@ -48,12 +50,10 @@ __global__ void invalidate_block(long long* found, long long count, long long le
     for (long long k = level_begin + warp; k < level_end; k += warps) {
       long long u = found[k];
       for (int a = 0; a < adjacencies; ++a) {
-        const long long* start = a ? start1 : start0;
-        const long long* degree = a ? degree1 : degree0;
-        const int* nbr = a ? nbr1 : nbr0;
-        long long s = start[u], e = s + degree[u];
-        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e - s));
-        for (long long i = s + lane; i < e; i += 32) {
+        const int* nbr = cgs::list<int>(a ? nbr_at1 : nbr_at0, u);
+        long long e = (a ? degree1 : degree0)[u];
+        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e));
+        for (long long i = lane; i < e; i += 32) {
           long long x = nbr[i];
           if (parent[x] == u && !invalid[x]) {
             invalid[x] = 1;   // a vertex has one parent: only one writer can match

@@ -4,6 +4,9 @@
 // launch, a block per vertex).  Improved vertices are marked in a
 // byte map (Grus's bitmap-directed frontier); the next frontier is its
 // compaction, so no atomics enqueue and no vertex appears twice.
+// Kernels find vertex u's list through per-vertex addresses (nbr_at[u],
+// wgt_at[u]: in the store, in device or host memory, or in the GPU cache)
+// and its length degree[u].
 #include "common.cuh"
 
 using cgs::improve;
@@ -27,11 +30,14 @@ __global__ void bin_by_degree(const long long* frontier, long long count, const 
 }
 
 template <typename V, typename W, int EXTEND, int ORDER>
-__device__ __forceinline__ void relax_range(long long u, V from, long long begin, long long end, int step,
-                                            const int* nbr, const W* wgt, V* value, long long* parent,
-                                            unsigned char* improved)
+__device__ __forceinline__ void relax_list(long long u, long long begin, int step, const unsigned long long* nbr_at,
+                                           const unsigned long long* wgt_at, const long long* degree, V* value,
+                                           long long* parent, unsigned char* improved)
 {
-  for (long long i = begin; i < end; i += step) {
+  const int* nbr = cgs::list<int>(nbr_at, u);
+  const W* wgt = cgs::list<W>(wgt_at, u);
+  V from = cgs::load_volatile(value + u);
+  for (long long i = begin, end = degree[u]; i < end; i += step) {
     long long v = nbr[i];
     if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]))) improved[v] = 1;
   }
@@ -39,45 +45,37 @@ __device__ __forceinline__ void relax_range(long long u, V from, long long begin
 
 // one thread per vertex (small degrees)
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void relax_thread(const long long* frontier, long long count, const long long* start,
-                             const long long* degree, const int* nbr, const W* wgt, V* value,
-                             long long* parent, unsigned char* improved)
+__global__ void relax_thread(const long long* frontier, long long count, const unsigned long long* nbr_at,
+                             const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
+                             unsigned char* improved)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long u = frontier[k];
-  long long s = start[u];
-  relax_range<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), s, s + degree[u], 1, nbr, wgt, value,
-                                   parent, improved);
+  relax_list<V, W, EXTEND, ORDER>(frontier[k], 0, 1, nbr_at, wgt_at, degree, value, parent, improved);
 }
 
 // one warp per vertex (medium degrees)
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void relax_warp(const long long* frontier, long long count, const long long* start,
-                           const long long* degree, const int* nbr, const W* wgt, V* value, long long* parent,
+__global__ void relax_warp(const long long* frontier, long long count, const unsigned long long* nbr_at,
+                           const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
                            unsigned char* improved)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;
-  int lane = threadIdx.x & 31;
-  long long u = frontier[k];
-  long long s = start[u];
-  relax_range<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), s + lane, s + degree[u], 32, nbr, wgt,
-                                   value, parent, improved);
+  relax_list<V, W, EXTEND, ORDER>(frontier[k], threadIdx.x & 31, 32, nbr_at, wgt_at, degree, value, parent,
+                                  improved);
 }
 
 // one block per vertex (hubs; or a whole small frontier at once, skipping
 // the binning round trip); `edges` accumulates the edges read
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void relax_block(const long long* frontier, long long count, const long long* start,
-                            const long long* degree, const int* nbr, const W* wgt, V* value, long long* parent,
+__global__ void relax_block(const long long* frontier, long long count, const unsigned long long* nbr_at,
+                            const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
                             unsigned char* improved, unsigned long long* edges)
 {
   long long u = frontier[blockIdx.x];
-  long long s = start[u], d = degree[u];
-  if (threadIdx.x == 0 && d) atomicAdd(edges, static_cast<unsigned long long>(d));
-  relax_range<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), s + threadIdx.x, s + d,
-                                   blockDim.x, nbr, wgt, value, parent, improved);
+  if (threadIdx.x == 0 && degree[u]) atomicAdd(edges, static_cast<unsigned long long>(degree[u]));
+  relax_list<V, W, EXTEND, ORDER>(u, threadIdx.x, blockDim.x, nbr_at, wgt_at, degree, value, parent, improved);
 }
 
 // one thread per given arc u -> v (inserted or improved edges); sources
@@ -98,16 +96,16 @@ __global__ void relax_arcs(const long long* src, const long long* dst, const W* 
 // one warp per target: re-seed invalidated vertices from their neighbours
 // in the given (in-)adjacency
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void pull_warp(const long long* targets, long long count, const long long* start,
-                          const long long* degree, const int* nbr, const W* wgt, V* value, long long* parent,
+__global__ void pull_warp(const long long* targets, long long count, const unsigned long long* nbr_at,
+                          const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
                           V unreachable, int check)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;
-  int lane = threadIdx.x & 31;
   long long v = targets[k];
-  long long s = start[v], e = s + degree[v];
-  for (long long i = s + lane; i < e; i += 32) {
+  const int* nbr = cgs::list<int>(nbr_at, v);
+  const W* wgt = cgs::list<W>(wgt_at, v);
+  for (long long i = threadIdx.x & 31, end = degree[v]; i < end; i += 32) {
     long long u = nbr[i];
     V from = cgs::load_volatile(value + u);
     if (check && from == unreachable) continue;
@@ -127,9 +125,10 @@ __global__ void pull_warp(const long long* targets, long long count, const long 
 // after out[0] are the frontier left), out[2] = edges read.
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void converge_block(long long* queue, long long count, long long queue_limit, long long level_limit,
-                               const long long* start0, const long long* degree0, const int* nbr0, const W* wgt0,
-                               const long long* start1, const long long* degree1, const int* nbr1, const W* wgt1,
-                               int adjacencies, V* value, long long* parent, int* queued, unsigned long long* out)
+                               const unsigned long long* nbr_at0, const unsigned long long* wgt_at0,
+                               const long long* degree0, const unsigned long long* nbr_at1,
+                               const unsigned long long* wgt_at1, const long long* degree1, int adjacencies,
+                               V* value, long long* parent, int* queued, unsigned long long* out)
 {
   __shared__ long long level_begin, level_end;
   __shared__ unsigned long long tail, edges;
@@ -148,13 +147,11 @@ __global__ void converge_block(long long* queue, long long count, long long queu
       long long u = queue[k];
       V from = cgs::load_volatile(value + u);
       for (int a = 0; a < adjacencies; ++a) {
-        const long long* start = a ? start1 : start0;
-        const long long* degree = a ? degree1 : degree0;
-        const int* nbr = a ? nbr1 : nbr0;
-        const W* wgt = a ? wgt1 : wgt0;
-        long long s = start[u], e = s + degree[u];
-        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e - s));
-        for (long long i = s + lane; i < e; i += 32) {
+        const int* nbr = cgs::list<int>(a ? nbr_at1 : nbr_at0, u);
+        const W* wgt = cgs::list<W>(a ? wgt_at1 : wgt_at0, u);
+        long long e = (a ? degree1 : degree0)[u];
+        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e));
+        for (long long i = lane; i < e; i += 32) {
           long long v = nbr[i];
           bool better = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
           if (better && atomicCAS(queued + v, 0, 1) == 0) queue[atomicAdd(&tail, 1ull)] = v;

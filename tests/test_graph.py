@@ -464,18 +464,7 @@ def _random_rows(rng, n, count):
              float(rng.uniform(1, 5))) for _ in range(count)]
 
 
-def test_cached_placement_is_refused_on_the_gpu_until_its_kernels_read_the_cache(backend):
-    if backend == "cpu":
-        pytest.skip("a GPU-backend check")
-    with pytest.raises(ValueError, match="placement='host'"):
-        cgs.StreamGraph(backend=backend, placement="cached", cache_budget=1 << 20)
-    edges = pd.DataFrame({"src": np.arange(1000), "dst": np.arange(1, 1001)})
-    g = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement="auto", device_memory_budget=250_000)
-    assert g.placement == "host"
-
-
-def test_cached_placement_serves_hot_lists_from_the_cache():
-    backend = "cpu"
+def test_cached_placement_serves_hot_lists_from_the_cache(backend):
     rng = np.random.default_rng(3)
     n = 300
     edges = pd.DataFrame({"src": rng.integers(0, n, 3000), "dst": rng.integers(0, n, 3000),
@@ -512,11 +501,11 @@ def test_cached_and_auto_placements_need_their_budgets():
         cgs.StreamGraph(placement="cached", cache_budget=-1)
 
 
-def test_auto_placement_keeps_a_graph_that_fits_on_the_device():
+def test_auto_placement_keeps_a_graph_that_fits_on_the_device(backend):
     edges = pd.DataFrame({"src": np.arange(1000), "dst": np.arange(1, 1001)})
-    fits = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=10**9)
-    tight = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=250_000)
-    tiny = cgs.StreamGraph.from_edgelist(edges, placement="auto", device_memory_budget=1000)
+    fits = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement="auto", device_memory_budget=10**9)
+    tight = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement="auto", device_memory_budget=250_000)
+    tiny = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement="auto", device_memory_budget=1000)
     assert (fits.placement, tight.placement, tiny.placement) == ("device", "cached", "host")
     assert cgs.StreamGraph(placement="auto", device_memory_budget=0).placement == "device"
     for g in (fits, tight, tiny):

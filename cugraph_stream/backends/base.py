@@ -16,7 +16,11 @@ Conventions shared by every operator:
 * Vertex ids inside the engine are dense internal ids (``int64``).
 * An adjacency (:class:`cugraph_stream.engine.adjacency.Adjacency`) exposes
   per-vertex ``start``, ``degree`` and per-slot ``nbr`` and ``wgt`` arrays;
-  vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``.
+  vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``.  Its
+  ``cache`` (a :class:`~cugraph_stream.engine.cache.HotCache`, or None) holds
+  copies of hot lists in device memory, equal to the store's after every
+  batch, which a backend may read instead; ``version`` changes whenever a
+  list or its cached copy may have moved.
 * A relaxation rule (:class:`cugraph_stream.algorithms.rule.Rule`) names how a
   value travels along an edge (``extend``: ``"add"``, ``"add_one"``,
   ``"min"`` or ``"copy"``) and which of two values is better (``order``:

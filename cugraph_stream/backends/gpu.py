@@ -12,6 +12,7 @@ memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -37,6 +38,26 @@ def engine_memory_pool():
 @functools.cache
 def _engine_pool(cupy):
     return cupy.cuda.MemoryPool()
+
+
+@functools.cache
+def _list_addresses_kernel(cupy):
+    """Per vertex: where its list's neighbours and weights are (cache or store)."""
+    return cupy.ElementwiseKernel(
+        "int64 start, raw bool in_cache, raw int32 chunk, raw int32 offset, raw uint64 chunk_nbr, "
+        "raw uint64 chunk_wgt, int64 cached, uint64 nbr_base, uint64 wgt_base, uint64 wgt_item",
+        "uint64 nbr_at, uint64 wgt_at",
+        """
+        if (i < cached && in_cache[i]) {
+          unsigned long long o = offset[i];
+          nbr_at = chunk_nbr[chunk[i]] + 4ull * o;
+          wgt_at = chunk_wgt[chunk[i]] + wgt_item * o;
+        } else {
+          nbr_at = nbr_base + 4ull * (unsigned long long)start;
+          wgt_at = wgt_base + wgt_item * (unsigned long long)start;
+        }
+        """,
+        "cgs_list_addresses")
 
 
 def _blocks(threads):
@@ -70,6 +91,7 @@ class GPUBackend(Backend):
         self._cupyx = cupyx
         self._stamp = cupy.empty(0, dtype=cupy.int64)
         self._scratches = {}
+        self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (stamp, nbr_at, wgt_at)
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -128,6 +150,33 @@ class GPUBackend(Backend):
             self._scratches[name] = array
         return array
 
+    def _lists(self, adj):
+        """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
+        neighbours and weights (in the store, in device or pinned host
+        memory, or in the adjacency's cache), recomputed when ``adj.version``
+        or the arrays moved."""
+        cache = adj.cache
+        stamp = (adj.version, adj.nbr.data.ptr, adj.wgt.data.ptr, int(adj.start.size))
+        held = self._addresses.get(adj)
+        if held is not None and held[0] == stamp:
+            return held[1], held[2]
+        xp = self.xp
+        n = int(adj.start.size)
+        nbr_at, wgt_at = xp.empty(n, dtype=xp.uint64), xp.empty(n, dtype=xp.uint64)
+        if cache is None:
+            in_cache, chunk, offset = xp.zeros(1, dtype=bool), xp.zeros(1, dtype=xp.int32), xp.zeros(1, xp.int32)
+            chunk_nbr = chunk_wgt = xp.zeros(1, dtype=xp.uint64)
+        else:
+            in_cache, chunk, offset = cache.in_cache, cache.chunk_id, cache.chunk_offset
+            chunk_nbr, chunk_wgt = cache.nbr_pointers, cache.wgt_pointers
+        if n:
+            cached = np.int64(0 if cache is None else in_cache.size)
+            _list_addresses_kernel(xp)(
+                adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, np.uint64(adj.nbr.data.ptr),
+                np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
+        self._addresses[adj] = (stamp, nbr_at, wgt_at)
+        return nbr_at, wgt_at
+
     def _take_flagged(self, flag, bound):
         """Compact a byte map into vertex ids, then clear it."""
         marked = self.xp.flatnonzero(flag[:bound])
@@ -164,7 +213,7 @@ class GPUBackend(Backend):
         return uniques, codes.reshape(-1).astype(self.xp.int64, copy=False)
 
     def scatter_add(self, target, index, values):
-        self._cupyx.scatter_add(target, index, values)
+        self.xp.add.at(target, index, values)
 
     # -------------------------------------------------------------- hash index
     def hash_find(self, table, keys):
@@ -258,7 +307,7 @@ class GPUBackend(Backend):
             return frontier, 0
         n = int(frontier.size)
         improved = self._flag("improved", value.size)
-        args = (adj.start, adj.degree, adj.nbr, adj.wgt, value, parent, improved)
+        args = self._lists(adj) + (adj.degree, value, parent, improved)
         edges = xp.zeros(1, dtype=xp.uint64)
         if n <= _ONE_LAUNCH_FRONTIER:
             self._relax_kernel("relax_block", rule, adj.wgt)((n,), (_THREADS,), (frontier, np.int64(n)) + args
@@ -295,12 +344,11 @@ class GPUBackend(Backend):
         queued = self._scratch("queued", bound, xp.int32, zeroed=True)
         queue[:n] = frontier
         out = xp.zeros(3, dtype=xp.uint64)
-        second = adjs[-1]
+        lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
         self._relax_kernel("converge_block", rule, adjs[0].wgt)(
             (1,), (_FUSED_THREADS,),
-            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
-             adjs[0].start, adjs[0].degree, adjs[0].nbr, adjs[0].wgt,
-             second.start, second.degree, second.nbr, second.wgt, np.int32(len(adjs)), value, parent, queued, out))
+            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT))
+            + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
         relaxed, end, edges_read = (int(c) for c in out.get())
         activated = queue[:relaxed].copy()
         if end == relaxed:
@@ -330,8 +378,8 @@ class GPUBackend(Backend):
             unreachable, check = self._unreachable(rule)
             self._relax_kernel("pull_warp", rule, adj.wgt)(
                 (_blocks(32 * targets.size),), (_THREADS,),
-                (targets, np.int64(targets.size), adj.start, adj.degree, adj.nbr, adj.wgt, value, parent,
-                 unreachable, check))
+                (targets, np.int64(targets.size)) + self._lists(adj)
+                + (adj.degree, value, parent, unreachable, check))
         return edges_read
 
     def invalidate(self, adjs, seeds, parent):
@@ -348,11 +396,11 @@ class GPUBackend(Backend):
             n = int(frontier.size)
             log = self._scratch("found", bound, xp.int64)
             log[:n] = frontier
-            second = adjs[-1]
+            first, last = adjs[0], adjs[-1]
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
-                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), adjs[0].start, adjs[0].degree, adjs[0].nbr,
-                 second.start, second.degree, second.nbr, np.int32(len(adjs)), parent, invalid, edges))
+                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), self._lists(first)[0], first.degree,
+                 self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
             expanded, end = (int(c) for c in edges[:2].get())
             found = [log[:end].copy()]
             frontier = log[expanded:end].copy()
@@ -360,7 +408,7 @@ class GPUBackend(Backend):
         while frontier.size:
             for adj in adjs:
                 kernel((_blocks(32 * frontier.size),), (_THREADS,),
-                       (frontier, np.int64(frontier.size), adj.start, adj.degree, adj.nbr, parent, invalid,
+                       (frontier, np.int64(frontier.size), self._lists(adj)[0], adj.degree, parent, invalid,
                         following, edges[2:]))
             frontier = self._take_flagged(following, bound)
             found.append(frontier)
@@ -377,7 +425,7 @@ class GPUBackend(Backend):
         if vertices.size:
             cuda_kernels.get_kernel("pagerank", "gather_sum")(
                 (_blocks(32 * vertices.size),), (_THREADS,),
-                (vertices, np.int64(vertices.size), adj.start, adj.degree, adj.nbr, values, sums))
+                (vertices, np.int64(vertices.size), self._lists(adj)[0], adj.degree, values, sums))
         return sums, edges_read
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha):
@@ -386,7 +434,7 @@ class GPUBackend(Backend):
         received = self._flag("received", residual.size)
         kernel = cuda_kernels.get_kernel("pagerank", "pagerank_push")
         kernel((_blocks(32 * active.size),), (_THREADS,),
-               (active, amount, np.int64(active.size), adj.start, adj.degree, adj.nbr, rank, residual,
+               (active, amount, np.int64(active.size), self._lists(adj)[0], adj.degree, rank, residual,
                 np.float64(alpha), received))
         edges_read = int(adj.degree[active].sum())
         return self._take_flagged(received, residual.size), edges_read

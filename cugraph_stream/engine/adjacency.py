@@ -88,6 +88,9 @@ class Adjacency:
         self.garbage = 0      # slots of lists that moved or were released
         # the cache of hot lists (placement "cached"), or None
         self.cache = None
+        # changes whenever a list may start elsewhere (in the slot arrays or in
+        # the cache), so operators know when addresses derived from it are stale
+        self.version = 0
 
     # ---------------------------------------------------------------- sizing
     @property
@@ -96,6 +99,7 @@ class Adjacency:
 
     def ensure_vertices(self, n):
         """Make the per-vertex arrays hold at least ``n`` vertices."""
+        self.version += 1
         ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n)
 
     def _slots(self, n, dtype):
@@ -105,6 +109,7 @@ class Adjacency:
         have = self.slot_capacity
         if n <= have:
             return
+        self.version += 1
         size = max(n, have + have // 2, 4 * self.align)
         size += (-size) % self.align
         for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", self.ops.xp.int64)):
@@ -143,6 +148,7 @@ class Adjacency:
         self.wgt[slots] = w
         self.start[:], self.degree[:], self.capacity[:] = start, degree, room
         self.end = total
+        self.version += 1
         return slots
 
     # --------------------------------------------------------------- reading
@@ -191,6 +197,7 @@ class Adjacency:
         self.end += total
         self.start[vertices] = new_start
         self.capacity[vertices] = room
+        self.version += 1
         return Moves(vertices[owner], old, new)
 
     def _copy(self, old, new):
@@ -245,6 +252,7 @@ class Adjacency:
         self.capacity[vertices] = room
         self.end = total
         self.garbage = 0
+        self.version += 1
         return Moves(vertices[owner], old, new)
 
     def memory_bytes(self):

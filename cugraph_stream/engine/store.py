@@ -306,6 +306,7 @@ class GraphStore:
             candidates = adj.cache.select(hotness.score(), adj)
             reports.append(adj.cache.refresh(candidates, changed, adj))
             hotness.advance()
+            adj.version += 1           # cached copies may have moved
         return reports
 
     def check_cache(self):

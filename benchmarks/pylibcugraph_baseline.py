@@ -25,17 +25,41 @@ def to_device_frame(columns):
     return cudf.DataFrame(columns)
 
 
-def warm_up_gpu_engine(cgs):
-    """Compile every kernel the runs use (NVRTC, once per process) before timing."""
-    import pandas as pd
+def warm_up_gpu_engine(cgs, seed=0):
+    """Compile every kernel the runs use before timing.
 
-    edges = pd.DataFrame({"src": [0, 1, 2, 2], "dst": [1, 2, 0, 3], "weight": [1.0, 2.0, 1.0, 1.0]})
-    g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend="gpu")
-    for query in (cgs.SSSP(0), cgs.BFS(0), cgs.WCC(), cgs.PageRank()):
-        g.track(query)
-    g.apply(pd.DataFrame({"src": [0, 3, 1], "dst": [2, 0, 2], "weight": [1.0, 1.0, None],
-                          "op": ["insert", "insert", "delete"]}), weight="weight")
-    g.remove_vertices([3])
+    The engine's CUDA sources compile as whole modules, but CuPy compiles
+    each of its own elementwise and reduction kernels on first use (about a
+    second apiece when none is in CuPy's disk cache), and some are used only
+    on large frontiers (the per-step launches after the one-block phases),
+    by the hot-list cache (eviction, compaction, consolidation) or by cuDF
+    batches.  So the warm-up streams random batches, as cuDF frames where
+    cuDF is installed, through a graph large enough for levels over the
+    one-block limit, in every placement, with a cache of tiny chunks that
+    evicts every batch.
+    """
+    import cupy
+
+    rng = np.random.default_rng(seed)
+    n, m, rows = 40_000, 400_000, 4_000
+
+    def frame(size, deletes):
+        op = np.where(rng.random(size) < deletes, -1, 1).astype(np.int8)
+        return to_device_frame({"src": cupy.asarray(rng.integers(0, n, size)),
+                                "dst": cupy.asarray(rng.integers(0, n, size)),
+                                "weight": cupy.asarray(rng.uniform(1, 64, size).astype(np.float32)),
+                                "op": cupy.asarray(op)})
+
+    edges = frame(m, 0.0)
+    edges["src"][0] = 0                       # the queries' source is a vertex
+    for placement, extra in (("device", {}), ("host", {}),
+                             ("cached", {"cache_budget": 1 << 20, "chunk_bytes": 1 << 16})):
+        g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend="gpu", placement=placement, **extra)
+        for query in (cgs.SSSP(0), cgs.BFS(0), cgs.WCC(), cgs.PageRank()):
+            g.track(query)
+        for _ in range(4):
+            g.apply(frame(rows, 0.5), weight="weight", op="op")
+        g.remove_vertices([1, 2])
     sync_device()
 
 

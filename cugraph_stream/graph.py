@@ -294,15 +294,19 @@ class StreamGraph:
             t0 = ops.now()
             load_bytes = sum(refresh.load_bytes for refresh in store.refresh_cache(delta))
             report.times["cache"] = ops.now() - t0
-        if store.reads is not None:
-            store.reads.reset()
         for query in self._queries:
-            report.add_query(query._update(delta))
+            if store.reads is not None:
+                store.reads.reset()
+            query_report = query._update(delta)
+            if store.reads is not None:
+                reads = store.reads.totals()
+                query_report.host_edges_read, query_report.host_bytes = reads["host_edges"], reads["host_bytes"]
+                query_report.cache_hits = reads["cache_edges"]
+            report.add_query(query_report)
         if store.reads is not None:
-            reads = store.reads.totals()
-            report.host_edges_read = reads["host_edges"]
-            report.host_bytes = reads["host_bytes"] + load_bytes
-            report.cache_hits, report.cache_hit_ratio = reads["cache_edges"], reads["hit_ratio"]
+            report.host_bytes += load_bytes
+            read = report.host_edges_read + report.cache_hits
+            report.cache_hit_ratio = report.cache_hits / read if read else 0.0
         if self._ops.has_device_memory:
             report.device_memory_bytes = store.device_memory_bytes() + sum(
                 q.engine.memory_bytes() for q in self._queries)

@@ -6,7 +6,12 @@ from dataclasses import asdict, dataclass, field
 
 @dataclass
 class QueryReport:
-    """Work and time one tracked query spent on a batch."""
+    """Work and time one tracked query spent on a batch.
+
+    ``host_edges_read``, ``host_bytes`` and ``cache_hits`` are this query's
+    share of the :class:`BatchReport` figures of the same names (without the
+    cache's own loads).
+    """
 
     name: str
     invalidated: int = 0
@@ -14,6 +19,9 @@ class QueryReport:
     edges_scanned: int = 0
     correct_s: float = 0.0
     compute_s: float = 0.0
+    host_edges_read: int = 0
+    host_bytes: int = 0
+    cache_hits: int = 0
 
 
 @dataclass
@@ -90,6 +98,9 @@ class BatchReport:
         self.invalidated += query_report.invalidated
         self.activated += query_report.activated
         self.edges_scanned += query_report.edges_scanned
+        self.host_edges_read += query_report.host_edges_read
+        self.host_bytes += query_report.host_bytes
+        self.cache_hits += query_report.cache_hits
         self.times[f"{query_report.name}:correct"] = query_report.correct_s
         self.times[f"{query_report.name}:compute"] = query_report.compute_s
 

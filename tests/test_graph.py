@@ -450,6 +450,13 @@ def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
     assert (report.host_edges_read, report.host_bytes) == (3, 3 * 128)
     assert report.edges_scanned >= report.host_edges_read
     assert (report.device_memory_bytes > 0) == (backend == "gpu")
+    # a second query's reads are its own; the batch's figures are the sums
+    g.track(cgs.BFS(source=0))
+    report = apply(g, [dele(0, 3)])
+    sssp, bfs = report.queries
+    assert sssp.host_bytes > 0 and bfs.host_bytes > 0
+    assert report.host_bytes == sssp.host_bytes + bfs.host_bytes
+    assert report.host_edges_read == sssp.host_edges_read + bfs.host_edges_read
 
 
 def test_device_placement_reads_nothing_from_host_memory():

@@ -69,6 +69,32 @@ def workload_line(record):
             f"out-degree; PageRank alpha {c['alpha']}, L1 tol {c['tol']:g}).")
 
 
+def placement_lines(summary):
+    """Issue 4's comparisons, where the run has the systems they need: cached
+    against host (host bytes and mean time per batch, all queries together),
+    against pylibcugraph, and the edges the incremental engine reads against
+    its recompute mode."""
+    totals = {e["system"]: e for e in summary["totals"]}
+    host, cached = totals.get("gpu-host"), totals.get("gpu-cached")
+    if not (host and cached):
+        return []
+    out = ["", "Out of GPU memory (all queries together, means per batch):", ""]
+    if host["host_bytes"]:
+        out.append(f"* host bytes, `gpu-cached` / `gpu-host`: {cached['host_bytes'] / host['host_bytes']:.0%} "
+                   f"({fmt_bytes(cached['host_bytes'])} / {fmt_bytes(host['host_bytes'])})")
+    out.append(f"* time, `gpu-cached` / `gpu-host`: {cached['mean_ms'] / host['mean_ms']:.2f} (means), "
+               f"{cached['median_ms'] / host['median_ms']:.2f} (medians)")
+    if "pylibcugraph" in cached["speedup"]:
+        out.append(f"* `gpu-cached` against `pylibcugraph` (graph in GPU memory): "
+                   f"{fmt_ratio(cached['speedup']['pylibcugraph'])}")
+    recompute = totals.get("gpu-host-recompute")
+    if recompute and recompute["edges_read"]:
+        out.append(f"* edges read, `gpu-host` / `gpu-host-recompute`: "
+                   f"{host['edges_read'] / recompute['edges_read']:.1%} "
+                   f"({1 - host['edges_read'] / recompute['edges_read']:.0%} fewer)")
+    return out
+
+
 def markdown(record, summary, env):
     """The run's tables and notes as markdown."""
     names = list(record["systems"])
@@ -88,17 +114,19 @@ def markdown(record, summary, env):
         cells.append("OK" if e["ok"] else "MISMATCH")
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "All queries together, per batch:", ""]
-    head = (["system", "mean (ms)", "median (ms)"] + [f"vs {b}" for b in baselines]
-            + ["build (s)", "memory", "peak GPU pool"])
+    head = (["system", "mean (ms)", "median (ms)", "host bytes / batch", "cache hit ratio"]
+            + [f"vs {b}" for b in baselines] + ["build (s)", "memory", "peak GPU pool"])
     lines += ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
     for e in summary["totals"]:
         info = record["systems"][e["system"]]
         memory = (fmt_bytes(e["peak_memory_bytes"]) + " (engine)" if e["peak_memory_bytes"]
                   else fmt_bytes(info.get("rss_delta_bytes")) + " (RSS at build)")
-        cells = ([e["system"], fmt_ms(e["mean_ms"]), fmt_ms(e["median_ms"])]
+        cells = ([e["system"], fmt_ms(e["mean_ms"]), fmt_ms(e["median_ms"]), fmt_bytes(e["host_bytes"]),
+                  "-" if e["cache_hit_ratio"] is None else f"{e['cache_hit_ratio']:.1%}"]
                  + [fmt_ratio(e["speedup"].get(b)) for b in baselines]
                  + [f"{info['wall_s']:.1f}", memory, fmt_bytes(e["peak_gpu_pool_bytes"])])
         lines.append("| " + " | ".join(cells) + " |")
+    lines += placement_lines(summary)
     checks = record["checks"]
     lines += ["", "Systems:", ""]
     lines += [f"* `{n}`: {record['systems'][n]['description']}" for n in names]
@@ -115,8 +143,10 @@ def markdown(record, summary, env):
          "\"algorithm\" leaves out the shared / build part. \"vs X\" = X's mean / this mean."),
         ("* edges read: `BatchReport.edges_scanned` (cugraph_stream only); host bytes: "
          "`BatchReport.host_bytes`, what the queries requested from host memory in 128-byte "
-         "transactions (0 with the adjacency in device memory); cache hit ratio: "
-         "`BatchReport.cache_hit_ratio` (placement \"cached\")."),
+         "transactions (0 with the adjacency in device memory), per query its own reads "
+         "(`QueryReport.host_bytes`), per batch also the transfers that loaded the cache; "
+         "cache hit ratio: the share of the entries read that the cache served "
+         "(placement \"cached\")."),
         (f"* memory: bytes the engine reports holding (peak over the batches), or the growth "
          f"of the process's resident set while the system was built; peak RSS of the whole "
          f"process: {fmt_bytes(record['peak_rss_bytes'])}."),

@@ -176,3 +176,19 @@ def test_issue_4_report_fields_are_picked_up_when_the_report_has_them():
 
     assert report_figure(Nested(), HOST_BYTES_FIELDS, contains=("host", "bytes")) == 256
     assert report_figure(Nested(), CACHE_HIT_FIELDS, contains=("hit_ratio",)) == 0.5
+
+
+def test_placement_lines_compare_cached_with_host():
+    from benchmarks.stream.report import placement_lines
+
+    def total(name, mean, host_bytes, edges):
+        return {"system": name, "mean_ms": mean, "median_ms": mean, "host_bytes": host_bytes,
+                "edges_read": edges, "speedup": {"pylibcugraph": 2.0} if name == "gpu-cached" else {}}
+
+    summary = {"totals": [total("gpu-host", 200.0, 1000, 50), total("gpu-cached", 80.0, 250, 50),
+                          total("gpu-host-recompute", 700.0, 4000, 200)]}
+    text = "\n".join(placement_lines(summary))
+    assert "host bytes, `gpu-cached` / `gpu-host`: 25%" in text
+    assert "0.40 (means)" in text and "2.0x" in text
+    assert "25.0% (75% fewer)" in text
+    assert placement_lines({"totals": [total("gpu-host", 1.0, 1, 1)]}) == []

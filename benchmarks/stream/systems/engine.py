@@ -182,7 +182,7 @@ class EngineSystem(System):
         own_keys = {f"{name}:{part}" for name in names.values() for part in ("correct", "compute")}
         shared = {k: v for k, v in times.items() if k not in own_keys}
         shared_s = float(sum(shared.values()))
-        scanned = {qr.name: qr.edges_scanned for qr in report.queries}
+        own_reports = {qr.name: qr for qr in report.queries}
         host_bytes = report_figure(report, HOST_BYTES_FIELDS, contains=("host", "bytes"))
         hit_ratio = report_figure(report, CACHE_HIT_FIELDS, contains=("hit_ratio",))
         host_edges = report_figure(report, HOST_EDGES_FIELDS)
@@ -191,11 +191,20 @@ class EngineSystem(System):
             own = {part: times.get(f"{name}:{part}", 0.0) for part in ("correct", "compute")}
             compute_s = own["correct"] + own["compute"]
             queries[kind] = query_record(shared_s + compute_s, compute_s, phases={**shared, **own},
-                                         edges_read=scanned.get(name), host_bytes=host_bytes,
-                                         cache_hit_ratio=hit_ratio)
+                                         edges_read=own_reports[name].edges_scanned,
+                                         **self._query_reads(own_reports[name], host_bytes, hit_ratio))
         return {"total_s": wall, "phases": times, "queries": queries,
                 "edges_read": report.edges_scanned, "host_edges": host_edges, "host_bytes": host_bytes,
                 "cache_hit_ratio": hit_ratio, "report": report.to_dict()}
+
+    def _query_reads(self, query_report, host_bytes, hit_ratio):
+        """One query's host bytes and cache hit ratio: its own share where the
+        report splits them per query, else the batch's figures."""
+        if self.placement in (None, "device") or not hasattr(query_report, "host_bytes"):
+            return {"host_bytes": host_bytes, "cache_hit_ratio": hit_ratio}
+        read = query_report.host_edges_read + query_report.cache_hits
+        return {"host_bytes": query_report.host_bytes,
+                "cache_hit_ratio": query_report.cache_hits / read if read else 0.0}
 
     def frame(self, kind):
         if kind not in self._frames:

@@ -116,7 +116,7 @@ class PageRankEngine:
         share = xp.zeros(self.rank.size, dtype=xp.float64)
         share[alive] = self.alpha * amount / xp.maximum(degree, 1) * (degree > 0)
         received, read = self.ops.gather_sum(plan, share)
-        self.store.record_reads(self.store.inn, alive, reads_weights=False, hot=False)   # a scan
+        self.store.record_reads(self.store.inn, alive, reads_weights=False)
         self.residual[alive] += received
         return Work(activated=int(alive.size), edges_scanned=read)
 

@@ -281,22 +281,13 @@ class GraphStore:
             u, v, w = u[keep], v[keep], w[keep]
         return u, v, w
 
-    def record_reads(self, adj, vertices, reads_weights, hot=True):
+    def record_reads(self, adj, vertices, reads_weights):
         """Count a read of the whole lists of ``vertices`` in ``adj`` (see
-        ``ReadCounters``), and, unless ``hot`` is False, their accesses for
-        the cache's hotness.
-
-        Passes over every list (PageRank's dense rounds) give ``hot=False``:
-        they read all lists alike, so they say nothing about which lists are
-        hot, and counting them would let one scan crowd out the lists that
-        the sparse work keeps coming back to (the cache is scan-resistant).
-        """
+        ``ReadCounters``), and their accesses for the cache's hotness."""
         if self.reads is None:
             return
         self.reads.add(vertices, adj, in_cache=None if adj.cache is None else adj.cache.in_cache,
                        reads_weights=reads_weights)
-        if not hot:
-            return
         for _, cached, hotness in self.cached:
             if cached is adj:
                 hotness.record(vertices)

@@ -91,18 +91,3 @@ def test_load_matches_batch_by_batch():
             s.apply(reduce_batch(s, du, dv, w[:1000], -np.ones(1000, np.int8)))
             s.check_consistency()
         assert edges_of(a) == edges_of(b)
-
-
-def test_scans_are_counted_as_reads_but_not_as_hotness():
-    store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32, placement="cached",
-                       cache_budget=1 << 16, chunk_bytes=4096)
-    ids = store.add_vertices(np.arange(4))
-    store.apply(reduce_batch(store, ids[[0, 0, 1]], ids[[1, 2, 3]], np.ones(3, np.float32), np.ones(3, np.int8)))
-    (_, _, out_hotness), (_, _, in_hotness) = store.cached
-    store.reads.reset()
-    store.record_reads(store.inn, ids, reads_weights=False, hot=False)    # a dense pass over every in-list
-    assert store.reads.totals()["edges_read"] == 3
-    assert int(in_hotness.score().sum()) == 0
-    store.record_reads(store.out, ids[:1], reads_weights=True)             # a sparse read
-    assert store.reads.totals()["edges_read"] == 5
-    assert out_hotness.score().tolist()[:4] == [1, 0, 0, 0]

@@ -271,8 +271,13 @@ def test_one_engine_per_gpu_under_dask_cuda():
         g = DistributedStreamGraph.from_edgelist(cudf.from_pandas(stream.initial),
                                                  weight="weight", client=client, backend="gpu")
         assert {d["backend"] for d in g.describe().values()} == {"gpu"}
+        import cupy
+
+        gpus = cupy.cuda.runtime.getDeviceCount()
+        assert len(g.describe()) == gpus                      # one replica per GPU
         local = cgs.StreamGraph.from_edgelist(stream.initial, weight="weight")
         handles = g.track([cgs.SSSP(source=s) for s in sources] + [cgs.WCC()])
+        assert len({h.worker for h in handles}) == min(gpus, len(handles))   # spread over the GPUs
         local_queries = [local.track(cgs.SSSP(source=s)) for s in sources] + \
             [local.track(cgs.WCC())]
         snapshot = EdgeSnapshot.from_frame(stream.initial, weight="weight")

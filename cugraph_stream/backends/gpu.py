@@ -8,6 +8,13 @@ block, level after level; wider ones step by step, with frontiers as byte
 maps compacted after each step (no atomics to enqueue, no duplicates).
 Only sizes come back to the host.  Engines allocate from their own CuPy
 memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
+
+Kernels that read neighbour lists take per-vertex list addresses
+(``nbr_at``, ``wgt_at``) rather than offsets into one array: a list lives in
+the store's slot arrays (GPU memory, or pinned host memory read in place) or,
+with placement ``"cached"``, in a chunk of the hot-list cache.  The
+addresses are derived by one elementwise kernel and kept until the
+adjacency's ``version`` changes.
 """
 from __future__ import annotations
 
@@ -85,10 +92,8 @@ class GPUBackend(Backend):
 
     def __init__(self):
         import cupy
-        import cupyx
 
         self.xp = cupy
-        self._cupyx = cupyx
         self._stamp = cupy.empty(0, dtype=cupy.int64)
         self._scratches = {}
         self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (stamp, nbr_at, wgt_at)

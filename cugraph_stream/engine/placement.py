@@ -57,17 +57,15 @@ def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1)
     return DeviceFootprint(adjacency, 16 * capacity, per_vertex)
 
 
-def choose_placement(footprint, device_memory_budget, cache_available=True):
+def choose_placement(footprint, device_memory_budget):
     """``("device", 0)`` when ``footprint`` fits the budget, else ``("cached",
     cache_budget)`` with what the per-vertex arrays leave of it (``("host", 0)``
-    when nothing is left, or without ``cache_available``).
+    when nothing is left).
 
     >>> choose_placement(DeviceFootprint(100, 50, 10), 200)
     ('device', 0)
     >>> choose_placement(DeviceFootprint(1000, 500, 10), 200)
     ('cached', 190)
-    >>> choose_placement(DeviceFootprint(1000, 500, 10), 200, cache_available=False)
-    ('host', 0)
     >>> choose_placement(DeviceFootprint(1000, 500, 300), 200)
     ('host', 0)
     """
@@ -75,4 +73,4 @@ def choose_placement(footprint, device_memory_budget, cache_available=True):
     if footprint.total <= budget:
         return "device", 0
     left = budget - footprint.per_vertex
-    return ("cached", left) if left > 0 and cache_available else ("host", 0)
+    return ("cached", left) if left > 0 else ("host", 0)

@@ -258,6 +258,7 @@ def test_one_engine_per_gpu_under_dask_cuda():
     """The same code on ``dask_cuda.LocalCUDACluster``: GPU replicas, cuDF
     batches, dask-cudf streams and results, checked against the CPU engine."""
     dask_cuda = pytest.importorskip("dask_cuda")
+    cupy = pytest.importorskip("cupy")
     cudf = pytest.importorskip("cudf")
     dask_cudf = pytest.importorskip("dask_cudf")
     from cugraph_stream.backends import available_backends
@@ -271,8 +272,6 @@ def test_one_engine_per_gpu_under_dask_cuda():
         g = DistributedStreamGraph.from_edgelist(cudf.from_pandas(stream.initial),
                                                  weight="weight", client=client, backend="gpu")
         assert {d["backend"] for d in g.describe().values()} == {"gpu"}
-        import cupy
-
         gpus = cupy.cuda.runtime.getDeviceCount()
         assert len(g.describe()) == gpus                      # one replica per GPU
         local = cgs.StreamGraph.from_edgelist(stream.initial, weight="weight")

@@ -198,9 +198,9 @@ class EngineSystem(System):
                 "cache_hit_ratio": hit_ratio, "report": report.to_dict()}
 
     def _query_reads(self, query_report, host_bytes, hit_ratio):
-        """One query's host bytes and cache hit ratio: its own share where the
-        report splits them per query, else the batch's figures."""
-        if self.placement in (None, "device") or not hasattr(query_report, "host_bytes"):
+        """One query's host bytes and cache hit ratio (its ``QueryReport``'s share);
+        the batch's figures in device placement, where there are none to share."""
+        if self.placement in (None, "device"):
             return {"host_bytes": host_bytes, "cache_hit_ratio": hit_ratio}
         read = query_report.host_edges_read + query_report.cache_hits
         return {"host_bytes": query_report.host_bytes,

@@ -74,3 +74,51 @@ def test_lists_start_on_128_byte_boundaries():
     for u in range(3):
         assert (adj.nbr.ctypes.data + 4 * int(adj.start[u])) % 128 == 0
         assert (adj.wgt.ctypes.data + 8 * int(adj.start[u])) % 128 == 0
+
+
+def test_version_changes_whenever_a_list_may_start_elsewhere():
+    """Operators keep per-vertex list addresses until ``version`` changes
+    (the GPU backend's ``_lists``): a change of ``start`` or of the slot
+    arrays' memory under an unchanged version would make them read stale
+    lists."""
+    ops = get_backend("cpu")
+    rng = np.random.default_rng(5)
+    adj = Adjacency(ops, np.float32, with_twin=True)
+
+    def where_lists_are():
+        return adj.version, adj.start.copy(), adj.nbr.ctypes.data, adj.wgt.ctypes.data
+
+    def check(before, what):
+        version, start, nbr, wgt = before
+        moved = (start.shape != adj.start.shape or not np.array_equal(start, adj.start)
+                 or (nbr, wgt) != (adj.nbr.ctypes.data, adj.wgt.ctypes.data))
+        assert adj.version != version or not moved, f"{what} moved lists without a new version"
+
+    n = 8
+    adj.ensure_vertices(n)
+    for step in range(120):
+        before = where_lists_are()
+        if step % 30 == 29:                              # new vertices
+            n += 5
+            adj.ensure_vertices(n)
+            check(before, "ensure_vertices")
+            continue
+        k = int(rng.integers(1, 60))
+        u = rng.integers(0, n, size=k)
+        adj.append(u, rng.integers(0, 10**6, size=k), rng.random(k).astype(np.float32))
+        check(before, "append")
+        before = where_lists_are()
+        live = np.flatnonzero(adj.degree[:n])
+        owners = live[rng.random(live.size) < 0.3]
+        if owners.size:
+            slots = adj.start[owners] + adj.degree[owners] - 1      # each drops its last entry
+            adj.remove(owners, slots)
+            check(before, "remove")
+        before = where_lists_are()
+        if step % 17 == 16:
+            empty = np.flatnonzero(adj.degree[:n] == 0)
+            adj.release(empty)
+            check(before, "release")
+            before = where_lists_are()
+            adj.compact()
+            check(before, "compact")

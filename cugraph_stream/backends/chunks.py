@@ -52,7 +52,9 @@ class _Accounting:
         self._held[id(chunk.nbr)] = nbytes
         return chunk
 
-    def _untrack(self, chunk):
+    def release(self, chunk):
+        """Forget ``chunk``; its memory goes back (to the heap or the pool) once
+        the last view of it is dropped."""
         if id(chunk.nbr) not in self._held:
             raise ValueError("chunk was not allocated here or was already released")
         del self._held[id(chunk.nbr)]
@@ -104,10 +106,6 @@ class HostChunkAllocator(_Accounting):
         nbr = block[: 4 * n_slots].view(np.int32)
         wgt = block[weight_offset:].view(self.weight_dtype)
         return self._track(Chunk(nbr, wgt), total)
-
-    def release(self, chunk):
-        """Forget ``chunk``; its memory goes back when the last view of it is dropped."""
-        self._untrack(chunk)
 
     @staticmethod
     def address(array):
@@ -187,10 +185,6 @@ class DeviceChunkAllocator(_Accounting):
         nbr = cupy.ndarray((n_slots,), dtype=np.int32, memptr=base)
         wgt = cupy.ndarray((n_slots,), dtype=self.weight_dtype, memptr=base + weight_offset)
         return self._track(Chunk(nbr, wgt), total)
-
-    def release(self, chunk):
-        """Forget ``chunk``; its memory returns to the pool once the cache drops it too."""
-        self._untrack(chunk)
 
     @staticmethod
     def address(array):

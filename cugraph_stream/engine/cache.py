@@ -208,6 +208,10 @@ class RefreshReport:
 class CacheView:
     """How to find every vertex's list: in a cache chunk or in the host store.
 
+    The host-side reference reader (:meth:`HotCache.check` and the tests
+    read lists through it); the GPU kernels find the same lists through
+    per-vertex addresses (``GPUBackend._lists``).
+
     Vertex ``v`` with ``in_cache[v]`` has its ``length[v]`` entries at
     ``chunk_nbr[chunk[v]][start[v]:start[v] + length[v]]`` (weights in
     ``chunk_wgt``); otherwise at ``host_nbr[start[v]:start[v] + length[v]]``.
@@ -665,7 +669,7 @@ class HotCache:
 
     # ----------------------------------------------------------------- reading
     def view(self, adjacency):
-        """The per-vertex arrays kernels read lists through (see :class:`CacheView`)."""
+        """Where every vertex's list is, cache or store (see :class:`CacheView`)."""
         xp = self.ops.xp
         n = int(adjacency.start.size)
         self.ensure_vertices(n)

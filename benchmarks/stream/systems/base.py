@@ -52,6 +52,12 @@ class System:
         """Why this instance cannot run here, or None."""
         return self.unavailable_reason()
 
+    def require_available(self):
+        """Raise :class:`Unavailable` (with the reason) unless this instance can run here."""
+        reason = self.unavailable()
+        if reason:
+            raise Unavailable(reason)
+
     def build(self, workload, kinds, params):
         """Build on G0 and compute the initial results; return build figures."""
         raise NotImplementedError

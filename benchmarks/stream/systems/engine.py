@@ -19,7 +19,7 @@ from cugraph_stream.backends import available_backends
 from cugraph_stream.verify import to_pandas
 
 from ...common import make_query, timed
-from .base import System, Unavailable, query_record
+from .base import System, query_record
 
 #: names under which issue 4's BatchReport may report bytes read from host memory
 HOST_BYTES_FIELDS = ("host_bytes", "host_bytes_read", "bytes_from_host", "host_read_bytes",
@@ -157,8 +157,7 @@ class EngineSystem(System):
 
     # ------------------------------------------------------------- life cycle
     def build(self, workload, kinds, params):
-        if self.unavailable():
-            raise Unavailable(self.unavailable())
+        self.require_available()
         if self.backend == "gpu":
             _warm_up_gpu()
         options = self._graph_options(workload)

@@ -28,7 +28,7 @@ from time import perf_counter
 
 import numpy as np
 
-from .base import System, Unavailable, query_record
+from .base import System, query_record
 
 #: what each query runs, for tables
 ALGORITHMS = {
@@ -63,9 +63,7 @@ class NetworKitSystem(System):
         return None
 
     def build(self, workload, kinds, params):
-        reason = self.unavailable_reason()
-        if reason:
-            raise Unavailable(reason)
+        self.require_available()
         import networkit as nk
 
         self.nk = nk

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import System, Unavailable, query_record
+from .base import System, query_record
 
 #: L1 error allowed to pylibcugraph's PageRank against the exact vector: its
 #: stopping rule (change between iterations at most epsilon = 1e-6) bounds the
@@ -43,9 +43,7 @@ class PylibcugraphSystem(System):
         return None
 
     def build(self, workload, kinds, params):
-        reason = self.unavailable_reason()
-        if reason:
-            raise Unavailable(reason)
+        self.require_available()
         import cupy
         import pylibcugraph
 

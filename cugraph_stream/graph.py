@@ -265,16 +265,16 @@ class StreamGraph:
         Returns ``(u, v, new_vertices)``.
         """
         xp, store = self._ops.xp, self._store
-        vertices = store.vertices
-        u, v = vertices.lookup(src), vertices.lookup(dst)
-        unknown_u, unknown_v = u < 0, v < 0
-        create_u, create_v = unknown_u & inserting, unknown_v & inserting
-        if not bool((create_u | create_v).any()):     # the common case: no new vertex
-            return u, v, xp.empty(0, dtype=xp.int64)
-        new_vertices = store.add_vertices(xp.unique(xp.concatenate((src[create_u], dst[create_v]))))
-        # every row naming a new vertex (delete rows after its insert too) gets its id
-        u[unknown_u], v[unknown_v] = vertices.lookup(src[unknown_u]), vertices.lookup(dst[unknown_v])
-        return u, v, new_vertices
+        rows = int(src.size)
+        ends = xp.concatenate((src, dst))
+        ids = store.vertices.lookup(ends)
+        create = (ids < 0) & xp.concatenate((inserting, inserting))
+        new_vertices = xp.empty(0, dtype=xp.int64)
+        if bool(create.any()):          # rarely: most batches name known vertices only
+            new_vertices = store.add_vertices(xp.unique(ends[create]))
+            # every row naming a new vertex (delete rows after its insert too) gets its id
+            ids = xp.where(ids < 0, store.vertices.lookup(ends), ids)
+        return ids[:rows], ids[rows:], new_vertices
 
     def _check_weights(self, rows, weight_column):
         strict = [q for q in self._queries if q.needs_nonnegative_weights]

@@ -78,3 +78,33 @@ __global__ void place_entries(const long long* owners, const long long* neighbou
   }
   degree[u] = fill + count;
 }
+
+// Move whole lists to fresh space: vertices[k]'s list goes to new_start[k]
+// with room[k] slots, one warp per list; its entries are written out as
+// moves (owner, source, target) from position first[k] on.  The list's start
+// and capacity change once every lane has read the old start.
+template <typename W>
+__global__ void relocate_lists(const long long* vertices, long long count, const long long* new_start,
+                               const long long* room, const long long* first, long long* start,
+                               const long long* degree, long long* capacity, int* nbr, W* wgt, long long* twin,
+                               int has_twin, long long* move_owner, long long* move_source, long long* move_target)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;
+  int lane = threadIdx.x & 31;
+  long long u = vertices[k];
+  long long from = start[u], to = new_start[k], at = first[k];
+  for (long long i = lane, d = degree[u]; i < d; i += 32) {
+    nbr[to + i] = nbr[from + i];
+    wgt[to + i] = wgt[from + i];
+    if (has_twin) twin[to + i] = twin[from + i];
+    move_owner[at + i] = u;
+    move_source[at + i] = from + i;
+    move_target[at + i] = to + i;
+  }
+  __syncwarp();
+  if (lane == 0) {
+    start[u] = to;
+    capacity[u] = room[k];
+  }
+}

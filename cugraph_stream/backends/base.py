@@ -96,6 +96,29 @@ class Backend(abc.ABC):
         """Distinct values of ``ids`` (non-negative, below ``bound``), in any order."""
 
     @abc.abstractmethod
+    def lookup_sorted(self, keys, values, queries):
+        """For each of ``queries``, the entry of ``values`` paired with the equal
+        entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal."""
+
+    @abc.abstractmethod
+    def merge_sorted(self, keys, values, more_keys, more_values):
+        """Merge ascending int64 ``keys`` and ``more_keys`` (no key in both), with
+        their paired int64 values; returns ``(merged_keys, merged_values)``."""
+
+    @abc.abstractmethod
+    def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
+                       with_parents):
+        """The live vertices whose result changed since it was last recorded, recorded now.
+
+        Among the vertices of ``forced`` (distinct) and ``touched`` (any
+        repeats), those with ``alive`` set whose ``value`` differs from
+        ``previous_value`` (or, with ``with_parents``, whose ``parent``
+        differs from ``previous_parent``), and every live one of ``forced``,
+        distinct and in any order.  ``previous_value`` and
+        ``previous_parent`` then take the current values of all of them.
+        """
+
+    @abc.abstractmethod
     def factorize(self, values):
         """``(uniques, codes)`` with ``uniques[codes] == values``; uniques in any order."""
 
@@ -133,6 +156,17 @@ class Backend(abc.ABC):
         (``nbr``, ``wgt`` and ``twin`` move together), and the list's degree
         drops.  Returns ``(owner, source, target)``: every entry moved, from
         slot ``source`` to slot ``target`` of ``owner``'s list.
+        """
+
+    @abc.abstractmethod
+    def move_lists(self, adj, vertices, new_start, room, first, moved):
+        """Move the lists of ``vertices`` (distinct) of ``adj`` to fresh slots.
+
+        List ``k`` goes to ``new_start[k]`` (``nbr``, ``wgt`` and ``twin``
+        move together, in order), which becomes its ``start``, and gets
+        ``room[k]`` slots as its ``capacity``.  Returns ``(owner, source,
+        target)``: every entry moved (``moved`` in all), list ``k``'s from
+        position ``first[k]`` on, in list order.
         """
 
     @abc.abstractmethod

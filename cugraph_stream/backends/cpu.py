@@ -109,6 +109,34 @@ class CPUBackend(Backend):
         stamp[ids] = order
         return ids[stamp[ids] == order]
 
+    def lookup_sorted(self, keys, values, queries):
+        if keys.size == 0:
+            return np.full(queries.shape, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(keys, queries), keys.size - 1)
+        return np.where(keys[pos] == queries, values[pos], -1)
+
+    def merge_sorted(self, keys, values, more_keys, more_values):
+        at = np.searchsorted(keys, more_keys) + np.arange(more_keys.size)
+        from_more = np.zeros(keys.size + more_keys.size, dtype=bool)
+        from_more[at] = True
+        merged_keys = np.empty(from_more.size, dtype=np.int64)
+        merged_values = np.empty(from_more.size, dtype=np.int64)
+        merged_keys[at], merged_values[at] = more_keys, more_values
+        merged_keys[~from_more], merged_values[~from_more] = keys, values
+        return merged_keys, merged_values
+
+    def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
+                       with_parents):
+        touched = self.unique(touched, value.size)
+        differs = value[touched] != previous_value[touched]
+        if with_parents:
+            differs |= parent[touched] != previous_parent[touched]
+        for vertices in (touched, forced):
+            previous_value[vertices] = value[vertices]
+            previous_parent[vertices] = parent[vertices]
+        changed = self.unique(np.concatenate((touched[differs], forced)), value.size)
+        return changed[alive[changed]]
+
     def factorize(self, values):
         codes, uniques = pd.factorize(values, sort=False)
         return np.asarray(uniques, dtype=values.dtype), codes.astype(np.int64, copy=False)
@@ -202,6 +230,17 @@ class CPUBackend(Backend):
             adj.twin[holes] = adj.twin[movers]
         adj.degree[lists] = boundary - adj.start[lists]
         return lists[tail_owner[surviving]], movers, holes
+
+    def move_lists(self, adj, vertices, new_start, room, first, moved):
+        source, owner = self.expand_segments(adj.start[vertices], adj.degree[vertices])
+        target = new_start[owner] + (source - adj.start[vertices][owner])
+        adj.nbr[target] = adj.nbr[source]
+        adj.wgt[target] = adj.wgt[source]
+        if adj.twin is not None:
+            adj.twin[target] = adj.twin[source]
+        adj.start[vertices] = new_start
+        adj.capacity[vertices] = room
+        return vertices[owner], source, target
 
     def place_entries(self, adj, owners, neighbours, weights, slots):
         pending = np.flatnonzero(slots < 0)

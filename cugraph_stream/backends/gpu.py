@@ -94,8 +94,8 @@ class GPUBackend(Backend):
         import cupy
 
         self.xp = cupy
-        self._stamp = cupy.empty(0, dtype=cupy.int64)
         self._scratches = {}
+        self._epoch = 0          # the last epoch handed out for the "stamp" scratch (see kernels/sets.cu)
         self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (stamp, nbr_at, wgt_at)
 
     # ------------------------------------------------------------------ memory
@@ -155,6 +155,21 @@ class GPUBackend(Backend):
             self._scratches[name] = array
         return array
 
+    def _stamps(self, bound):
+        """``(stamp, epoch)``: per-vertex stamps for at least ``bound`` vertices
+        and an epoch none of them holds yet (see ``kernels/sets.cu``)."""
+        stamp = self._scratches.get("stamp")
+        if stamp is None or stamp.size < bound or self._epoch == 0xFFFFFFFF:
+            size = max(int(bound), 0 if stamp is None else 2 * stamp.size)
+            self._scratches["stamp"] = stamp = self.xp.zeros(size, dtype=self.xp.uint32)
+            self._epoch = 0
+        self._epoch += 1
+        return stamp, np.uint32(self._epoch)
+
+    def _kept(self, out, kept):
+        """The first ``kept[0]`` entries of ``out`` (one copy to the host)."""
+        return out[: int(kept.get()[0])]
+
     def _lists(self, adj):
         """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
         neighbours and weights (in the store, in device or pinned host
@@ -207,11 +222,42 @@ class GPUBackend(Backend):
         xp = self.xp
         if ids.size < 2:
             return ids
-        if self._stamp.size < bound:
-            self._stamp = xp.empty(max(int(bound), 2 * self._stamp.size), dtype=xp.int64)
-        order = xp.arange(ids.size, dtype=xp.int64)
-        self._stamp[ids] = order   # one of the duplicates' writes survives
-        return ids[self._stamp[ids] == order]
+        stamp, epoch = self._stamps(bound)
+        out, kept = xp.empty(ids.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        cuda_kernels.get_kernel("sets", "distinct")(
+            (_blocks(ids.size),), (_THREADS,), (ids, np.int64(ids.size), stamp, epoch, out, kept))
+        return self._kept(out, kept)
+
+    def lookup_sorted(self, keys, values, queries):
+        found = self.xp.empty(queries.size, dtype=self.xp.int64)
+        if queries.size:
+            cuda_kernels.get_kernel("sets", "sorted_lookup")(
+                (_blocks(queries.size),), (_THREADS,),
+                (queries, np.int64(queries.size), keys, values, np.int64(keys.size), found))
+        return found
+
+    def merge_sorted(self, keys, values, more_keys, more_values):
+        xp = self.xp
+        n, m = int(keys.size), int(more_keys.size)
+        merged_keys, merged_values = xp.empty(n + m, dtype=xp.int64), xp.empty(n + m, dtype=xp.int64)
+        if n + m:
+            cuda_kernels.get_kernel("sets", "merge_sorted")(
+                (_blocks(n + m),), (_THREADS,),
+                (keys, values, np.int64(n), more_keys, more_values, np.int64(m), merged_keys, merged_values))
+        return merged_keys, merged_values
+
+    def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
+                       with_parents):
+        xp = self.xp
+        stamp, epoch = self._stamps(value.size)
+        out, kept = xp.empty(forced.size + touched.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        kernel = cuda_kernels.get_kernel("sets", f"record_changes<{cuda_kernels.VALUE_TYPES[value.dtype]}>")
+        for ids, is_forced in ((forced, 1), (touched, 0)):      # forced first: they claim their stamps
+            if ids.size:
+                kernel((_blocks(ids.size),), (_THREADS,),
+                       (ids, np.int64(ids.size), np.int32(is_forced), stamp, epoch, value, parent, previous_value,
+                        previous_parent, np.int32(bool(with_parents)), alive, out, kept))
+        return self._kept(out, kept)
 
     def factorize(self, values):
         uniques, codes = self.xp.unique(values, return_inverse=True)
@@ -260,6 +306,18 @@ class GPUBackend(Backend):
              moved))
         k = int(moved.get()[0])
         return owner[:k], source[:k], target[:k]
+
+    def move_lists(self, adj, vertices, new_start, room, first, moved):
+        xp = self.xp
+        owner, source, target = (xp.empty(moved, dtype=xp.int64) for _ in range(3))
+        if vertices.size:
+            name = f"relocate_lists<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+            cuda_kernels.get_kernel("adjacency", name)(
+                (_blocks(32 * vertices.size),), (_THREADS,),
+                (vertices, np.int64(vertices.size), new_start, room, first, adj.start, adj.degree, adj.capacity,
+                 adj.nbr, adj.wgt, adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None),
+                 owner, source, target))
+        return owner, source, target
 
     def place_entries(self, adj, owners, neighbours, weights, slots):
         xp = self.xp
@@ -406,9 +464,12 @@ class GPUBackend(Backend):
                 (1,), (_FUSED_THREADS,),
                 (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), self._lists(first)[0], first.degree,
                  self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
-            expanded, end = (int(c) for c in edges[:2].get())
+            expanded, end, edges_read = (int(c) for c in edges.get())
             found = [log[:end].copy()]
             frontier = log[expanded:end].copy()
+            if frontier.size == 0:          # the usual batch: one launch, one copy
+                invalid[found[0]] = 0
+                return found[0], edges_read
         kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
         while frontier.size:
             for adj in adjs:

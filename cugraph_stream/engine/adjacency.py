@@ -187,18 +187,17 @@ class Adjacency:
         """Move the lists of ``vertices`` to fresh space at the end."""
         xp = self.ops.xp
         room = self._round_capacity(need)
-        total = int(room.sum())
-        new_start = self.end + xp.cumsum(room) - room
-        self._ensure_slots(self.end + total)
-        old, owner = self.slots_of(vertices)
-        new = new_start[owner] + (old - self.start[vertices][owner])
-        self._copy(old, new)
-        self.garbage += int(self.capacity[vertices].sum())
-        self.end += total
-        self.start[vertices] = new_start
-        self.capacity[vertices] = room
+        degree = self.degree[vertices]
+        # running totals of the new room, the entries moved and the room given up, in one copy
+        totals = xp.cumsum(xp.stack((room, degree, self.capacity[vertices])), axis=1)
+        room_total, moved, released = (int(t) for t in self.ops.to_host(totals[:, -1]))
+        self._ensure_slots(self.end + room_total)
+        new_start = self.end + totals[0] - room
+        moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, totals[1] - degree, moved))
+        self.garbage += released
+        self.end += room_total
         self.version += 1
-        return Moves(vertices[owner], old, new)
+        return moves
 
     def _copy(self, old, new):
         self.nbr[new] = self.nbr[old]

@@ -16,7 +16,7 @@ MIN_CAPACITY = 1024
 
 def arc_key(xp, u, v):
     """One non-negative int64 key per arc ``u -> v`` of internal ids below 2**31."""
-    return (u.astype(xp.int64) << 32) | v.astype(xp.int64)
+    return (u.astype(xp.int64, copy=False) << 32) | v.astype(xp.int64, copy=False)
 
 
 class EdgeIndex:

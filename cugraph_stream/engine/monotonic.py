@@ -198,16 +198,12 @@ class MonotonicEngine:
 
     def _record_changes(self):
         """Remember which live vertices changed value or parent in this update."""
-        xp, ops = self.ops.xp, self.ops
-        touched = ops.unique(xp.concatenate(self._touched), self.value.size)
+        xp = self.ops.xp
+        touched = xp.concatenate(self._touched)
         self._touched = []
-        differs = self.value[touched] != self.previous_value[touched]
-        if self.parents_in_result:
-            differs |= self.parent[touched] != self.previous_parent[touched]
-        self.previous_value[touched] = self.value[touched]
-        self.previous_parent[touched] = self.parent[touched]
-        changed = ops.unique(xp.concatenate((touched[differs], self._new)), self.value.size)
-        self.changed = changed[self.store.vertices.alive[changed]]
+        self.changed = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
+                                               self.previous_parent, self.store.vertices.alive,
+                                               self.parents_in_result)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)

@@ -41,11 +41,7 @@ class VertexTable:
 
     def lookup(self, external):
         """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
-        xp = self.ops.xp
-        if self.count == 0:
-            return xp.full(external.shape, -1, dtype=xp.int64)
-        pos = xp.minimum(xp.searchsorted(self.sorted_external, external), self.count - 1)
-        return xp.where(self.sorted_external[pos] == external, self.sorted_internal[pos], -1)
+        return self.ops.lookup_sorted(self.sorted_external, self.sorted_internal, external)
 
     def add(self, external):
         """Create vertices for distinct, absent ``external`` ids; return their internal ids."""
@@ -62,7 +58,8 @@ class VertexTable:
         self.external[internal] = external
         self.alive[internal] = True
         order = xp.argsort(external)
-        self._merge(external[order], internal[order])
+        self.sorted_external, self.sorted_internal = self.ops.merge_sorted(
+            self.sorted_external, self.sorted_internal, external[order], internal[order])
         self.count += k
         return internal
 
@@ -78,19 +75,6 @@ class VertexTable:
         self.sorted_external = self.sorted_external[keep]
         self.sorted_internal = self.sorted_internal[keep]
         self.count -= int(internal.size)
-
-    def _merge(self, external, internal):
-        """Insert sorted ``external`` ids (with their internal ids) into the sorted arrays."""
-        xp = self.ops.xp
-        n, k = self.count, int(external.size)
-        at = xp.searchsorted(self.sorted_external, external) + xp.arange(k)
-        is_new = xp.zeros(n + k, dtype=bool)
-        is_new[at] = True
-        merged_ext = xp.empty(n + k, dtype=xp.int64)
-        merged_int = xp.empty(n + k, dtype=xp.int64)
-        merged_ext[at], merged_int[at] = external, internal
-        merged_ext[~is_new], merged_int[~is_new] = self.sorted_external, self.sorted_internal
-        self.sorted_external, self.sorted_internal = merged_ext, merged_int
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,

@@ -121,6 +121,81 @@ def test_close_holes_keeps_the_surviving_entries(ops, seed):
     assert all(start[o] <= t < start[o] + degree_after[o] for o, t in zip(owner, target))
 
 
+def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
+    rng = np.random.default_rng(3)
+    n = 5
+    edges = [(u, int(v), float(v)) for u in range(n) for v in rng.choice(100, [3, 0, 40, 7, 33][u], replace=False)]
+    adj = make_adjacency(ops, n, edges)
+    adj.twin = ops.asarray(np.arange(adj.slot_capacity, dtype=np.int64) + 1000)
+    vertices = np.array([3, 1, 2])
+    start, degree = host(ops, adj.start).copy(), host(ops, adj.degree)
+    before = {name: host(ops, getattr(adj, name)).copy() for name in ("nbr", "wgt", "twin")}
+    adj._ensure_slots(adj.end + 3 * 64)
+    new_start = np.array([adj.end, adj.end + 64, adj.end + 128])
+    first = np.concatenate(([0], np.cumsum(degree[vertices])[:-1]))
+
+    owner, source, target = (host(ops, a) for a in ops.move_lists(
+        adj, ops.asarray(vertices), ops.asarray(new_start), ops.asarray(np.full(3, 64)), ops.asarray(first),
+        int(degree[vertices].sum())))
+
+    assert host(ops, adj.start)[vertices].tolist() == new_start.tolist()
+    assert host(ops, adj.capacity)[vertices].tolist() == [64, 64, 64]
+    expected_source = np.concatenate([np.arange(start[u], start[u] + degree[u]) for u in vertices])
+    assert source.tolist() == expected_source.tolist()
+    assert owner.tolist() == np.repeat(vertices, degree[vertices]).tolist()
+    assert target.tolist() == np.concatenate([np.arange(s, s + degree[u]) for u, s in zip(vertices, new_start)]).tolist()
+    for name, old in before.items():
+        assert (host(ops, getattr(adj, name))[target] == old[source]).all()
+
+
+def test_lookup_sorted_pairs_equal_keys_only(ops):
+    keys = np.array([-2**63, -5, 0, 7, 2**62], dtype=np.int64)
+    values = np.array([4, 3, 2, 1, 0], dtype=np.int64)
+    queries = np.array([7, 8, -2**63, 2**62, 2**63 - 1, -6, 0], dtype=np.int64)
+    found = ops.lookup_sorted(ops.asarray(keys), ops.asarray(values), ops.asarray(queries))
+    assert host(ops, found).tolist() == [1, -1, 4, 0, -1, -1, 2]
+    empty = ops.asarray(np.empty(0, dtype=np.int64))
+    assert host(ops, ops.lookup_sorted(empty, empty, ops.asarray(queries))).tolist() == [-1] * queries.size
+
+
+@pytest.mark.parametrize("sizes", [(0, 5), (5, 0), (40, 13), (1, 300)])
+def test_merge_sorted_keeps_keys_ascending_with_their_values(ops, sizes):
+    rng = np.random.default_rng(sum(sizes))
+    pool = rng.choice(np.arange(-10**6, 10**6), sum(sizes), replace=False)
+    keys, more = np.sort(pool[: sizes[0]]), np.sort(pool[sizes[0]:])
+    merged_keys, merged_values = (host(ops, a) for a in ops.merge_sorted(
+        ops.asarray(keys), ops.asarray(keys * 3), ops.asarray(more), ops.asarray(more * 3)))
+    assert merged_keys.tolist() == sorted(pool.tolist())
+    assert (merged_values == merged_keys * 3).all()
+
+
+@pytest.mark.parametrize("with_parents", [True, False])
+def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents):
+    rng = np.random.default_rng(4)
+    n = 300
+    value = rng.integers(0, 3, n).astype(np.float32)
+    parent = rng.integers(-1, 3, n).astype(np.int64)
+    previous_value = rng.integers(0, 3, n).astype(np.float32)
+    previous_parent = rng.integers(-1, 3, n).astype(np.int64)
+    alive = rng.random(n) < 0.8
+    forced = rng.choice(n, 20, replace=False)
+    touched = rng.integers(0, n, 500)
+    seen = set(forced.tolist()) | set(touched.tolist())
+    differs = (value != previous_value) | ((parent != previous_parent) if with_parents else False)
+    expected = {v for v in seen if alive[v] and (differs[v] or v in set(forced.tolist()))}
+    arrays = [ops.asarray(a.copy()) for a in (value, parent, previous_value, previous_parent)]
+
+    changed = host(ops, ops.record_changes(ops.asarray(forced), ops.asarray(touched), *arrays, ops.asarray(alive),
+                                           with_parents))
+
+    assert sorted(changed.tolist()) == sorted(expected)
+    recorded = sorted(seen)
+    assert (host(ops, arrays[2])[recorded] == value[recorded]).all()
+    assert (host(ops, arrays[3])[recorded] == parent[recorded]).all()
+    untouched = sorted(set(range(n)) - seen)
+    assert (host(ops, arrays[2])[untouched] == previous_value[untouched]).all()
+
+
 RULES = {"sssp": sssp_rule(np.float64), "bfs": bfs_rule(), "widest": widest_path_rule(np.float64),
          "wcc": wcc_rule(False)}
 

@@ -1,0 +1,75 @@
+// Sets of vertex ids in one launch each: distinct ids, change records and
+// sorted lookups (cugraph_stream.backends.gpu).  Distinctness comes from
+// per-vertex stamps: a launch owns an epoch (a number no earlier launch used
+// since the stamps were last cleared), and the one thread that swaps the
+// epoch into a vertex's stamp keeps the vertex, so no stamp is ever cleared.
+// Kept ids are appended through one atomic counter (in no particular order).
+
+// ids that are distinct: out[0:kept] holds each id of ids[0:count] once
+__global__ void distinct(const long long* ids, long long count, unsigned int* stamp, unsigned int epoch,
+                         long long* out, unsigned long long* kept)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long v = ids[k];
+  if (atomicExch(stamp + v, epoch) != epoch) out[atomicAdd(kept, 1ull)] = v;
+}
+
+// The live vertices among ids whose value (or, with `with_parents`, parent)
+// differs from its previous record, or every live one where `forced`; the
+// previous records then take the current ones.  Ids already stamped with
+// this epoch were recorded by this launch or an earlier one of the same epoch.
+template <typename V>
+__global__ void record_changes(const long long* ids, long long count, int forced, unsigned int* stamp,
+                               unsigned int epoch, const V* value, const long long* parent, V* previous_value,
+                               long long* previous_parent, int with_parents, const bool* alive, long long* out,
+                               unsigned long long* kept)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long v = ids[k];
+  if (atomicExch(stamp + v, epoch) == epoch && !forced) return;
+  bool differs = forced || value[v] != previous_value[v] || (with_parents && parent[v] != previous_parent[v]);
+  previous_value[v] = value[v];
+  previous_parent[v] = parent[v];
+  if (differs && alive[v]) out[atomicAdd(kept, 1ull)] = v;
+}
+
+// For each query: the value paired with it in (sorted keys, values), or -1
+// where no key equals it (binary search; keys distinct and ascending)
+__global__ void sorted_lookup(const long long* queries, long long count, const long long* keys,
+                              const long long* values, long long size, long long* found)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long q = queries[k];
+  long long low = 0, high = size;
+  while (low < high) {
+    long long mid = low + (high - low) / 2;
+    if (keys[mid] < q) low = mid + 1;
+    else high = mid;
+  }
+  found[k] = (low < size && keys[low] == q) ? values[low] : -1;
+}
+
+// Merge two ascending key arrays without common keys, with the values paired
+// to them: each element moves to its index plus the number of the other
+// array's keys below it (binary search), one thread per element.
+__global__ void merge_sorted(const long long* keys, const long long* values, long long n, const long long* more_keys,
+                             const long long* more_values, long long m, long long* out_keys, long long* out_values)
+{
+  long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (t >= n + m) return;
+  bool first = t < n;
+  long long i = first ? t : t - n;
+  long long key = first ? keys[i] : more_keys[i];
+  const long long* other = first ? more_keys : keys;
+  long long low = 0, high = first ? m : n;
+  while (low < high) {
+    long long mid = low + (high - low) / 2;
+    if (other[mid] < key) low = mid + 1;
+    else high = mid;
+  }
+  out_keys[i + low] = key;
+  out_values[i + low] = first ? values[i] : more_values[i];
+}

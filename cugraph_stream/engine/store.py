@@ -106,7 +106,7 @@ class GraphStore:
 
     # -------------------------------------------------------------- vertices
     def add_vertices(self, external):
-        """Create vertices for distinct, absent external ids; return internal ids."""
+        """Create vertices for absent external ids (ascending, distinct); return internal ids."""
         internal = self.vertices.add(external)
         self.out.ensure_vertices(self.vertices.size)
         self.inn.ensure_vertices(self.vertices.size)

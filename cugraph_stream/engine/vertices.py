@@ -44,7 +44,7 @@ class VertexTable:
         return self.ops.lookup_sorted(self.sorted_external, self.sorted_internal, external)
 
     def add(self, external):
-        """Create vertices for distinct, absent ``external`` ids; return their internal ids."""
+        """Create vertices for absent ``external`` ids (ascending, distinct); return their internal ids."""
         xp = self.ops.xp
         k = int(external.size)
         if k == 0:
@@ -57,9 +57,8 @@ class VertexTable:
         ensure_vertex_capacity(xp, self, ("external", "alive"), self.size)
         self.external[internal] = external
         self.alive[internal] = True
-        order = xp.argsort(external)
         self.sorted_external, self.sorted_internal = self.ops.merge_sorted(
-            self.sorted_external, self.sorted_internal, external[order], internal[order])
+            self.sorted_external, self.sorted_internal, external, internal)
         self.count += k
         return internal
 

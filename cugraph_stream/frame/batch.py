@@ -163,19 +163,15 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype):
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
         raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
-    weights = values.astype(xp.float64)
-    bad = ~xp.isfinite(weights) & is_insert
-    if nulls is not None:
-        bad &= ~nulls
+    weights = values.astype(xp.float64, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
+        cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
+    bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
     if bad.any():
         row = _first(bad)
-        raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
-                         "weights must be finite")
-    with np.errstate(over="ignore"):          # overflow is reported below, by row
-        cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
-    overflow = ~xp.isfinite(cast)
-    if overflow.any():
-        row = _first(overflow)
+        if not np.isfinite(float(weights[row])):
+            raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
+                             "weights must be finite")
         raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}, "
                          f"beyond the range of {np.dtype(weight_dtype)}")
     return cast

@@ -131,7 +131,7 @@ def _from_cudf(series):
     nulls = series.isna().values if series.has_nulls else None
     kind = series.dtype.kind
     if kind in "iub":
-        return series.fillna(0).values, nulls
+        return (series.fillna(0) if nulls is not None else series).values, nulls
     if kind == "f":
         return series.to_cupy(na_value=np.nan), nulls
     return series, nulls

@@ -186,14 +186,18 @@ class Adjacency:
     def _relocate(self, vertices, need):
         """Move the lists of ``vertices`` to fresh space at the end."""
         xp = self.ops.xp
+        k = int(vertices.size)
         room = self._round_capacity(need)
         degree = self.degree[vertices]
-        # running totals of the new room, the entries moved and the room given up, in one copy
-        totals = xp.cumsum(xp.stack((room, degree, self.capacity[vertices])), axis=1)
-        room_total, moved, released = (int(t) for t in self.ops.to_host(totals[:, -1]))
+        # one running total over the new room, the entries moved and the room
+        # given up (one scan, and one copy brings all three sums)
+        running = xp.cumsum(xp.concatenate((room, degree, self.capacity[vertices])))
+        ends = [int(t) for t in self.ops.to_host(running[[k - 1, 2 * k - 1, 3 * k - 1]])]
+        room_total, moved, released = ends[0], ends[1] - ends[0], ends[2] - ends[1]
         self._ensure_slots(self.end + room_total)
-        new_start = self.end + totals[0] - room
-        moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, totals[1] - degree, moved))
+        new_start = self.end + running[:k] - room
+        first = running[k:2 * k] - degree - room_total
+        moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, first, moved))
         self.garbage += released
         self.end += room_total
         self.version += 1

@@ -349,6 +349,8 @@ class GraphStore:
                 problems.append(f"{name}: two lists overlap")
             if order.size and int((start[order] + capacity[order]).max()) > adj.end:
                 problems.append(f"{name}: a list lies beyond the end")
+            if adj.garbage + int(adj.capacity.sum()) != adj.end:
+                problems.append(f"{name}: owned and garbage slots do not add up to the slots handed out")
         u, v, w = self.edge_arrays()
         if int(u.size) != self.num_edges:
             problems.append(f"edge count {self.num_edges} != stored edges {int(u.size)}")

@@ -96,7 +96,7 @@ class GPUBackend(Backend):
         self.xp = cupy
         self._scratches = {}
         self._epoch = 0          # the last epoch handed out for the "stamp" scratch (see kernels/sets.cu)
-        self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (stamp, nbr_at, wgt_at)
+        self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (version, nbr_at, wgt_at)
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -174,11 +174,10 @@ class GPUBackend(Backend):
         """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
         neighbours and weights (in the store, in device or pinned host
         memory, or in the adjacency's cache), recomputed when ``adj.version``
-        or the arrays moved."""
+        changes (the adjacency bumps it whenever a list may start elsewhere)."""
         cache = adj.cache
-        stamp = (adj.version, adj.nbr.data.ptr, adj.wgt.data.ptr, int(adj.start.size))
         held = self._addresses.get(adj)
-        if held is not None and held[0] == stamp:
+        if held is not None and held[0] == adj.version:
             return held[1], held[2]
         xp = self.xp
         n = int(adj.start.size)
@@ -194,7 +193,7 @@ class GPUBackend(Backend):
             _list_addresses_kernel(xp)(
                 adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, np.uint64(adj.nbr.data.ptr),
                 np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
-        self._addresses[adj] = (stamp, nbr_at, wgt_at)
+        self._addresses[adj] = (adj.version, nbr_at, wgt_at)
         return nbr_at, wgt_at
 
     def _take_flagged(self, flag, bound):

@@ -11,7 +11,7 @@ from .engine.hotness import DEFAULT_TAU
 from .engine.placement import PLACEMENTS, choose_placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
-from .frame.batch import INSERT, array_module, parse_ids, read_rows
+from .frame.batch import INSERT, parse_ids, read_rows
 from .frame.columns import num_rows
 from .frame.output import make_frame
 from .report import BatchReport
@@ -225,8 +225,8 @@ class StreamGraph:
         """
         ops, store = self._ops, self._store
         t0 = ops.now()
-        rows = read_rows(batch, source, destination, weight, op, store.weight_dtype)
-        self._check_weights(rows, weight)
+        rows = read_rows(batch, source, destination, weight, op, store.weight_dtype,
+                         nonnegative_for=self._nonnegative_for())
         report = BatchReport(rows=len(rows))
         src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
         w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
@@ -276,16 +276,9 @@ class StreamGraph:
             ids = xp.where(ids < 0, store.vertices.lookup(ends), ids)
         return ids[:rows], ids[rows:], new_vertices
 
-    def _check_weights(self, rows, weight_column):
-        strict = [q for q in self._queries if q.needs_nonnegative_weights]
-        if not strict:
-            return
-        xp = array_module(rows.weight)
-        negative = (rows.op == INSERT) & (rows.weight < 0)
-        if negative.any():
-            row = int(xp.flatnonzero(negative)[0])
-            raise ValueError(f"column {weight_column!r} holds a negative weight {float(rows.weight[row])} "
-                             f"at row {row}, but {strict[0].name} needs non-negative weights")
+    def _nonnegative_for(self):
+        """The name of the first tracked query that needs non-negative weights, or None."""
+        return next((q.name for q in self._queries if q.needs_nonnegative_weights), None)
 
     def _update_queries(self, delta, report):
         store, ops = self._store, self._ops

@@ -16,7 +16,7 @@ from .workload import WorkloadError
 #: command-line options that override a preset's value of the same name
 OVERRIDES = ("scale", "edge_factor", "batches", "batch_size", "delete_fraction", "queries",
              "systems", "seed", "alpha", "tol", "cache_budget_fraction", "networkit_threads",
-             "contract_checks", "generate", "sweep_batches", "label")
+             "contract_checks", "generate", "sweep_batches", "warmup_batches", "label")
 
 
 def _systems(text):
@@ -63,6 +63,8 @@ def parse_args(argv=None):
     p.add_argument("--edge-factor", type=positive(int), help="R-MAT edges drawn per vertex id")
     p.add_argument("--batches", type=positive(int), help="number of batches")
     p.add_argument("--batch-size", type=positive(int), help="rows (updates) per batch")
+    p.add_argument("--warmup-batches", type=int,
+                   help="batches applied before the timed ones, untimed (first uses of kernels at this size)")
     p.add_argument("--delete-fraction", type=_fraction, help="share of deletions in the stream")
     p.add_argument("--queries", type=choice_list(KINDS, "query kind(s)"),
                    help="comma-separated subset of " + ",".join(KINDS))

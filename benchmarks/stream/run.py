@@ -22,7 +22,8 @@ def run_benchmark(config, systems, *, no_progress=False, inject_fault=None, edge
         ``scale``, ``edge_factor``, ``batches``, ``batch_size``,
         ``delete_fraction``, ``seed``, ``generate``, ``queries``, ``alpha``,
         ``tol``, ``contract_checks`` ("every" snapshot, or the "ends": G0 and
-        the last one) and ``label``.
+        the last one), ``warmup_batches`` (optional: that many batches of the
+        stream are applied first, untimed and unrecorded) and ``label``.
     systems : list of System
         Fresh instances; each is built on G0 and closed at the end.
     no_progress : bool
@@ -44,7 +45,8 @@ def run_benchmark(config, systems, *, no_progress=False, inject_fault=None, edge
     """
     kinds = list(config["queries"])
     params = {"alpha": config["alpha"], "tol": config["tol"]}
-    workload = build_workload(config["scale"], config["edge_factor"], config["batches"],
+    warmup = int(config.get("warmup_batches", 0))
+    workload = build_workload(config["scale"], config["edge_factor"], warmup + config["batches"],
                               config["batch_size"], config["delete_fraction"], config["seed"],
                               generate=config["generate"], edges=edges)
     figures = workload.figures
@@ -67,9 +69,15 @@ def run_benchmark(config, systems, *, no_progress=False, inject_fault=None, edge
 
     checker = _Checker(kinds, systems, params, workload.source, inject_fault)
     record["initial_problems"] = checker.check(-1, workload.snapshot0, contract=True)
-    last = len(workload.batches) - 1
+    last = len(workload.batches) - 1 - warmup
     steps = progress(workload.snapshots(), len(workload.batches), config["label"], no_progress)
     for b, batch, snapshot in steps:
+        b -= warmup
+        if b < 0:      # a warm-up batch: applied everywhere, neither timed nor checked
+            for system in systems:
+                system.step(b, batch, snapshot)
+            write(f"[{config['label']}] warm-up batch {b + warmup} applied (untimed)")
+            continue
         row = {"batch": b, "rows": len(batch), "systems": {}}
         for system in systems:
             step = system.step(b, batch, snapshot)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..frame.batch import INSERT, array_module, read_rows
+from ..frame.batch import read_rows
 from ..graph import StreamGraph
 
 __all__ = ["GraphReplica", "concat_frames"]
@@ -135,15 +135,8 @@ class GraphReplica:
         Raises ``ValueError`` naming the column and the first offending row;
         nothing is kept then.
         """
-        rows = read_rows(batch, source, destination, weight, op, self.graph.weight_dtype)
-        strict = [q for q in self.graph.queries if q.needs_nonnegative_weights]
-        if strict:
-            negative = (rows.op == INSERT) & (rows.weight < 0)
-            if negative.any():
-                row = int(array_module(negative).flatnonzero(negative)[0])
-                raise ValueError(f"column {weight!r} holds a negative weight "
-                                 f"{float(rows.weight[row])} at row {row}, but "
-                                 f"{strict[0].name} needs non-negative weights")
+        read_rows(batch, source, destination, weight, op, self.graph.weight_dtype,
+                  nonnegative_for=self.graph._nonnegative_for())
         self._pending[token] = (batch, {"source": source, "destination": destination,
                                         "weight": weight, "op": op})
 

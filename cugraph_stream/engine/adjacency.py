@@ -121,9 +121,9 @@ class Adjacency:
             setattr(self, name, grown)
 
     def _round_capacity(self, need):
-        xp = self.ops.xp
-        room = xp.maximum(need + need // 2, self.align)
-        return room + (-room) % self.align
+        """1.5x ``need``, at least one alignment unit, rounded up to whole units."""
+        units = (need + need // 2 + (self.align - 1)) // self.align
+        return self.ops.xp.maximum(units, 1) * self.align
 
     def build(self, src, dst, w):
         """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
@@ -192,7 +192,7 @@ class Adjacency:
         # one running total over the new room, the entries moved and the room
         # given up (one scan, and one copy brings all three sums)
         running = xp.cumsum(xp.concatenate((room, degree, self.capacity[vertices])))
-        ends = [int(t) for t in self.ops.to_host(running[[k - 1, 2 * k - 1, 3 * k - 1]])]
+        ends = [int(t) for t in self.ops.to_host(running[k - 1::k])]     # the three segment ends
         room_total, moved, released = ends[0], ends[1] - ends[0], ends[2] - ends[1]
         self._ensure_slots(self.end + room_total)
         new_start = self.end + running[:k] - room

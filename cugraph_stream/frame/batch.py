@@ -105,8 +105,11 @@ def _object_ids(values, column):
     return out
 
 
-def parse_ops(values, nulls, column):
+def parse_ops(values, nulls, column, check=True):
     """Ops as int8 (1 insert, -1 delete) from ``"insert"``/``"delete"`` (any case) or 1/-1.
+
+    ``check=False`` leaves unknown ops as 0 instead of raising (the caller
+    checks them together with other columns).
 
     >>> parse_ops(np.array(["Insert", "DELETE", 1, -1], dtype=object), None, "op").tolist()
     [1, -1, 1, -1]
@@ -128,7 +131,7 @@ def parse_ops(values, nulls, column):
         codes = np.zeros(values.size, dtype=np.int8)
         shown = values
     unknown = codes == 0
-    if unknown.any():
+    if check and unknown.any():
         row = _first(unknown)
         raise ValueError(f"column {column!r} holds an unknown op {_show(shown, row)!r} at row {row}; "
                          "expected 'insert' or 'delete' (any case), or 1 or -1")
@@ -149,8 +152,11 @@ def _object_ops(values):
     return codes
 
 
-def parse_weights(values, nulls, column, is_insert, weight_dtype):
+def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     """Weights in ``weight_dtype``; insert rows must hold finite numbers.
+
+    ``check=False`` leaves non-finite (or overflowing) weights of insert rows
+    in the result instead of raising (the caller checks them).
 
     >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
     [1.5, 0.0]
@@ -166,8 +172,8 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype):
     weights = values.astype(xp.float64, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
         cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
-    bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
-    if bad.any():
+    bad = ~xp.isfinite(cast) if check else None       # on insert rows only: delete rows hold 0
+    if check and bad.any():
         row = _first(bad)
         if not np.isfinite(float(weights[row])):
             raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
@@ -187,22 +193,39 @@ def _object_weights(values, column):
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def read_rows(table, source, destination, weight, op, weight_dtype):
+def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_for=None):
     """Validate ``table`` and return its :class:`Rows`.
 
     ``weight=None`` gives every insert weight 1; ``op=None`` makes every row
-    an insert (edge lists).
+    an insert (edge lists).  ``nonnegative_for`` names a query that needs
+    non-negative weights (insert rows with a negative weight are then an
+    error), or is None.
+
+    The op and weight checks run as one pass over the rows (one copy to the
+    host when the columns are on the GPU); only a batch that fails it is
+    checked again, column by column, to name the first offending row.
     """
     require_columns(table, [source, destination, weight, op])
     n = num_rows(table)
     src = parse_ids(*read_column(table, source), source)
     dst = parse_ids(*read_column(table, destination), destination)
     xp = array_module(src)
-    codes = parse_ops(*read_column(table, op), op) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
+    op_column = read_column(table, op) if op is not None else None
+    codes = parse_ops(*op_column, op, check=False) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
     codes = xp.asarray(codes)        # ops parsed on the host (strings) join device ids
     is_insert = codes == INSERT
     if weight is None:
-        weights = xp.where(is_insert, 1, 0).astype(weight_dtype)
-    else:
-        weights = parse_weights(*read_column(table, weight), weight, is_insert, weight_dtype)
+        return Rows(src, dst, xp.where(is_insert, 1, 0).astype(weight_dtype), codes)
+    weight_column = read_column(table, weight)
+    weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
+    problems = (codes == 0) | ~xp.isfinite(weights)
+    if nonnegative_for is not None:
+        problems |= weights < 0          # delete rows hold 0
+    if problems.any():
+        if op is not None:
+            parse_ops(*op_column, op)
+        parse_weights(*weight_column, weight, is_insert, weight_dtype)
+        row = _first(weights < 0)
+        raise ValueError(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
+                         f"but {nonnegative_for} needs non-negative weights")
     return Rows(src, dst, weights, codes)

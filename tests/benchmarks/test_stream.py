@@ -53,6 +53,17 @@ def test_tiny_run_writes_json_markdown_and_plots(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not HAVE_NETWORKIT, reason="networkit is not installed")
+def test_warmup_batches_are_applied_but_not_recorded(tmp_path, capsys):
+    assert _run(tmp_path, "--label", "warm", "--systems", "cpu,scipy", "--warmup-batches", "2") == 0
+    with open(tmp_path / "stream-warm.json") as f:
+        run = json.load(f)["run"]
+    assert [row["batch"] for row in run["batches"]] == [0, 1]
+    # the checks compare every system with SciPy on snapshots that include the warm-up
+    # batches: a system that skipped them would disagree
+    assert run["problems"] == [] and run["checks"] == 3 * 4 and run["config"]["warmup_batches"] == 2
+    assert "warm-up batch 1 applied (untimed)" in capsys.readouterr().out
+
+
 def test_networkit_distances_and_components_agree(tmp_path):
     assert cli.main([*TINY[:-3], "--systems", "networkit,scipy", "--delete-fraction", "0.8",
                      "--no-progress", "--out", str(tmp_path), "--label", "nk"]) == 0

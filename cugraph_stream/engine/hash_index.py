@@ -57,6 +57,10 @@ class EdgeIndex:
         pos = self.ops.hash_find(self.keys, keys)
         return xp.where(pos >= 0, self.values[xp.maximum(pos, 0)], -1)
 
+    def locate(self, keys):
+        """Table positions of ``keys``, all present (their values are ``values[positions]``)."""
+        return self.ops.hash_find(self.keys, keys)
+
     def insert(self, keys, values):
         """Add distinct ``keys``, all absent, with their ``values``."""
         if keys.size == 0:
@@ -77,11 +81,11 @@ class EdgeIndex:
             self.values[self.ops.hash_build(self.keys, keys)] = values
         self.live = int(keys.size)
 
-    def erase(self, keys):
-        """Remove ``keys``, all present."""
+    def erase(self, keys, positions=None):
+        """Remove ``keys``, all present (at ``positions``, from :meth:`locate`, when given)."""
         if keys.size == 0:
             return
-        pos = self.ops.hash_find(self.keys, keys)
+        pos = self.locate(keys) if positions is None else positions
         self.keys[pos] = DELETED
         self.live -= int(keys.size)
         self.deleted += int(keys.size)

@@ -218,11 +218,12 @@ class GraphStore:
         if u.size == 0:
             return xp.empty(0, dtype=self.weight_dtype)
         keys = arc_key(xp, u, v)
-        slots = self.index.get(keys)
+        at = self.index.locate(keys)          # deleted arcs are present (see reduce_batch)
+        slots = self.index.values[at]
         weights = self.out.wgt[slots]
         in_slots = self.out.twin[slots] if self.directed else None
         self._follow_out(self.out.remove(u, slots))
-        self.index.erase(keys)
+        self.index.erase(keys, at)            # moves changed values only, not positions
         if self.directed:
             self._follow_in(self.inn.remove(v, in_slots))
         return weights
@@ -230,7 +231,7 @@ class GraphStore:
     def _reweight(self, u, v, w):
         if u.size == 0:
             return w
-        slots = self.find(u, v)
+        slots = self.index.values[self.index.locate(arc_key(self.ops.xp, u, v))]   # present arcs
         old = self.out.wgt[slots]
         self.out.wgt[slots] = w
         if self.directed:

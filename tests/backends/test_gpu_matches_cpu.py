@@ -112,6 +112,20 @@ def test_cudf_input_stays_on_the_device():
         g.apply(bad)
 
 
+def test_numeric_cudf_columns_are_read_in_place():
+    cudf = pytest.importorskip("cudf")
+    from cugraph_stream.frame.columns import read_column
+
+    frame = cudf.DataFrame({"src": np.array([2**62, 5, -3]), "dst": np.array([1, 2**62, 5]),
+                            "weight": np.array([0.5, 2.0, 0.0], np.float32), "op": np.array([1, 1, -1], np.int8)})
+    for name in frame.columns:
+        values, nulls = read_column(frame, name)
+        assert nulls is None and values.data.ptr == frame[name].values.data.ptr   # a view, not a copy
+        assert values.get().tolist() == frame[name].to_pandas().tolist()
+    values, nulls = read_column(cudf.DataFrame({"src": [7, None, 9]}), "src")
+    assert nulls.get().tolist() == [False, True, False] and values.get().tolist() == [7, 0, 9]
+
+
 @pytest.mark.parametrize("query", sorted(QUERIES))
 def test_rmat_with_hubs_gpu_matches_cpu(query):
     """R-MAT has hubs of thousands of edges: the warp and block schedules run."""

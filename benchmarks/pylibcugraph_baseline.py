@@ -36,7 +36,8 @@ def warm_up_gpu_engine(cgs, seed=0):
     batches.  So the warm-up streams random batches, as cuDF frames where
     cuDF is installed, through a graph large enough for levels over the
     one-block limit, in every placement, with a cache of tiny chunks that
-    evicts every batch.
+    evicts every batch.  A quarter of the rows start at 64 hubs, so lists
+    outgrow their room and move (relocation), as R-MAT's hubs do.
     """
     import cupy
 
@@ -45,7 +46,8 @@ def warm_up_gpu_engine(cgs, seed=0):
 
     def frame(size, deletes):
         op = np.where(rng.random(size) < deletes, -1, 1).astype(np.int8)
-        return to_device_frame({"src": cupy.asarray(rng.integers(0, n, size)),
+        src = np.where(rng.random(size) < 0.25, rng.integers(0, 64, size), rng.integers(0, n, size))
+        return to_device_frame({"src": cupy.asarray(src),
                                 "dst": cupy.asarray(rng.integers(0, n, size)),
                                 "weight": cupy.asarray(rng.uniform(1, 64, size).astype(np.float32)),
                                 "op": cupy.asarray(op)})

@@ -24,25 +24,47 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
   }
 }
 
+// children of u in one list: entries begin, begin + step, ... (a vertex has
+// one parent, so only one thread can match and mark it)
+__device__ __forceinline__ void invalidate_list(long long u, long long begin, int step, const int* nbr, long long e,
+                                                const long long* parent, unsigned char* invalid, long long* found,
+                                                unsigned long long* tail)
+{
+  for (long long i = begin; i < e; i += step) {
+    long long x = nbr[i];
+    if (parent[x] == u && !invalid[x]) {
+      invalid[x] = 1;
+      found[atomicAdd(tail, 1ull)] = x;
+    }
+  }
+}
+
 // Transitive invalidation in one block (few seeds): levels of `found` are
 // expanded in turn with __syncthreads() between them.  found[0:count) holds
 // the seeds, already marked in `invalid`; children are marked and appended
 // (a vertex is found once, so `found` never holds more than one entry per
-// vertex).  The block stops before expanding a level wider than
-// `level_limit`, handing it to the per-level launches.  out[0] = end of the
-// expanded levels, out[1] = end of `found`, out[2] = edges read.
-__global__ void invalidate_block(long long* found, long long count, long long level_limit,
+// vertex).  A warp scans each list of fewer than `block_degree` entries;
+// longer ones (hubs) are set aside and scanned by the whole block.  The
+// block stops before expanding a level wider than `level_limit`, handing it
+// to the per-level launches.  out[0] = end of the expanded levels, out[1] =
+// end of `found`, out[2] = edges read.
+#define CGS_BLOCK_LISTS 256   // hub lists one level sets aside for the whole block
+
+__global__ void invalidate_block(long long* found, long long count, long long level_limit, long long block_degree,
                                  const unsigned long long* nbr_at0, const long long* degree0,
                                  const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
                                  const long long* parent, unsigned char* invalid, unsigned long long* out)
 {
   __shared__ long long level_begin, level_end;
   __shared__ unsigned long long tail, edges;
+  __shared__ int hubs;
+  __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
   if (threadIdx.x == 0) {
     level_begin = 0;
     level_end = count;
     tail = count;
     edges = 0;
+    hubs = 0;
   }
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
@@ -50,23 +72,34 @@ __global__ void invalidate_block(long long* found, long long count, long long le
     for (long long k = level_begin + warp; k < level_end; k += warps) {
       long long u = found[k];
       for (int a = 0; a < adjacencies; ++a) {
-        const int* nbr = cgs::list<int>(a ? nbr_at1 : nbr_at0, u);
         long long e = (a ? degree1 : degree0)[u];
-        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e));
-        for (long long i = lane; i < e; i += 32) {
-          long long x = nbr[i];
-          if (parent[x] == u && !invalid[x]) {
-            invalid[x] = 1;   // a vertex has one parent: only one writer can match
-            found[atomicAdd(&tail, 1ull)] = x;
+        int slot = -1;
+        if (lane == 0) {
+          atomicAdd(&edges, static_cast<unsigned long long>(e));
+          if (e >= block_degree) {
+            slot = atomicAdd(&hubs, 1);
+            if (slot < CGS_BLOCK_LISTS) hub[slot] = 2 * u + a;
           }
         }
+        slot = __shfl_sync(0xffffffffu, slot, 0);
+        if (!(slot >= 0 && slot < CGS_BLOCK_LISTS))
+          invalidate_list(u, lane, 32, cgs::list<int>(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, &tail);
         __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
       }
+    }
+    __syncthreads();
+    for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
+      long long u = hub[h] / 2;
+      int a = static_cast<int>(hub[h] % 2);
+      invalidate_list(u, threadIdx.x, blockDim.x, cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+                      (a ? degree1 : degree0)[u], parent, invalid, found, &tail);
+      __syncthreads();   // a child found through both of u's lists is marked once
     }
     __syncthreads();
     if (threadIdx.x == 0) {
       level_begin = level_end;
       level_end = static_cast<long long>(tail);
+      hubs = 0;
     }
     __syncthreads();
   }

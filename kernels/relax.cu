@@ -93,19 +93,16 @@ __global__ void relax_arcs(const long long* src, const long long* dst, const W* 
   if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[k]))) improved[v] = 1;
 }
 
-// one warp per target: re-seed invalidated vertices from their neighbours
-// in the given (in-)adjacency
+// re-seed target v from its neighbours in the given (in-)adjacency, entries
+// begin, begin + step, ... of its list
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void pull_warp(const long long* targets, long long count, const unsigned long long* nbr_at,
-                          const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
-                          V unreachable, int check)
+__device__ __forceinline__ void pull_list(long long v, long long begin, int step, const unsigned long long* nbr_at,
+                                          const unsigned long long* wgt_at, const long long* degree, V* value,
+                                          long long* parent, V unreachable, int check)
 {
-  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
-  if (k >= count) return;
-  long long v = targets[k];
   const int* nbr = cgs::list<int>(nbr_at, v);
   const W* wgt = cgs::list<W>(wgt_at, v);
-  for (long long i = threadIdx.x & 31, end = degree[v]; i < end; i += 32) {
+  for (long long i = begin, end = degree[v]; i < end; i += step) {
     long long u = nbr[i];
     V from = cgs::load_volatile(value + u);
     if (check && from == unreachable) continue;
@@ -113,32 +110,74 @@ __global__ void pull_warp(const long long* targets, long long count, const unsig
   }
 }
 
+// one warp per target: re-seed invalidated vertices from their neighbours
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void pull_warp(const long long* targets, long long count, const unsigned long long* nbr_at,
+                          const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
+                          V unreachable, int check)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;
+  pull_list<V, W, EXTEND, ORDER>(targets[k], threadIdx.x & 31, 32, nbr_at, wgt_at, degree, value, parent,
+                                 unreachable, check);
+}
+
+// one block per target (hubs: a warp alone would read their lists serially)
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void pull_block(const long long* targets, long long count, const unsigned long long* nbr_at,
+                           const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
+                           V unreachable, int check)
+{
+  pull_list<V, W, EXTEND, ORDER>(targets[blockIdx.x], threadIdx.x, blockDim.x, nbr_at, wgt_at, degree, value,
+                                 parent, unreachable, check);
+}
+
 // A whole push phase in one block (small incremental updates): levels of a
 // queue are relaxed in turn, with __syncthreads() between them, so no level
 // costs a launch or a host round trip.  queue[0:count) holds the first
 // frontier; each level appends the vertices it improved (deduplicated through
-// `queued`, an int map kept zero between calls).  The block stops early,
-// handing the rest to the per-step launches, before a level would be wider
-// than `level_limit` or the queue would pass `queue_limit` entries (the queue
-// holds `queue_limit` plus one entry per vertex, so a level always fits).
-// out[0] = end of the relaxed levels, out[1] = end of the queue (the levels
-// after out[0] are the frontier left), out[2] = edges read.
+// `queued`, an int map kept zero between calls).  A warp relaxes each list
+// of fewer than `block_degree` entries; longer lists (hubs) are set aside and
+// relaxed one at a time by the whole block once the warps are done.  The
+// block stops early, handing the rest to the per-step launches, before a
+// level would be wider than `level_limit` or the queue would pass
+// `queue_limit` entries (the queue holds `queue_limit` plus one entry per
+// vertex, so a level always fits).  out[0] = end of the relaxed levels,
+// out[1] = end of the queue (the levels after out[0] are the frontier left),
+// out[2] = edges read.
+#define CGS_BLOCK_LISTS 256   // hub lists one level of a one-block kernel sets aside
+
+template <typename V, typename W, int EXTEND, int ORDER>
+__device__ __forceinline__ void relax_enqueue(long long u, V from, long long begin, int step, const int* nbr,
+                                              const W* wgt, long long e, V* value, long long* parent, int* queued,
+                                              long long* queue, unsigned long long* tail)
+{
+  for (long long i = begin; i < e; i += step) {
+    long long v = nbr[i];
+    bool better = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
+    if (better && atomicCAS(queued + v, 0, 1) == 0) queue[atomicAdd(tail, 1ull)] = v;
+  }
+}
+
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void converge_block(long long* queue, long long count, long long queue_limit, long long level_limit,
-                               const unsigned long long* nbr_at0, const unsigned long long* wgt_at0,
-                               const long long* degree0, const unsigned long long* nbr_at1,
-                               const unsigned long long* wgt_at1, const long long* degree1, int adjacencies,
-                               V* value, long long* parent, int* queued, unsigned long long* out)
+                               long long block_degree, const unsigned long long* nbr_at0,
+                               const unsigned long long* wgt_at0, const long long* degree0,
+                               const unsigned long long* nbr_at1, const unsigned long long* wgt_at1,
+                               const long long* degree1, int adjacencies, V* value, long long* parent, int* queued,
+                               unsigned long long* out)
 {
   __shared__ long long level_begin, level_end;
   __shared__ unsigned long long tail, edges;
-  __shared__ int stop;
+  __shared__ int stop, hubs;
+  __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
   if (threadIdx.x == 0) {
     level_begin = 0;
     level_end = count;
     tail = count;
     edges = 0;
     stop = 0;
+    hubs = 0;
   }
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
@@ -147,16 +186,30 @@ __global__ void converge_block(long long* queue, long long count, long long queu
       long long u = queue[k];
       V from = cgs::load_volatile(value + u);
       for (int a = 0; a < adjacencies; ++a) {
-        const int* nbr = cgs::list<int>(a ? nbr_at1 : nbr_at0, u);
-        const W* wgt = cgs::list<W>(a ? wgt_at1 : wgt_at0, u);
         long long e = (a ? degree1 : degree0)[u];
-        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(e));
-        for (long long i = lane; i < e; i += 32) {
-          long long v = nbr[i];
-          bool better = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
-          if (better && atomicCAS(queued + v, 0, 1) == 0) queue[atomicAdd(&tail, 1ull)] = v;
+        int slot = -1;
+        if (lane == 0) {
+          atomicAdd(&edges, static_cast<unsigned long long>(e));
+          if (e >= block_degree) {
+            slot = atomicAdd(&hubs, 1);
+            if (slot < CGS_BLOCK_LISTS) hub[slot] = 2 * u + a;
+          }
         }
+        slot = __shfl_sync(0xffffffffu, slot, 0);
+        if (slot >= 0 && slot < CGS_BLOCK_LISTS) continue;   // the block relaxes it below
+        relax_enqueue<V, W, EXTEND, ORDER>(u, from, lane, 32, cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+                                           cgs::list<W>(a ? wgt_at1 : wgt_at0, u), e, value, parent, queued,
+                                           queue, &tail);
       }
+    }
+    __syncthreads();
+    for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
+      long long u = hub[h] / 2;
+      int a = static_cast<int>(hub[h] % 2);
+      relax_enqueue<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), threadIdx.x, blockDim.x,
+                                         cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+                                         cgs::list<W>(a ? wgt_at1 : wgt_at0, u), (a ? degree1 : degree0)[u],
+                                         value, parent, queued, queue, &tail);
     }
     __syncthreads();
     long long next_end = static_cast<long long>(tail);
@@ -165,6 +218,7 @@ __global__ void converge_block(long long* queue, long long count, long long queu
     if (threadIdx.x == 0) {
       level_begin = level_end;
       level_end = next_end;
+      hubs = 0;
       stop = next_end - level_begin > level_limit || next_end > queue_limit;
     }
     __syncthreads();

@@ -18,7 +18,8 @@ VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 ORDERS = {"min": 0, "max": 1}
-RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "converge_block")
+RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
+                 "converge_block")
 # (value dtype, extend, order) of the rules in cugraph_stream.algorithms.specs
 RULE_INSTANCES = [(v, "add", "min") for v in ("float", "double")] + \
                  [("int", "add_one", "min")] + \

@@ -4,8 +4,12 @@ Plain array steps use CuPy; the graph operators launch the kernels through
 :mod:`cugraph_stream.backends.cuda_kernels`.  The batch reduction and the
 list updates are per-edge and per-list kernels.  Small push and
 invalidation phases (the usual incremental batch) run whole in one thread
-block, level after level; wider ones step by step, with frontiers as byte
-maps compacted after each step (no atomics to enqueue, no duplicates).
+block, level after level (a warp per list, the whole block per hub list);
+wider ones step by step, with frontiers as byte maps compacted after each
+step (no atomics to enqueue, no duplicates).  Every per-list launch is
+scheduled by degree (a thread, a warp or a block per list), so a hub never
+leaves one warp reading its list alone.  Sets of vertex ids (distinct ids,
+change records) are kept with per-vertex epoch stamps in one launch each.
 Only sizes come back to the host.  Engines allocate from their own CuPy
 memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
 
@@ -33,6 +37,7 @@ _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no b
 _FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
 _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
+_HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 
 
 def engine_memory_pool():
@@ -409,8 +414,8 @@ class GPUBackend(Backend):
         lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
         self._relax_kernel("converge_block", rule, adjs[0].wgt)(
             (1,), (_FUSED_THREADS,),
-            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT))
-            + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
+            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
+             np.int64(_LARGE_DEGREE)) + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
         relaxed, end, edges_read = (int(c) for c in out.get())
         activated = queue[:relaxed].copy()
         if end == relaxed:
@@ -433,15 +438,25 @@ class GPUBackend(Backend):
         return hit
 
     def pull(self, adj, targets, value, parent, rule):
-        if targets.size == 0:
+        # a warp per target, a block per hub (binned by degree, as relax does)
+        xp = self.xp
+        n = int(targets.size)
+        if n == 0:
             return 0
-        edges_read = int(adj.degree[targets].sum())
-        if edges_read:
-            unreachable, check = self._unreachable(rule)
-            self._relax_kernel("pull_warp", rule, adj.wgt)(
-                (_blocks(32 * targets.size),), (_THREADS,),
-                (targets, np.int64(targets.size)) + self._lists(adj)
-                + (adj.degree, value, parent, unreachable, check))
+        bins = xp.empty((3, n), dtype=xp.int64)
+        counters = xp.zeros(4, dtype=xp.uint64)
+        cuda_kernels.get_kernel("relax", "bin_by_degree")(
+            (_blocks(n),), (_THREADS,), (targets, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
+                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
+        small, medium, large, edges_read = (int(c) for c in counters.get())
+        tail = (self._lists(adj) + (adj.degree, value, parent) + self._unreachable(rule))
+        for row, count in ((0, small), (1, medium)):
+            if count:
+                self._relax_kernel("pull_warp", rule, adj.wgt)(
+                    (_blocks(32 * count),), (_THREADS,), (bins[row], np.int64(count)) + tail)
+        if large:
+            self._relax_kernel("pull_block", rule, adj.wgt)((large,), (_HUB_THREADS,),
+                                                            (bins[2], np.int64(large)) + tail)
         return edges_read
 
     def invalidate(self, adjs, seeds, parent):
@@ -461,8 +476,8 @@ class GPUBackend(Backend):
             first, last = adjs[0], adjs[-1]
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
-                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), self._lists(first)[0], first.degree,
-                 self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
+                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
+                 first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())
             found = [log[:end].copy()]
             frontier = log[expanded:end].copy()

@@ -251,14 +251,18 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
     assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
 
 
-@pytest.fixture(params=["default", "narrow"])
+@pytest.fixture(params=["default", "narrow", "all-hubs"])
 def fused_limits(request, monkeypatch):
-    """Run the GPU's one-block phases with their default limits, and with
-    limits so narrow that they hand every wide level to the per-step launches."""
+    """Run the GPU's one-block phases with their default limits; with limits
+    so narrow that they hand every wide level to the per-step launches; and
+    with every list counted a hub (the whole block scans each one, and a
+    level's hubs beyond what the block sets aside fall back to their warps)."""
+    from cugraph_stream.backends import gpu
     if request.param == "narrow":
-        from cugraph_stream.backends import gpu
         monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
         monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 10)
+    if request.param == "all-hubs":
+        monkeypatch.setattr(gpu, "_LARGE_DEGREE", 1)
     return request.param
 
 
@@ -311,6 +315,38 @@ def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
     invalidated, read = ops.invalidate([adj], ops.asarray(np.array([0])), ops.asarray(parent))
     assert sorted(host(ops, invalidated).tolist()) == list(range(0, 85)) + list(range(100, 150))
     assert read == len(edges) - 1
+
+
+@pytest.mark.parametrize("name", ["sssp", "widest"])
+def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, name):
+    rule = RULES[name]
+    rng = np.random.default_rng(6)
+    n = 1200
+    # vertex 0 has an in-list of 1100 entries (a hub: a block scans it), the others short ones
+    pairs = {(int(a), 0) for a in rng.choice(np.arange(1, n), 1100, replace=False)}
+    pairs |= {(int(a), int(b)) for a, b in zip(rng.integers(0, n, 3000), rng.integers(1, n, 3000))}
+    edges = {pair: float(rng.integers(1, 6)) for pair in pairs}
+    inn = make_adjacency(ops, n, [(b, a, c) for (a, b), c in edges.items()])
+    value = rng.integers(0, 50, n).astype(rule.value_dtype)
+    value[::7] = rule.unreachable
+    targets = np.array([0, 5, 17, 300, 999])
+    value[targets] = rule.unreachable
+    dev_value, parent = ops.asarray(value.copy()), ops.asarray(np.full(n, -1, dtype=np.int64))
+
+    read = ops.pull(inn, ops.asarray(targets), dev_value, parent, rule)
+
+    got, parents = host(ops, dev_value), host(ops, parent)
+    for v in targets.tolist():
+        sources = [(a, c) for (a, b), c in edges.items() if b == v and value[a] != rule.unreachable]
+        candidates = [value[a] + c if rule.extend == "add" else min(value[a], c) for a, c in sources]
+        if not candidates:
+            assert got[v] == rule.unreachable and parents[v] == -1
+            continue
+        assert got[v] == (min(candidates) if rule.order == "min" else max(candidates))
+        p = int(parents[v])
+        assert (p, v) in edges and (value[p] + edges[(p, v)] if rule.extend == "add"
+                                    else min(value[p], edges[(p, v)])) == got[v]
+    assert read == sum(1 for (_, b) in edges if b in set(targets.tolist()))
 
 
 def test_pagerank_push_moves_mass(ops):

@@ -170,6 +170,17 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
+    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
+        """Point what indexes slots at entries of ``adj`` that moved to ``targets``.
+
+        ``owners[i]`` owns the list of ``targets[i]``.  With ``table`` (an
+        edge index, see :meth:`hash_find`, holding every moved arc's key
+        ``owner << 32 | nbr``), ``table_values`` at each arc's position
+        becomes its new slot; with ``mirror_twin`` (the twin pointers of the
+        mirror adjacency), ``mirror_twin[adj.twin[target]] = target``.
+        """
+
+    @abc.abstractmethod
     def place_entries(self, adj, owners, neighbours, weights, slots):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner) to the lists of ``adj``.
 

@@ -242,6 +242,13 @@ class CPUBackend(Backend):
         adj.capacity[vertices] = room
         return vertices[owner], source, target
 
+    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
+        if table is not None:
+            keys = (owners.astype(np.int64) << 32) | adj.nbr[targets].astype(np.int64)
+            table_values[self.hash_find(table, keys)] = targets
+        if mirror_twin is not None:
+            mirror_twin[adj.twin[targets]] = targets
+
     def place_entries(self, adj, owners, neighbours, weights, slots):
         pending = np.flatnonzero(slots < 0)
         if pending.size == 0:

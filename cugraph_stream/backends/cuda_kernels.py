@@ -49,8 +49,9 @@ def relax_name_expressions():
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
            "pagerank": lambda: ["pagerank_push", "gather_sum"], "hash_index": lambda: ["hash_find", "hash_claim"],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
-           "adjacency": lambda: [f"{k}<{w}>" for k in ("close_holes", "place_entries", "relocate_lists")
-                                 for w in WEIGHT_TYPES.values()],
+           "adjacency": lambda: ["follow_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_entries",
+                                                                          "relocate_lists")
+                                                    for w in WEIGHT_TYPES.values()],
            "sets": lambda: ["distinct", "sorted_lookup", "merge_sorted"] + [f"record_changes<{v}>" for v in VALUE_TYPES.values()]}
 
 

@@ -323,6 +323,19 @@ class GPUBackend(Backend):
                  owner, source, target))
         return owner, source, target
 
+    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
+        n = int(targets.size)
+        if n == 0 or (table is None and mirror_twin is None):
+            return
+        none = adj.start        # any int64 array stands in for an argument the kernel does not read
+        cuda_kernels.get_kernel("adjacency", "follow_moves")(
+            (_blocks(n),), (_THREADS,),
+            (owners, targets, np.int64(n), adj.nbr, none if adj.twin is None else adj.twin,
+             np.int32(table is not None), none if table is None else table,
+             np.int32(0 if table is None else table.size.bit_length() - 1),
+             none if table is None else table_values, np.int32(mirror_twin is not None),
+             none if mirror_twin is None else mirror_twin))
+
     def place_entries(self, adj, owners, neighbours, weights, slots):
         xp = self.xp
         n = int(owners.size)
@@ -432,10 +445,7 @@ class GPUBackend(Backend):
         self._relax_kernel("relax_arcs", rule, w)(
             (_blocks(u.size),), (_THREADS,),
             (u, v, w, np.int64(u.size), value, parent, improved, unreachable, check))
-        targets = self.unique(v, value.size)
-        hit = targets[improved[targets] == 1]
-        improved[targets] = 0
-        return hit
+        return self._take_flagged(improved, value.size)
 
     def pull(self, adj, targets, value, parent, rule):
         # a warp per target, a block per hub (binned by degree, as relax does)

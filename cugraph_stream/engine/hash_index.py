@@ -90,12 +90,6 @@ class EdgeIndex:
         self.live -= int(keys.size)
         self.deleted += int(keys.size)
 
-    def assign(self, keys, values):
-        """Overwrite the values of ``keys``, all present."""
-        if keys.size == 0:
-            return
-        self.values[self.ops.hash_find(self.keys, keys)] = values
-
     @staticmethod
     def _capacity_for(entries):
         """Power of two with room for ``entries`` at a load of at most 1/2."""

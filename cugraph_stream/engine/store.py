@@ -254,15 +254,14 @@ class GraphStore:
         """Point the edge index (and the in-adjacency twins) at moved out-entries."""
         if moves is None or moves.size == 0:
             return
-        xp = self.ops.xp
-        self.index.assign(arc_key(xp, moves.owner, self.out.nbr[moves.target]), moves.target)
-        if self.directed:
-            self.inn.twin[self.out.twin[moves.target]] = moves.target
+        self.ops.follow_moves(self.out, moves.owner, moves.target, self.index.keys, self.index.values,
+                              self.inn.twin if self.directed else None)
 
     def _follow_in(self, moves):
+        """Point the out-adjacency twins at moved in-entries."""
         if moves is None or moves.size == 0:
             return
-        self.out.twin[self.inn.twin[moves.target]] = moves.target
+        self.ops.follow_moves(self.inn, moves.owner, moves.target, mirror_twin=self.out.twin)
 
     def _compact_if_needed(self):
         if self.out.needs_compaction():

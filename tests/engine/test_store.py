@@ -8,8 +8,8 @@ from cugraph_stream.engine.store import GraphStore
 
 
 def edges_of(store):
-    u, v, w = store.edge_arrays()
-    ext = store.vertices.external
+    u, v, w = (store.ops.to_host(a) for a in store.edge_arrays())
+    ext = store.ops.to_host(store.vertices.external)
     return {key(int(ext[a]), int(ext[b]), store.directed): float(c) for a, b, c in zip(u, v, w)}
 
 
@@ -18,9 +18,12 @@ def key(u, v, directed):
 
 
 @pytest.mark.parametrize("directed", [True, False])
-def test_random_batches_and_removals(directed):
+def test_random_batches_and_removals(backend, directed):
+    # relocations, hole closing and compactions move entries: the edge index
+    # and the twin pointers must follow them (check_consistency)
     rng = np.random.default_rng(7)
-    store = GraphStore(get_backend("cpu"), directed, np.float64)
+    ops = get_backend(backend)
+    store = GraphStore(ops, directed, np.float64)
     model, alive = {}, set()
     for step in range(60):
         k = 300
@@ -30,21 +33,19 @@ def test_random_batches_and_removals(directed):
         w = rng.integers(0, 5, size=k).astype(float)
         op = np.where(rng.random(k) < 0.6, 1, -1).astype(np.int8)
         new = np.setdiff1d(np.concatenate((u[op == 1], v[op == 1])), np.array(sorted(alive), dtype=np.int64))
-        store.add_vertices(np.unique(new))
+        store.add_vertices(ops.asarray(np.unique(new)))
         alive |= set(new.tolist())
-        iu, iv = store.vertices.lookup(u), store.vertices.lookup(v)
+        iu, iv = (ops.to_host(store.vertices.lookup(ops.asarray(x))) for x in (u, v))
         known = (iu >= 0) & (iv >= 0)
-        delta = store.apply(reduce_batch(store, iu[known], iv[known], w[known], op[known]))
+        store.apply(reduce_batch(store, *(ops.asarray(x[known]) for x in (iu, iv, w, op))))
         for a, b, c, o in zip(u.tolist(), v.tolist(), w.tolist(), op.tolist()):
             if o == 1:
                 model[key(a, b, directed)] = c
             else:
                 model.pop(key(a, b, directed), None)
-        arcs = delta.inserted_u.size + delta.deleted_u.size
-        assert arcs >= 0
         if step % 10 == 9:
             victims = np.array(sorted(rng.choice(sorted(alive), size=5, replace=False)), dtype=np.int64)
-            store.remove_vertices(store.vertices.lookup(victims))
+            store.remove_vertices(store.vertices.lookup(ops.asarray(victims)))
             alive -= set(victims.tolist())
             model = {e: c for e, c in model.items() if e[0] in alive and e[1] in alive}
         store.check_consistency()

@@ -203,12 +203,6 @@ class Adjacency:
         self.version += 1
         return moves
 
-    def _copy(self, old, new):
-        self.nbr[new] = self.nbr[old]
-        self.wgt[new] = self.wgt[old]
-        if self.twin is not None:
-            self.twin[new] = self.twin[old]
-
     def remove(self, u, slots):
         """Remove the entries at ``slots`` (owned by ``u``; distinct).
 

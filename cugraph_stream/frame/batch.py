@@ -172,8 +172,10 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     weights = values.astype(xp.float64, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
         cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
-    bad = ~xp.isfinite(cast) if check else None       # on insert rows only: delete rows hold 0
-    if check and bad.any():
+    if not check:
+        return cast
+    bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
+    if bad.any():
         row = _first(bad)
         if not np.isfinite(float(weights[row])):
             raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "

@@ -28,18 +28,58 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
   }
 }
 
-// Pull-based product over the given vertices' lists, one warp per vertex and
-// no atomics: sums[k] = sum of values[nbr] over the list of vertices[k].
+// Pull-based product over the given vertices' lists, no atomics: sums[k] =
+// sum of values[nbr] over the list of vertices[k].  gather_sum takes a warp
+// per vertex and leaves lists of at least large_limit entries to
+// gather_sum_block (a block per list, positions k from find_large_lists), so
+// that a hub's list is not read by one warp alone.  Each sum is reduced in a
+// fixed order: results do not depend on scheduling.
 __global__ void gather_sum(const long long* vertices, long long count, const unsigned long long* nbr_at,
-                           const long long* degree, const double* values, double* sums)
+                           const long long* degree, const double* values, double* sums, long long large_limit)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;
   int lane = threadIdx.x & 31;
   long long v = vertices[k];
+  long long e = degree[v];
+  if (e >= large_limit) return;
   const int* nbr = cgs::list<int>(nbr_at, v);
   double total = 0.0;
-  for (long long i = lane, e = degree[v]; i < e; i += 32) total += values[nbr[i]];
+#pragma unroll 4
+  for (long long i = lane; i < e; i += 32) total += values[nbr[i]];
   for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
   if (lane == 0) sums[k] = total;
+}
+
+// Positions k whose list has at least large_limit entries.
+__global__ void find_large_lists(const long long* vertices, long long count, const long long* degree,
+                                 long long large_limit, long long* large, unsigned long long* found)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k < count && degree[vertices[k]] >= large_limit) large[atomicAdd(found, 1ull)] = k;
+}
+
+// One block per list of positions[b]: the block's threads stride the list,
+// then reduce through shared memory (blockDim.x a multiple of 32, at most 1024).
+__global__ void gather_sum_block(const long long* positions, const long long* vertices,
+                                 const unsigned long long* nbr_at, const long long* degree, const double* values,
+                                 double* sums)
+{
+  __shared__ double partial[32];
+  long long k = positions[blockIdx.x];
+  long long v = vertices[k];
+  const int* nbr = cgs::list<int>(nbr_at, v);
+  double total = 0.0;
+#pragma unroll 4
+  for (long long i = threadIdx.x, e = degree[v]; i < e; i += blockDim.x) total += values[nbr[i]];
+  for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+  int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (lane == 0) partial[warp] = total;
+  __syncthreads();
+  if (warp == 0) {
+    int warps = blockDim.x / 32;
+    total = lane < warps ? partial[lane] : 0.0;
+    for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+    if (lane == 0) sums[k] = total;
+  }
 }

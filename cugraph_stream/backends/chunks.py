@@ -2,15 +2,18 @@
 
 The cache (:mod:`cugraph_stream.engine.cache`) keeps its lists in chunks of
 ``n_slots`` slots; a chunk is one allocation holding an ``int32`` neighbour
-array followed by a weight array (both start on a 256-byte boundary).  The
-cache never allocates memory itself: it asks an allocator, so the same
-bookkeeping runs on NumPy arrays in host memory (:class:`HostChunkAllocator`,
-for tests and the CPU backend) and on GPU memory from an RMM pool or CuPy's
-pool (:class:`DeviceChunkAllocator`).
+array followed, when the cache keeps weights, by a weight array (both start
+on a 256-byte boundary).  The cache never allocates memory itself: it asks
+an allocator, so the same bookkeeping runs on NumPy arrays in host memory
+(:class:`HostChunkAllocator`, for tests and the CPU backend) and on GPU
+memory from an RMM pool or CuPy's pool (:class:`DeviceChunkAllocator`).
 
-An allocator has ``allocate(n_slots) -> Chunk`` (a ``(nbr, wgt)`` pair),
-``release(chunk)``, ``address(array)`` (the data pointer, for kernels that
-take a table of chunk base addresses) and ``held_bytes``.
+An allocator has ``allocate(n_slots, weight_dtype) -> Chunk`` (a ``(nbr,
+wgt)`` pair; ``wgt`` is None for ``weight_dtype=None``), ``release(chunk)``,
+``address(array)`` (the data pointer, for kernels that take a table of chunk
+base addresses), ``held_bytes`` and ``fits(nbytes)``: caches that share one
+allocator share its ``capacity_bytes`` (one budget for the out- and
+in-adjacency caches of a store).
 """
 from __future__ import annotations
 
@@ -24,29 +27,43 @@ SECTION_ALIGN = 256
 
 
 class Chunk(NamedTuple):
-    """One chunk of cache storage: ``nbr`` (int32) and ``wgt`` arrays of the same length."""
+    """One chunk of cache storage: ``nbr`` (int32) and ``wgt`` arrays of the same length
+    (``wgt`` is None in a chunk of neighbours only)."""
 
     nbr: object
     wgt: object
 
 
-def chunk_layout(n_slots, weight_dtype):
-    """``(total_bytes, weight_offset)`` of a chunk of ``n_slots`` slots.
+def chunk_layout(n_slots, weight_dtype=None):
+    """``(total_bytes, weight_offset)`` of a chunk of ``n_slots`` slots
+    (``weight_dtype=None``: neighbours only, ``weight_offset`` None).
 
-    >>> chunk_layout(1000, np.float32)
-    (8096, 4096)
+    >>> chunk_layout(1000, np.float32), chunk_layout(1000)
+    ((8096, 4096), (4000, None))
     """
     n_slots = int(n_slots)
     nbr_bytes = 4 * n_slots
+    if weight_dtype is None:
+        return nbr_bytes, None
     weight_offset = nbr_bytes + (-nbr_bytes) % SECTION_ALIGN
     return weight_offset + n_slots * np.dtype(weight_dtype).itemsize, weight_offset
 
 
 class _Accounting:
-    """Bytes held by the chunks handed out and not yet released."""
+    """Bytes held by the chunks handed out and not yet released, under an optional capacity."""
 
-    def __init__(self):
+    def __init__(self, capacity_bytes=None):
         self._held = {}
+        self.capacity_bytes = None if capacity_bytes is None else int(capacity_bytes)
+
+    def fits(self, nbytes):
+        """Whether a chunk of ``nbytes`` more stays within :attr:`capacity_bytes`."""
+        return self.capacity_bytes is None or self.held_bytes + int(nbytes) <= self.capacity_bytes
+
+    def _check_fits(self, nbytes):
+        if not self.fits(nbytes):
+            raise ValueError(f"a chunk of {nbytes} bytes exceeds the allocator's capacity of "
+                             f"{self.capacity_bytes} bytes ({self.held_bytes} held)")
 
     def _track(self, chunk, nbytes):
         self._held[id(chunk.nbr)] = nbytes
@@ -74,37 +91,39 @@ class HostChunkAllocator(_Accounting):
 
     Parameters
     ----------
-    weight_dtype : dtype
-        dtype of the weight array of each chunk.
+    capacity_bytes : int, optional
+        Most bytes the chunks held at once may take (no limit by default).
 
     Examples
     --------
-    >>> alloc = HostChunkAllocator(np.float64)
-    >>> chunk = alloc.allocate(64)
+    >>> alloc = HostChunkAllocator(capacity_bytes=1024)
+    >>> chunk = alloc.allocate(64, np.float64)
     >>> chunk.nbr.dtype, chunk.wgt.dtype, chunk.nbr.size, chunk.wgt.size
     (dtype('int32'), dtype('float64'), 64, 64)
     >>> alloc.address(chunk.nbr) % 4096, alloc.address(chunk.wgt) % 128
     (0, 0)
-    >>> alloc.held_bytes
-    768
+    >>> alloc.held_bytes, alloc.fits(256), alloc.fits(257)
+    (768, True, False)
+    >>> alloc.allocate(64).wgt is None            # neighbours only
+    True
     >>> alloc.release(chunk)
     >>> alloc.held_bytes
-    0
+    256
     """
 
-    def __init__(self, weight_dtype, page=4096):
-        super().__init__()
-        self.weight_dtype = np.dtype(weight_dtype)
+    def __init__(self, capacity_bytes=None, page=4096):
+        super().__init__(capacity_bytes)
         self.page = int(page)
 
-    def allocate(self, n_slots):
-        total, weight_offset = chunk_layout(n_slots, self.weight_dtype)
+    def allocate(self, n_slots, weight_dtype=None):
+        total, weight_offset = chunk_layout(n_slots, weight_dtype)
+        self._check_fits(total)
         raw = np.empty(total + self.page, dtype=np.uint8)
         base = (-raw.ctypes.data) % self.page
         block = raw[base:base + total]
         n_slots = int(n_slots)
         nbr = block[: 4 * n_slots].view(np.int32)
-        wgt = block[weight_offset:].view(self.weight_dtype)
+        wgt = None if weight_dtype is None else block[weight_offset:].view(np.dtype(weight_dtype))
         return self._track(Chunk(nbr, wgt), total)
 
     @staticmethod
@@ -117,8 +136,6 @@ class DeviceChunkAllocator(_Accounting):
 
     Parameters
     ----------
-    weight_dtype : dtype
-        dtype of the weight array of each chunk.
     use_rmm : bool, optional
         ``True``: RMM is required; ``False``: use CuPy's allocator; ``None``
         (default): RMM when ``import rmm`` succeeds.
@@ -126,9 +143,11 @@ class DeviceChunkAllocator(_Accounting):
         Where RMM chunks come from (default: the current device resource,
         or a pool of ``pool_bytes``).
     pool_bytes : int, optional
-        Give the cache its own RMM pool of exactly this size (initial and
-        maximum), layered over the current device resource, so that chunks
-        are carved from one reservation and the cache can never take more.
+        The allocator's capacity: chunks held at once take at most this
+        many bytes.  With RMM (and no ``memory_resource``) the chunks also
+        get their own RMM pool of exactly this size (initial and maximum),
+        layered over the current device resource, so that they are carved
+        from one reservation.
 
     Notes
     -----
@@ -142,12 +161,11 @@ class DeviceChunkAllocator(_Accounting):
     this module imports on machines without CuPy.
     """
 
-    def __init__(self, weight_dtype, use_rmm=None, memory_resource=None, pool_bytes=None):
-        super().__init__()
+    def __init__(self, use_rmm=None, memory_resource=None, pool_bytes=None):
+        super().__init__(pool_bytes)
         import cupy
 
         self._cupy = cupy
-        self.weight_dtype = np.dtype(weight_dtype)
         self._rmm = None
         if use_rmm or use_rmm is None:
             try:
@@ -177,13 +195,15 @@ class DeviceChunkAllocator(_Accounting):
         memory = cupy.cuda.UnownedMemory(buffer.ptr, buffer.size, buffer, cupy.cuda.Device().id)
         return cupy.cuda.MemoryPointer(memory, 0)
 
-    def allocate(self, n_slots):
+    def allocate(self, n_slots, weight_dtype=None):
         cupy = self._cupy
         n_slots = int(n_slots)
-        total, weight_offset = chunk_layout(n_slots, self.weight_dtype)
+        total, weight_offset = chunk_layout(n_slots, weight_dtype)
+        self._check_fits(total)
         base = self._memory(total)
         nbr = cupy.ndarray((n_slots,), dtype=np.int32, memptr=base)
-        wgt = cupy.ndarray((n_slots,), dtype=self.weight_dtype, memptr=base + weight_offset)
+        wgt = (None if weight_dtype is None
+               else cupy.ndarray((n_slots,), dtype=np.dtype(weight_dtype), memptr=base + weight_offset))
         return self._track(Chunk(nbr, wgt), total)
 
     @staticmethod
@@ -191,15 +211,17 @@ class DeviceChunkAllocator(_Accounting):
         return int(array.data.ptr)
 
 
-def chunk_allocator(ops, weight_dtype, **options):
+def chunk_allocator(ops, capacity_bytes=None, **options):
     """The allocator that suits backend ``ops``: host chunks for NumPy, device chunks otherwise.
 
-    ``options`` go to :class:`DeviceChunkAllocator` (a host allocator ignores them).
+    ``capacity_bytes`` bounds the bytes held at once (on the GPU also the size
+    of the chunks' own RMM pool); ``options`` go to :class:`DeviceChunkAllocator`
+    (a host allocator ignores them).
 
     >>> from cugraph_stream.backends import get_backend
-    >>> type(chunk_allocator(get_backend("cpu"), np.float32)).__name__
+    >>> type(chunk_allocator(get_backend("cpu"), 1 << 20)).__name__
     'HostChunkAllocator'
     """
     if ops.xp is np:
-        return HostChunkAllocator(weight_dtype)
-    return DeviceChunkAllocator(weight_dtype, **options)
+        return HostChunkAllocator(capacity_bytes)
+    return DeviceChunkAllocator(pool_bytes=capacity_bytes, **options)

@@ -57,17 +57,15 @@ def _list_addresses_kernel(cupy):
     """Per vertex: where its list's neighbours and weights are (cache or store)."""
     return cupy.ElementwiseKernel(
         "int64 start, raw bool in_cache, raw int32 chunk, raw int32 offset, raw uint64 chunk_nbr, "
-        "raw uint64 chunk_wgt, int64 cached, uint64 nbr_base, uint64 wgt_base, uint64 wgt_item",
+        "raw uint64 chunk_wgt, int64 cached, bool cached_weights, uint64 nbr_base, uint64 wgt_base, "
+        "uint64 wgt_item",
         "uint64 nbr_at, uint64 wgt_at",
         """
-        if (i < cached && in_cache[i]) {
-          unsigned long long o = offset[i];
-          nbr_at = chunk_nbr[chunk[i]] + 4ull * o;
-          wgt_at = chunk_wgt[chunk[i]] + wgt_item * o;
-        } else {
-          nbr_at = nbr_base + 4ull * (unsigned long long)start;
-          wgt_at = wgt_base + wgt_item * (unsigned long long)start;
-        }
+        bool hit = i < cached && in_cache[i];
+        unsigned long long o = hit ? offset[i] : 0;
+        nbr_at = hit ? chunk_nbr[chunk[i]] + 4ull * o : nbr_base + 4ull * (unsigned long long)start;
+        wgt_at = hit && cached_weights ? chunk_wgt[chunk[i]] + wgt_item * o
+                                       : wgt_base + wgt_item * (unsigned long long)start;
         """,
         "cgs_list_addresses")
 
@@ -195,9 +193,10 @@ class GPUBackend(Backend):
             chunk_nbr, chunk_wgt = cache.nbr_pointers, cache.wgt_pointers
         if n:
             cached = np.int64(0 if cache is None else in_cache.size)
+            cached_weights = np.bool_(cache is not None and cache.weights)
             _list_addresses_kernel(xp)(
-                adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, np.uint64(adj.nbr.data.ptr),
-                np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
+                adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, cached_weights,
+                np.uint64(adj.nbr.data.ptr), np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
         self._addresses[adj] = (adj.version, nbr_at, wgt_at)
         return nbr_at, wgt_at
 
@@ -507,15 +506,27 @@ class GPUBackend(Backend):
         return invalidated, int(edges[2].get())
 
     def gather_plan(self, adj, vertices):
-        return adj, vertices, int(adj.degree[vertices].sum())
+        # a warp per list, a block per hub list: the hubs' positions are found once per plan
+        xp = self.xp
+        n = int(vertices.size)
+        large = xp.empty(n, dtype=xp.int64)
+        found = xp.zeros(1, dtype=xp.uint64)
+        if n:
+            cuda_kernels.get_kernel("pagerank", "find_large_lists")(
+                (_blocks(n),), (_THREADS,), (vertices, np.int64(n), adj.degree, np.int64(_LARGE_DEGREE), large, found))
+        return adj, vertices, int(adj.degree[vertices].sum()), large[: int(found.get()[0])]
 
     def gather_sum(self, plan, values):
-        adj, vertices, edges_read = plan
+        adj, vertices, edges_read, large = plan
         sums = self.xp.empty(vertices.size, dtype=values.dtype)
         if vertices.size:
+            nbr_at = self._lists(adj)[0]
             cuda_kernels.get_kernel("pagerank", "gather_sum")(
                 (_blocks(32 * vertices.size),), (_THREADS,),
-                (vertices, np.int64(vertices.size), self._lists(adj)[0], adj.degree, values, sums))
+                (vertices, np.int64(vertices.size), nbr_at, adj.degree, values, sums, np.int64(_LARGE_DEGREE)))
+        if large.size:
+            cuda_kernels.get_kernel("pagerank", "gather_sum_block")(
+                (int(large.size),), (_HUB_THREADS,), (large, vertices, nbr_at, adj.degree, values, sums))
         return sums, edges_read
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha):

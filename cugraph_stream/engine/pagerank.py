@@ -116,7 +116,7 @@ class PageRankEngine:
         share = xp.zeros(self.rank.size, dtype=xp.float64)
         share[alive] = self.alpha * amount / xp.maximum(degree, 1) * (degree > 0)
         received, read = self.ops.gather_sum(plan, share)
-        self.store.record_reads(self.store.inn, alive, reads_weights=False)
+        self.store.record_reads(self.store.inn, alive, reads_weights=False, distinct=True)
         self.residual[alive] += received
         return Work(activated=int(alive.size), edges_scanned=read)
 
@@ -128,7 +128,7 @@ class PageRankEngine:
         self.dangling_rank += float(amount[self._dangling(active)].sum())
         receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
                                                  self.alpha)
-        self.store.record_reads(self.store.out, active, reads_weights=False)
+        self.store.record_reads(self.store.out, active, reads_weights=False, distinct=True)
         return Work(activated=int(active.size), edges_scanned=read), receivers
 
     def correct(self, delta):

@@ -40,7 +40,7 @@ READ_FIELDS = ("lists_read", "edges_read", "host_lists", "host_edges", "host_tra
                "cache_lists", "cache_edges")
 
 
-def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True):
+def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True):
     """What reading the lists of ``frontier`` costs, as an int64 array over :data:`READ_FIELDS`.
 
     Each entry of ``frontier`` is one read of that vertex's whole list.
@@ -51,7 +51,9 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True):
     per list, the 128-byte segments its ``nbr`` range spans plus (with
     ``reads_weights``) those its ``wgt`` range spans (:func:`transactions`;
     lists start 128-byte aligned, so a list of ``d`` entries costs
-    ``ceil(4 d / 128) + ceil(w d / 128)``).
+    ``ceil(4 d / 128) + ceil(w d / 128)``).  A cache without weights
+    (``cached_weights=False``) serves a hit's neighbours only: a hit that
+    reads weights still costs the ``wgt`` transactions.
 
     Fields: ``lists_read``/``edges_read`` (all non-empty lists read and their
     entries), ``host_lists``/``host_edges``/``host_transactions`` (the part
@@ -76,13 +78,14 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True):
     hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
     miss = nonempty & ~hit
     start = adjacency.start[frontier]
-    cost = transactions(xp, start, degree, NBR_ITEMSIZE)
+    cost = xp.where(miss, transactions(xp, start, degree, NBR_ITEMSIZE), 0)
     if reads_weights:
-        cost = cost + transactions(xp, start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
+        weight_cost = transactions(xp, start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
+        cost = cost + (weight_cost if not cached_weights else xp.where(miss, weight_cost, 0))
     zero = xp.zeros((), dtype=xp.int64)
     return xp.stack([nonempty.sum(dtype=xp.int64), degree.sum(dtype=xp.int64),
                      miss.sum(dtype=xp.int64), xp.where(miss, degree, zero).sum(dtype=xp.int64),
-                     xp.where(miss, cost, zero).sum(dtype=xp.int64),
+                     cost.sum(dtype=xp.int64),
                      hit.sum(dtype=xp.int64), xp.where(hit, degree, zero).sum(dtype=xp.int64)])
 
 
@@ -116,10 +119,10 @@ class ReadCounters:
     def reset(self):
         self.counts = self.ops.xp.zeros(len(READ_FIELDS), dtype=self.ops.xp.int64)
 
-    def add(self, frontier, adjacency, in_cache=None, reads_weights=True):
+    def add(self, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True):
         """Count one step's reads of the lists of ``frontier`` (see :func:`read_counts`)."""
         if frontier.size:
-            self.counts += read_counts(self.ops, frontier, adjacency, in_cache, reads_weights)
+            self.counts += read_counts(self.ops, frontier, adjacency, in_cache, reads_weights, cached_weights)
 
     def totals(self):
         """Plain ints per field, plus ``host_bytes`` (128 per transaction), ``hit_ratio``

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.chunks import chunk_allocator
 from .adjacency import Adjacency
-from .cache import DEFAULT_CHUNK_BYTES, HotCache, changed_lists
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .reads import ReadCounters
@@ -54,10 +55,15 @@ class GraphStore:
     ``placement`` (``"device"``, ``"host"`` or ``"cached"``) is where the
     adjacency slot arrays and the edge index live; per-vertex arrays stay on
     the device.  ``"cached"`` is ``"host"`` plus a :class:`HotCache` per
-    adjacency (``cache_budget`` bytes split evenly between them, chunks of
-    ``chunk_bytes``), filled with the lists that were read most over the
-    last ``tau`` batches (:class:`Hotness`) and refreshed by
-    :meth:`refresh_cache` after every change.
+    adjacency, sharing one budget of ``cache_budget`` bytes (chunks of
+    ``chunk_bytes`` from one allocator), filled with the lists whose cached
+    copies save the most host memory traffic per byte, judged by the reads
+    of the last ``tau`` batches (:class:`Hotness`), and refreshed by
+    :meth:`refresh_cache` after every change.  A directed store's
+    in-adjacency cache holds neighbour ids only: its main readers (PageRank,
+    BFS and WCC re-seeding) take no weights, so weights would halve what it
+    holds; SSSP and widest paths read the few weights they need there from
+    host memory.
 
     Examples
     --------
@@ -90,9 +96,11 @@ class GraphStore:
         # (side, adjacency, hotness) of each cached adjacency
         self.cached = []
         if placement == "cached":
-            sides = (("out", self.out), ("in", self.inn)) if self.directed else (("out", self.out),)
-            for side, adj in sides:
-                adj.cache = HotCache(ops, self.weight_dtype, int(cache_budget) // len(sides), chunk_bytes)
+            budget = int(cache_budget)
+            allocator = chunk_allocator(ops, budget or None)     # one capacity for every cache
+            sides = (("out", self.out, True), ("in", self.inn, False)) if self.directed else (("out", self.out, True),)
+            for side, adj, weights in sides:
+                adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights)
                 self.cached.append((side, adj, Hotness(ops, tau)))
 
     @property
@@ -281,30 +289,40 @@ class GraphStore:
             u, v, w = u[keep], v[keep], w[keep]
         return u, v, w
 
-    def record_reads(self, adj, vertices, reads_weights):
+    def record_reads(self, adj, vertices, reads_weights, distinct=False):
         """Count a read of the whole lists of ``vertices`` in ``adj`` (see
-        ``ReadCounters``), and their accesses for the cache's hotness."""
+        ``ReadCounters``), and their accesses for the cache's hotness
+        (``distinct``: ``vertices`` holds no repeats, which saves a sort)."""
         if self.reads is None:
             return
-        self.reads.add(vertices, adj, in_cache=None if adj.cache is None else adj.cache.in_cache,
-                       reads_weights=reads_weights)
+        cache = adj.cache
+        self.reads.add(vertices, adj, in_cache=None if cache is None else cache.in_cache,
+                       reads_weights=reads_weights, cached_weights=cache is None or cache.weights)
         for _, cached, hotness in self.cached:
             if cached is adj:
-                hotness.record(vertices)
+                hotness.record(vertices, distinct=distinct)
 
     def refresh_cache(self, delta):
         """Bring every cache up to date with a change (after :meth:`apply`,
         :meth:`remove_vertices` or :meth:`load`, before any query reads lists).
 
-        Lists the change touched are evicted, the cache is refilled with the
-        hottest lists that fit, and the hotness window moves on by one batch.
-        Returns the :class:`RefreshReport` of each cache.
+        The lists of all caches are ranked together by host bytes saved per
+        cached byte, and the budget's chunks shared out accordingly
+        (:func:`~cugraph_stream.engine.cache.select_in_chunks`); every cache
+        evicts the lists that left the candidates or changed, then every
+        cache loads (so that chunks one cache gives up serve the others),
+        and the hotness window moves on by one batch.  Returns the
+        :class:`RefreshReport` of each cache.
         """
-        reports = []
-        for side, adj, hotness in self.cached:
-            changed = changed_lists(self.ops, delta, side)
-            candidates = adj.cache.select(hotness.score(), adj)
-            reports.append(adj.cache.refresh(candidates, changed, adj))
+        caches = [adj.cache for _, adj, _ in self.cached]
+        parts = [cache.list_values(hotness.score(), adj) for (_, adj, hotness), cache in zip(self.cached, caches)]
+        candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
+                                      min(cache.max_chunks for cache in caches))
+        reports = [RefreshReport() for _ in self.cached]
+        for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
+            adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report)
+        for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
+            adj.cache.load(chosen, adj, report)
             hotness.advance()
             adj.version += 1           # cached copies may have moved
         return reports

@@ -19,8 +19,8 @@ from cugraph_stream.backends.chunks import (Chunk, DeviceChunkAllocator, HostChu
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
 @pytest.mark.parametrize("n_slots", [1, 32, 64, 1000, 4096])
 def test_host_chunks(dtype, n_slots):
-    alloc = HostChunkAllocator(dtype)
-    chunk = alloc.allocate(n_slots)
+    alloc = HostChunkAllocator()
+    chunk = alloc.allocate(n_slots, dtype)
     assert isinstance(chunk, Chunk)
     nbr, wgt = chunk                                   # a (nbr, wgt) pair
     assert nbr.dtype == np.int32 and wgt.dtype == np.dtype(dtype)
@@ -32,14 +32,30 @@ def test_host_chunks(dtype, n_slots):
     nbr[:] = -1
     wgt[:] = 3
     assert (nbr == -1).all() and (wgt == 3).all()      # the two sections do not alias
-    other = alloc.allocate(n_slots)
+    other = alloc.allocate(n_slots, dtype)
     assert alloc.chunks_held == 2 and alloc.held_bytes == 2 * total
     alloc.release(chunk)
     assert alloc.chunks_held == 1 and alloc.held_bytes == total
     with pytest.raises(ValueError, match="released"):
         alloc.release(chunk)
     with pytest.raises(ValueError, match="released"):
-        HostChunkAllocator(dtype).release(other)
+        HostChunkAllocator().release(other)
+
+
+def test_neighbour_only_chunks_and_capacity():
+    alloc = HostChunkAllocator(capacity_bytes=3 * 256)
+    chunk = alloc.allocate(64)
+    assert chunk.wgt is None and chunk.nbr.size == 64 and alloc.held_bytes == 256 == chunk_layout(64)[0]
+    assert alloc.fits(512) and not alloc.fits(513)
+    second = alloc.allocate(128)
+    with pytest.raises(ValueError, match="capacity"):
+        alloc.allocate(1)
+    alloc.release(chunk)
+    assert alloc.fits(256) and not alloc.fits(257)
+    with pytest.raises(ValueError, match="capacity"):
+        alloc.allocate(64, np.float32)                 # 256 bytes of neighbours and 256 of weights
+    third = alloc.allocate(64)
+    assert third.wgt is None and alloc.held_bytes == 768 and alloc.chunks_held == 2 and second.wgt is None
 
 
 def test_layout_has_no_padding_for_cache_sized_chunks():
@@ -49,7 +65,8 @@ def test_layout_has_no_padding_for_cache_sized_chunks():
 
 
 def test_chunk_allocator_picks_host_for_cpu():
-    assert isinstance(chunk_allocator(get_backend("cpu"), np.float32), HostChunkAllocator)
+    alloc = chunk_allocator(get_backend("cpu"), 1 << 20)
+    assert isinstance(alloc, HostChunkAllocator) and alloc.capacity_bytes == 1 << 20
 
 
 # ------------------------------------------------------------ device allocator, stand-ins
@@ -122,6 +139,9 @@ def fake_gpu(monkeypatch):
 
 def _check_device_chunk(alloc, chunk, n_slots, dtype):
     total, weight_offset = chunk_layout(n_slots, dtype)
+    if dtype is None:
+        assert chunk.wgt is None and chunk.nbr.shape == (n_slots,)
+        return total
     assert chunk.nbr.dtype == np.int32 and chunk.wgt.dtype == np.dtype(dtype)
     assert chunk.nbr.shape == (n_slots,) and chunk.wgt.shape == (n_slots,)
     assert alloc.address(chunk.wgt) - alloc.address(chunk.nbr) == weight_offset
@@ -132,9 +152,9 @@ def _check_device_chunk(alloc, chunk, n_slots, dtype):
 
 
 def test_device_chunks_from_rmm(fake_gpu):
-    alloc = DeviceChunkAllocator(np.float64)
-    assert alloc.backend == "rmm"
-    chunk = alloc.allocate(640)
+    alloc = DeviceChunkAllocator()
+    assert alloc.backend == "rmm" and alloc.capacity_bytes is None
+    chunk = alloc.allocate(640, np.float64)
     total = _check_device_chunk(alloc, chunk, 640, np.float64)
     buffer = _FakeDeviceBuffer.made[-1]
     assert buffer.size == total and buffer.mr is None
@@ -147,23 +167,27 @@ def test_device_chunks_from_rmm(fake_gpu):
 
 
 def test_device_chunks_from_a_dedicated_rmm_pool(fake_gpu):
-    alloc = DeviceChunkAllocator(np.float32, pool_bytes=1000)
+    alloc = DeviceChunkAllocator(pool_bytes=1000)
     pool = alloc._memory_resource
     assert isinstance(pool, _FakePool) and pool.upstream == "current" and pool.initial == pool.maximum == 1024
-    _check_device_chunk(alloc, alloc.allocate(64), 64, np.float32)
+    assert alloc.capacity_bytes == 1000
+    _check_device_chunk(alloc, alloc.allocate(64, np.float32), 64, np.float32)
     assert _FakeDeviceBuffer.made[-1].mr is pool
+    _check_device_chunk(alloc, alloc.allocate(64), 64, None)             # neighbours only: 256 bytes
+    with pytest.raises(ValueError, match="capacity"):
+        alloc.allocate(64)
 
 
 def test_device_chunks_from_cupy_pool(fake_gpu, monkeypatch):
     _, _, allocs = fake_gpu
-    alloc = DeviceChunkAllocator(np.float32, use_rmm=False)
-    assert alloc.backend == "cupy"
-    total = _check_device_chunk(alloc, alloc.allocate(128), 128, np.float32)
+    alloc = DeviceChunkAllocator(use_rmm=False, pool_bytes=10 ** 6)
+    assert alloc.backend == "cupy" and alloc.capacity_bytes == 10 ** 6
+    total = _check_device_chunk(alloc, alloc.allocate(128, np.float32), 128, np.float32)
     assert allocs == [total] and not _FakeDeviceBuffer.made
     monkeypatch.setitem(sys.modules, "rmm", None)       # RMM not installed: CuPy's pool
-    assert DeviceChunkAllocator(np.float32).backend == "cupy"
+    assert DeviceChunkAllocator().backend == "cupy"
     with pytest.raises(ImportError):
-        DeviceChunkAllocator(np.float32, use_rmm=True)
+        DeviceChunkAllocator(use_rmm=True)
 
 
 @pytest.mark.gpu
@@ -174,8 +198,8 @@ def test_device_chunks_on_the_gpu():
     import cupy
 
     for use_rmm in (None, False):
-        alloc = DeviceChunkAllocator(np.float32, use_rmm=use_rmm)
-        chunk = alloc.allocate(4096)
+        alloc = DeviceChunkAllocator(use_rmm=use_rmm)
+        chunk = alloc.allocate(4096, np.float32)
         assert isinstance(chunk.nbr, cupy.ndarray) and chunk.nbr.dtype == np.int32
         assert alloc.address(chunk.nbr) % 256 == 0 and alloc.address(chunk.wgt) % 256 == 0
         chunk.nbr[:] = cupy.arange(4096, dtype=cupy.int32)

@@ -364,3 +364,19 @@ def test_gather_sum_pulls_over_lists(ops):
     plan = ops.gather_plan(adj, ops.asarray(np.array([2, 1, 0])))
     sums, read = ops.gather_sum(plan, ops.asarray(np.array([1.0, 10.0, 100.0, 1000.0])))
     assert host(ops, sums).tolist() == [1011.0, 0.0, 1010.0] and read == 5
+
+
+def test_gather_sum_over_hub_lists(ops):
+    """Lists from 0 to 5000 entries (the GPU reads those of 1024 and more with a block each),
+    against NumPy sums; vertices may repeat and come in any order."""
+    rng = np.random.default_rng(4)
+    degrees = [0, 1, 31, 32, 33, 1023, 1024, 1025, 2048, 5000]
+    n = 6000
+    edges = [(u, int(v), 1.0) for u, d in enumerate(degrees) for v in rng.choice(n, d, replace=False)]
+    adj = make_adjacency(ops, n, edges)
+    values = rng.random(n)
+    vertices = np.array([9, 0, 6, 5, 3, 9, 1, 7, 2, 4, 8, 6])
+    sums, read = ops.gather_sum(ops.gather_plan(adj, ops.asarray(vertices)), ops.asarray(values))
+    lists = {u: [v for a, v, _ in edges if a == u] for u in range(len(degrees))}
+    expected = [values[lists[u]].sum() for u in vertices]
+    assert np.allclose(host(ops, sums), expected, rtol=1e-12) and read == sum(degrees[u] for u in vertices)

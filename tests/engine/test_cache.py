@@ -8,7 +8,9 @@ import pytest
 
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.adjacency import Adjacency
-from cugraph_stream.engine.cache import HotCache, changed_lists, list_alignment, rounded_slots, select_candidates
+from cugraph_stream.backends.chunks import HostChunkAllocator
+from cugraph_stream.engine.cache import (HotCache, allot_chunks, changed_lists, list_values, select_candidates,
+                                          select_in_chunks)
 from cugraph_stream.engine.reads import READ_FIELDS, ReadCounters, read_counts, transactions
 from cugraph_stream.engine.hotness import Hotness
 
@@ -26,10 +28,12 @@ def host_list(ops, adj, v):
     return host(ops, adj.nbr[s:s + d]).tolist(), host(ops, adj.wgt[s:s + d]).tolist()
 
 
-def cached_list(ops, cache, v):
+def cached_list(ops, cache, adj, v):
+    """A cached list read from its chunk (weights from the host store when the cache holds none)."""
     c, o, d = int(cache.chunk_id[v]), int(cache.chunk_offset[v]), int(cache.cached_degree[v])
     chunk = cache.chunks[c]
-    return host(ops, chunk.nbr[o:o + d]).tolist(), host(ops, chunk.wgt[o:o + d]).tolist()
+    weights = chunk.wgt[o:o + d] if cache.weights else adj.wgt[int(adj.start[v]):int(adj.start[v]) + d]
+    return host(ops, chunk.nbr[o:o + d]).tolist(), host(ops, weights).tolist()
 
 
 def make_adjacency(ops, n, dtype, lists):
@@ -44,7 +48,7 @@ def make_adjacency(ops, n, dtype, lists):
 
 
 # ------------------------------------------------------------------------ sizes
-def test_alignment_sizes_and_transactions_brute_force():
+def test_transactions_brute_force():
     rng = np.random.default_rng(3)
     for itemsize in (2, 4, 8):
         start = rng.integers(0, 500, 300)
@@ -53,59 +57,109 @@ def test_alignment_sizes_and_transactions_brute_force():
         for s, d, t in zip(start.tolist(), degree.tolist(), got.tolist()):
             segments = {(byte // 128) for i in range(s, s + d) for byte in range(i * itemsize, (i + 1) * itemsize)}
             assert t == len(segments)
-    for dtype in (np.float16, np.float32, np.float64):
-        align = list_alignment(dtype)
-        assert (align * 4) % 128 == 0 and (align * np.dtype(dtype).itemsize) % 128 == 0
-        degree = rng.integers(0, 300, 100)
-        assert rounded_slots(degree, align).tolist() == [-(-d // align) * align for d in degree.tolist()]
 
 
 # -------------------------------------------------------------------- selection
-def brute_select(score, degree, budget, slot_bytes, align, max_slots):
-    ranked = sorted((v for v in range(min(len(score), len(degree)))
-                     if score[v] > 0 and degree[v] > 0
-                     and (max_slots is None or -(-degree[v] // align) * align <= max_slots)),
-                    key=lambda v: (-score[v], v))
-    chosen, used = [], 0
-    for v in ranked:
-        used += -(-degree[v] // align) * align * slot_bytes
+def brute_values(score, degree, slot_bytes, itemsizes, max_slots):
+    """(vertex, cost, density) of every eligible list, by plain Python arithmetic."""
+    rows = []
+    for v in range(min(len(score), len(degree))):
+        d = int(degree[v])
+        if score[v] > 0 and d > 0 and (max_slots is None or d <= max_slots):
+            saved = sum(-(-d * size // 128) for size in itemsizes)
+            rows.append((v, d * slot_bytes, np.float32(float(score[v]) * saved / (d * slot_bytes))))
+    return rows
+
+
+def brute_select(parts, budget):
+    ranked = sorted(((density, p, v, cost) for p, rows in enumerate(parts) for v, cost, density in rows),
+                    key=lambda r: (-r[0], r[1], r[2]))
+    chosen, used = [[] for _ in parts], 0
+    for _, p, v, cost in ranked:
+        used += cost
         if used > budget:
             break
-        chosen.append(v)
+        chosen[p].append(v)
     return chosen
 
 
 def test_select_candidates_against_brute_force(ops):
     rng = np.random.default_rng(7)
     for trial in range(150):
-        n = int(rng.integers(0, 120))
-        score = rng.integers(0, 4 if trial % 2 else 3070, n)          # few distinct values: many ties
-        degree = rng.integers(0, 300, int(rng.integers(max(n - 5, 0), n + 5)))
-        degree[rng.random(degree.size) < 0.2] = 0
-        align = int(rng.choice([32, 64]))
-        slot_bytes = int(rng.choice([6, 8, 12]))
-        max_slots = None if trial % 3 == 0 else int(rng.integers(1, 400))
-        total = int((rounded_slots(degree, align) * slot_bytes).sum())
+        parts, expected_parts = [], []
+        for _ in range(int(rng.integers(1, 4))):
+            n = int(rng.integers(0, 120))
+            score = rng.integers(0, 4 if trial % 2 else 3070, n)          # few distinct values: many ties
+            degree = rng.integers(0, 300, int(rng.integers(max(n - 5, 0), n + 5)))
+            degree[rng.random(degree.size) < 0.2] = 0
+            slot_bytes = int(rng.choice([4, 6, 8, 12]))
+            itemsizes = (4,) if slot_bytes == 4 else (4, slot_bytes - 4)
+            max_slots = None if trial % 3 == 0 else int(rng.integers(1, 400))
+            values = list_values(ops, ops.asarray(score), ops.asarray(degree), slot_bytes, itemsizes, max_slots)
+            rows = brute_values(score.tolist(), degree.tolist(), slot_bytes, itemsizes, max_slots)
+            assert host(ops, values.vertices).tolist() == [r[0] for r in rows]
+            assert host(ops, values.cost).tolist() == [r[1] for r in rows]
+            assert host(ops, values.density).tolist() == [float(r[2]) for r in rows]
+            parts.append(values)
+            expected_parts.append(rows)
+        total = sum(r[1] for rows in expected_parts for r in rows)
         budget = int(rng.integers(0, total + 2)) if trial % 5 else total + 1000
-        got = select_candidates(ops, ops.asarray(score), ops.asarray(degree), budget, slot_bytes, align, max_slots)
-        expected = brute_select(score.tolist(), degree.tolist(), budget, slot_bytes, align, max_slots)
-        assert host(ops, got).tolist() == expected
+        got = select_candidates(ops, parts, budget)
+        assert [host(ops, g).tolist() for g in got] == brute_select(expected_parts, budget)
 
 
-def test_select_ties_go_to_the_smaller_id(ops):
+def test_select_in_chunks_gives_whole_chunks(ops):
+    """Each cache takes a prefix of its own ranking within whole chunks; the chunks shared out
+    follow the joint ranking (largest remainder) and never exceed the total."""
+    rng = np.random.default_rng(8)
+    for trial in range(60):
+        parts, rows = [], []
+        for _ in range(int(rng.integers(1, 4))):
+            n = int(rng.integers(0, 80))
+            score, degree = rng.integers(0, 20, n), rng.integers(0, 40, n)
+            slot_bytes = int(rng.choice([4, 8]))
+            itemsizes = (4,) if slot_bytes == 4 else (4, 4)
+            parts.append(list_values(ops, ops.asarray(score), ops.asarray(degree), slot_bytes, itemsizes))
+            rows.append(brute_values(score.tolist(), degree.tolist(), slot_bytes, itemsizes, None))
+        chunk_bytes = [int(rng.integers(1, 5)) * 64 for _ in parts]
+        total = int(rng.integers(0, 12))
+        room_share = float(rng.choice([0.0, 1 / 8]))
+        got = [host(ops, g).tolist() for g in select_in_chunks(ops, parts, chunk_bytes, total, room_share)]
+        joint = brute_select(rows, total * max(chunk_bytes))
+        wanted = [sum(cost for v, cost, _ in r if v in set(j)) for r, j in zip(rows, joint)]
+        allot = allot_chunks(wanted, chunk_bytes, total * max(chunk_bytes))
+        assert sum(n * c for n, c in zip(allot, chunk_bytes)) <= total * max(chunk_bytes)
+        assert all(n <= -(-w // c) for n, w, c in zip(allot, wanted, chunk_bytes))
+        for r, g, n_chunks, c in zip(rows, got, allot, chunk_bytes):
+            assert g == brute_select([r], int(n_chunks * c * (1 - room_share)))[0] if n_chunks else g == []
+
+
+def test_short_lists_are_worth_more_per_byte(ops):
+    """A read of 1 entry costs a whole 128-byte transaction: per cached byte, it saves 32 times
+    what a read of a 32-entry list saves."""
+    values = list_values(ops, ops.asarray(np.array([1, 1, 1])), ops.asarray(np.array([32, 1, 33])), 4, (4,))
+    assert host(ops, values.density).tolist() == [1 / 128, 1 / 4, np.float32(2 / 132)]
+    got = select_candidates(ops, [values], budget_bytes=4 + 4 * 33)
+    assert host(ops, got[0]).tolist() == [1, 2]            # then the 33-entry list: 2 transactions
+
+
+def test_select_ties_go_to_the_earlier_part_then_the_smaller_id(ops):
     score = ops.asarray(np.array([4, 4, 9, 4, 4]))
     degree = ops.asarray(np.array([1, 1, 1, 1, 1]))
-    got = select_candidates(ops, score, degree, 3 * 32 * 8, 8, 32)
-    assert host(ops, got).tolist() == [2, 0, 1]
+    out = list_values(ops, score, degree, 8, (4, 4))
+    inn = list_values(ops, score, degree, 8, (4, 4))
+    got = select_candidates(ops, [out, inn], 4 * 8)
+    assert [host(ops, g).tolist() for g in got] == [[2, 0, 1], [2]]
 
 
 def test_select_with_hotness_scores_near_the_top(ops):
     hot = Hotness(ops, tau=1)
     hot.ensure_vertices(5)
-    hot.record(ops.asarray(np.array([4, 1])), counts=ops.asarray(np.array([2 ** 32 - 1, 2 ** 32 - 2])))
+    # densities compare in float32: scores apart by less than one part in 2**24 would tie
+    hot.record(ops.asarray(np.array([4, 1])), counts=ops.asarray(np.array([2 ** 32 - 1, 2 ** 32 - 2 ** 9])))
     degree = ops.asarray(np.array([3, 3, 3, 3, 3]))
-    got = select_candidates(ops, hot.score(), degree, 10 ** 6, 8, 32)
-    assert host(ops, got).tolist() == [4, 1]
+    got = select_candidates(ops, [list_values(ops, hot.score(), degree, 8, (4, 4))], 10 ** 6)
+    assert host(ops, got[0]).tolist() == [4, 1]
 
 
 # ---------------------------------------------------------------------- refresh
@@ -114,28 +168,26 @@ def check_cache(ops, cache, adj, candidates, n):
     cache.check(adj)
     assert cache.held_bytes <= cache.budget_bytes
     assert cache.allocator.held_bytes <= cache.budget_bytes
-    assert cache.allocator.chunks_held == cache.chunks_held
     in_cache = host(ops, cache.in_cache)[:n]
     cached = np.flatnonzero(in_cache).tolist()
     assert set(cached) <= set(candidates)
-    itemsize = np.dtype(cache.weight_dtype).itemsize
     intervals = {}
     for v in cached:
         c, o, d = int(cache.chunk_id[v]), int(cache.chunk_offset[v]), int(cache.cached_degree[v])
         chunk = cache.chunks[c]
-        assert chunk is not None
+        assert chunk is not None and (chunk.wgt is not None) == cache.weights
         assert d == int(adj.degree[v]) > 0
         assert 0 <= o and o + d <= cache.chunk_slots
-        assert (cache.allocator.address(chunk.nbr) + 4 * o) % 128 == 0          # both arrays 128-byte aligned
-        assert (cache.allocator.address(chunk.wgt) + itemsize * o) % 128 == 0
-        assert cached_list(ops, cache, v) == host_list(ops, adj, v)
-        intervals.setdefault(c, []).append((o, o + -(-d // cache.align) * cache.align))
+        assert cached_list(ops, cache, adj, v) == host_list(ops, adj, v)
+        intervals.setdefault(c, []).append((o, o + d))
     held = [c for c, chunk in enumerate(cache.chunks) if chunk is not None]
-    assert sorted(intervals) == held                                         # no chunk held empty
+    assert sorted(intervals) == held                                         # no chunk held without a list
     for c, spans in intervals.items():
         spans.sort()
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))          # no overlap
-        assert spans[-1][1] == int(cache.fill[c]) <= cache.chunk_slots
+        live = sum(b - a for a, b in spans)
+        assert spans[-1][1] <= int(cache.fill[c]) <= cache.chunk_slots
+        assert live + int(cache.garbage[c]) == int(cache.fill[c])           # the rest is garbage
     for v in set(range(n)) - set(cached):
         assert int(cache.chunk_id[v]) == -1
     view = cache.view(adj)
@@ -169,22 +221,21 @@ def mutate(ops, adj, rng, n, dtype, hub_bias):
     return changed
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype, weights", [(np.float32, True), (np.float64, True), (np.float32, False)])
 @pytest.mark.parametrize("budget_lists, chunk_lists", [(1000, 64), (40, 8), (12, 4), (3, 2), (2, 2), (0, 1)])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_refresh_against_model(ops, dtype, budget_lists, chunk_lists, seed):
+def test_refresh_against_model(ops, dtype, weights, budget_lists, chunk_lists, seed):
     """Random streams: after every refresh the cache matches the store and its invariants hold.
 
-    Budgets are in units of one aligned 32- or 64-slot list; the smallest ones
-    force evictions every batch and chunks are a few lists each, so
-    compaction, merging and release all happen.
+    Budgets are in units of 32 slots (lists hold 0 to 50 entries); the
+    smallest ones force evictions every batch and chunks are a few lists
+    each, so compaction, merging and release all happen.
     """
     rng = np.random.default_rng(seed)
     n = 60
-    align = list_alignment(dtype)
-    slot_bytes = 4 + np.dtype(dtype).itemsize
-    cache = HotCache(ops, dtype, budget_bytes=budget_lists * align * slot_bytes,
-                     chunk_bytes=chunk_lists * align * slot_bytes)
+    slot_bytes = 4 + np.dtype(dtype).itemsize * weights
+    cache = HotCache(ops, dtype, budget_bytes=budget_lists * 64 * slot_bytes,
+                     chunk_bytes=chunk_lists * 64 * slot_bytes, weights=weights)
     adj = make_adjacency(ops, n, dtype, {u: list(range(int(rng.integers(0, 50)))) for u in range(n)})
     hot = Hotness(ops, tau=int(rng.integers(1, 4)))
     hot.ensure_vertices(n)
@@ -206,8 +257,9 @@ def test_refresh_against_model(ops, dtype, budget_lists, chunk_lists, seed):
         assert report.evicted_changed == len(expected_evicted & changed)
         assert report.loaded_lists == len(set(cached) - (previous - expected_evicted))
         assert report.cached_lists == len(cached) and report.held_bytes == cache.held_bytes
+        assert report.garbage_slots == int(cache.garbage.sum())
         assert report.load_bytes % 128 == 0 and (report.loaded_lists == 0) == (report.load_bytes == 0)
-        room = cache.usable_bytes - sum(-(-int(adj.degree[v]) // align) * align * slot_bytes for v in candidates)
+        room = cache.usable_bytes - sum(int(adj.degree[v]) * slot_bytes for v in candidates)
         if room >= cache.max_chunks * cache.chunk_bytes // 2 and cache.max_chunks:
             # plenty of room: every candidate is cached, so changed candidates were reloaded
             assert set(cached) == set(candidates) and report.not_loaded == 0
@@ -223,22 +275,23 @@ def test_refresh_against_model(ops, dtype, budget_lists, chunk_lists, seed):
     if budget_lists == 0:
         assert cache.max_chunks == 0 and not previous and totals["evicted"] == 0
     else:
-        assert totals["evicted"] > 0 and totals["compacted"] > 0
+        assert totals["evicted"] > 0
     if budget_lists >= 40:
         assert totals["reloaded"] > 0
-    if 0 < budget_lists < 1000 and chunk_lists < budget_lists:
-        assert totals["released"] > 0
+    if 0 < budget_lists <= 12:
+        assert totals["compacted"] > 0
+    if 0 < budget_lists <= 12 and cache.max_chunks > 1:
+        assert totals["merged"] > 0 and totals["released"] > 0
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tiny_budget_evicts_every_batch(ops, dtype):
     """The hot set moves every batch and the cache holds two lists: every refresh evicts and loads."""
     n = 40
-    align = list_alignment(dtype)
     slot_bytes = 4 + np.dtype(dtype).itemsize
-    cache = HotCache(ops, dtype, budget_bytes=2 * align * slot_bytes)
-    assert cache.max_chunks == 1 and cache.chunk_slots == 2 * align
-    adj = make_adjacency(ops, n, dtype, {u: [u + 1, u + 2, u + 3][: 1 + u % 3] for u in range(n)})
+    cache = HotCache(ops, dtype, budget_bytes=64 * slot_bytes)
+    assert cache.max_chunks == 1 and cache.chunk_slots == 64
+    adj = make_adjacency(ops, n, dtype, {u: list(range(1, 31 + u % 3)) for u in range(n)})
     hot = Hotness(ops, tau=1)
     hot.ensure_vertices(n)
     for batch in range(12):
@@ -253,19 +306,57 @@ def test_tiny_budget_evicts_every_batch(ops, dtype):
         assert cache.chunks_held == 1 and cache.held_bytes == cache.budget_bytes
 
 
-def test_compaction_closes_gaps_in_offset_order(ops):
+def test_lazy_compaction_most_garbage_first(ops):
+    """Evicted lists stay garbage until the loads need their room; then the chunk with the
+    most garbage is compacted (its lists slide down in offset order), and only that one.
+    A chunk left with more garbage than lists is compacted at once."""
     dtype = np.float32
-    lists = {0: list(range(40)), 1: [7], 2: list(range(33)), 3: [1, 2], 4: [5]}
-    adj = make_adjacency(ops, 5, dtype, lists)
-    cache = HotCache(ops, dtype, budget_bytes=1 << 16, chunk_bytes=1 << 16)
-    everyone = ops.asarray(np.array([0, 1, 2, 3, 4]))
-    cache.refresh(everyone, empty(ops), adj)
-    assert [int(cache.chunk_offset[v]) for v in range(5)] == [0, 64, 96, 160, 192]
-    report = cache.refresh(ops.asarray(np.array([0, 2, 4])), empty(ops), adj)
-    assert report.evicted == 2 and report.compacted_chunks == 1 and report.moved_lists == 2
-    assert [int(cache.chunk_offset[v]) for v in (0, 2, 4)] == [0, 64, 128]
-    assert int(cache.fill[0]) == 160
-    check_cache(ops, cache, adj, [0, 2, 4], 5)
+    sizes = {0: 20, 1: 20, 2: 20, 3: 16, 4: 24, 5: 20, 6: 26, 7: 4}
+    adj = make_adjacency(ops, 8, dtype, {v: list(range(d)) for v, d in sizes.items()})
+    cache = HotCache(ops, dtype, budget_bytes=2 * 64 * 8, chunk_bytes=64 * 8)   # 2 chunks of 64 slots
+
+    def refresh(candidates):
+        return cache.refresh(ops.asarray(np.array(candidates)), empty(ops), adj)
+
+    report = refresh([0, 1, 2, 3, 4, 5])
+    assert report.loaded_lists == 6 and list(cache.fill) == [60, 60]
+    report = refresh([0, 2, 3, 5])                         # 1 leaves chunk 0, 4 leaves chunk 1
+    assert report.evicted == 2 and report.compacted_chunks == 0 and list(cache.garbage) == [20, 24]
+    report = refresh([0, 2, 3, 5, 7])                      # 4 entries: chunk 0's tail holds them
+    assert report.compacted_chunks == 0 and int(cache.chunk_id[7]) == 0 and list(cache.fill) == [64, 60]
+    report = refresh([0, 2, 3, 5, 7, 6])                   # 26 entries: the tails hold 4
+    assert report.compacted_chunks == 1 and report.moved_lists == 1 and report.moved_edges == 20
+    assert list(cache.garbage) == [20, 0] and int(cache.chunk_offset[5]) == 16     # chunk 1 (24) went first
+    assert int(cache.chunk_id[6]) == 1 and int(cache.chunk_offset[6]) == 36 and list(cache.fill) == [64, 62]
+    assert report.loaded_lists == 1 and report.not_loaded == 0 and report.garbage_slots == 20
+    check_cache(ops, cache, adj, [0, 2, 3, 5, 7, 6], 8)
+    report = refresh([3, 5, 7, 6])                         # chunk 0: 60 of 64 slots garbage
+    assert report.compacted_chunks == 1 and list(cache.garbage) == [0, 0] and list(cache.fill) == [4, 62]
+    check_cache(ops, cache, adj, [3, 5, 7, 6], 8)
+
+
+def test_chunks_with_garbage_only_are_released_and_compacted_ones_merged(ops):
+    dtype = np.float32
+    n = 17
+    adj = make_adjacency(ops, n, dtype, {u: list(range(16)) for u in range(n)})
+    cache = HotCache(ops, dtype, budget_bytes=4 * 64 * 8, chunk_bytes=64 * 8)   # 4 chunks of 4 lists
+    assert cache.max_chunks == 4 and cache.chunk_slots == 64
+    cache.refresh(ops.asarray(np.arange(13)), empty(ops), adj)
+    assert cache.chunks_held == 4 and list(cache.fill) == [64, 64, 64, 16]
+    # chunk 0 loses everything: released; chunk 1 keeps vertex 4 only (garbage 48 > 16): compacted,
+    # and its list merges into chunk 3's tail, which frees chunk 1 as well
+    report = cache.refresh(ops.asarray(np.array([4] + list(range(8, 13)))), empty(ops), adj)
+    assert report.released_chunks == 2 and report.compacted_chunks == 1 and report.merged_chunks == 1
+    assert int(cache.chunk_id[4]) == 3 and cache.chunks_held == 2 and list(cache.fill) == [0, 0, 64, 32]
+    check_cache(ops, cache, adj, [4] + list(range(8, 13)), n)
+    chosen = [4] + list(range(8, 17)) + [0, 1, 2, 3]       # 8 more lists: chunk 3's tail and 2 new chunks
+    report = cache.refresh(ops.asarray(np.array(chosen)), empty(ops), adj)
+    assert report.compacted_chunks == 0 and report.allocated_chunks == 2 and report.loaded_lists == 8
+    assert report.not_loaded == 0 and cache.chunks_held == 4
+    check_cache(ops, cache, adj, chosen, n)
+    report = cache.refresh(empty(ops), empty(ops), adj)
+    assert report.evicted == 14 and cache.chunks_held == 0 and cache.allocator.held_bytes == 0
+    check_cache(ops, cache, adj, [], n)
 
 
 def test_changed_lists_are_reloaded(ops):
@@ -279,28 +370,9 @@ def test_changed_lists_are_reloaded(ops):
     report = cache.refresh(cands, ops.asarray(np.array([0, 1, 0])), adj)
     assert report.evicted == 2 and report.evicted_changed == 2
     assert report.loaded_lists == 1 and report.loaded_edges == 42            # vertex 1's list is empty now
-    assert cached_list(ops, cache, 0) == host_list(ops, adj, 0) and len(cached_list(ops, cache, 0)[0]) == 42
+    assert cached_list(ops, cache, adj, 0) == host_list(ops, adj, 0) and len(cached_list(ops, cache, adj, 0)[0]) == 42
     assert not bool(cache.in_cache[1])
     check_cache(ops, cache, adj, [1, 0], 3)
-
-
-def test_empty_chunks_are_released_and_partial_ones_merged(ops):
-    dtype = np.float32
-    n = 12
-    adj = make_adjacency(ops, n, dtype, {u: [u] for u in range(n)})
-    cache = HotCache(ops, dtype, budget_bytes=4 * 4 * 32 * 8, chunk_bytes=4 * 32 * 8)   # 4 chunks of 4 lists
-    assert cache.max_chunks == 4 and cache.chunk_slots == 128
-    cache.refresh(ops.asarray(np.arange(n)), empty(ops), adj)
-    assert cache.chunks_held == 3 and list(cache.fill[:3]) == [128, 128, 128]
-    # chunk 0 loses everything; chunks 1 and 2 keep one list each: 0 is released, 2 merges into 1
-    report = cache.refresh(ops.asarray(np.array([5, 9])), empty(ops), adj)
-    assert report.released_chunks == 2 and report.merged_chunks == 1 and report.allocated_chunks == 0
-    assert cache.chunks_held == 1 and cache.allocator.chunks_held == 1
-    assert {int(cache.chunk_id[5]), int(cache.chunk_id[9])} == {1}
-    check_cache(ops, cache, adj, [5, 9], n)
-    report = cache.refresh(empty(ops), empty(ops), adj)
-    assert report.evicted == 2 and cache.chunks_held == 0 and cache.allocator.held_bytes == 0
-    check_cache(ops, cache, adj, [], n)
 
 
 def test_lists_over_a_chunk_are_never_cached(ops):
@@ -311,7 +383,7 @@ def test_lists_over_a_chunk_are_never_cached(ops):
     hot = Hotness(ops)
     hot.record(ops.asarray(np.array([0, 0, 0, 1, 2, 2])))
     candidates = cache.select(hot.score(), adj)
-    assert host(ops, candidates).tolist() == [2, 1]
+    assert host(ops, candidates).tolist() == [1, 2]
     report = cache.refresh(ops.asarray(np.array([0, 2, 1])), empty(ops), adj)   # 0 is skipped even if asked
     assert report.loaded_lists == 2 and not bool(cache.in_cache[0])
     check_cache(ops, cache, adj, [0, 2, 1], 3)
@@ -320,27 +392,53 @@ def test_lists_over_a_chunk_are_never_cached(ops):
 def test_not_loaded_when_tails_are_too_short(ops):
     dtype = np.float32
     adj = make_adjacency(ops, 3, dtype, {0: list(range(40)), 1: list(range(40)), 2: [3]})
-    cache = HotCache(ops, dtype, budget_bytes=192 * 8, chunk_bytes=192 * 8)       # one chunk of 192 slots
+    cache = HotCache(ops, dtype, budget_bytes=128 * 8, chunk_bytes=128 * 8)       # one chunk of 128 slots
     report = cache.refresh(ops.asarray(np.array([0, 1, 2])), empty(ops), adj)
-    assert report.loaded_lists == 3 and int(cache.fill[0]) == 160
+    assert report.loaded_lists == 3 and int(cache.fill[0]) == 81
     cache.clear()
     assert cache.chunks_held == 0 and not bool(cache.in_cache.any())
-    cache = HotCache(ops, dtype, budget_bytes=2 * 96 * 8, chunk_bytes=96 * 8)       # two chunks of 96 slots
+    cache = HotCache(ops, dtype, budget_bytes=2 * 96 * 8, chunk_bytes=96 * 8)
     assert cache.chunk_slots == 64 and cache.max_chunks == 3    # 96 rounds down to 64 slots; 3 fit the budget
     report = cache.refresh(ops.asarray(np.array([0, 1, 2])), empty(ops), adj)
-    assert report.loaded_lists == 3 and report.allocated_chunks == 3
+    assert report.loaded_lists == 3 and report.allocated_chunks == 2          # 40 | 40 + 1
     cache = HotCache(ops, dtype, budget_bytes=64 * 8, chunk_bytes=64 * 8)
     report = cache.refresh(ops.asarray(np.array([0, 1, 2])), empty(ops), adj)
-    assert report.loaded_lists == 1 and report.not_loaded == 2
+    assert report.loaded_lists == 1 and report.not_loaded == 2                # next fit: 1 and 2 find no room
     check_cache(ops, cache, adj, [0, 1, 2], 3)
 
 
-def test_view_gather_matches_the_store(ops):
+def test_caches_sharing_an_allocator_share_its_capacity(ops):
+    """Two caches (weights and neighbours only) of one allocator: together they never hold
+    more than its capacity, and chunks one gives up serve the other."""
+    dtype = np.float32
+    budget = 4 * 512
+    allocator = HostChunkAllocator(capacity_bytes=budget) if ops.xp is np else None
+    if allocator is None:
+        from cugraph_stream.backends.chunks import chunk_allocator
+        allocator = chunk_allocator(ops, budget)
+    out = HotCache(ops, dtype, budget, chunk_bytes=512, allocator=allocator)
+    inn = HotCache(ops, dtype, budget, chunk_bytes=512, allocator=allocator, weights=False)
+    assert (out.chunk_slots, inn.chunk_slots, out.max_chunks, inn.max_chunks) == (64, 128, 4, 4)
+    adj = make_adjacency(ops, 12, dtype, {u: list(range(60)) for u in range(12)})
+    out.refresh(ops.asarray(np.array([0, 1, 2])), empty(ops), adj)
+    report = inn.refresh(ops.asarray(np.arange(12)), empty(ops), adj)
+    assert out.chunks_held == 3 and inn.chunks_held == 1 and report.not_loaded == 10
+    assert allocator.held_bytes == budget
+    out.refresh(empty(ops), empty(ops), adj)                                   # out gives its chunks back
+    report = inn.refresh(ops.asarray(np.arange(8)), empty(ops), adj)
+    assert inn.chunks_held == 4 and report.not_loaded == 0 and allocator.held_bytes == budget
+    check_cache(ops, out, adj, [], 12)
+    check_cache(ops, inn, adj, list(range(8)), 12)
+    assert all(chunk is None or chunk.wgt is None for chunk in inn.chunks)
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_view_gather_matches_the_store(ops, weights):
     dtype = np.float64
     rng = np.random.default_rng(5)
     n = 30
     adj = make_adjacency(ops, n, dtype, {u: rng.integers(0, n, int(rng.integers(0, 70))).tolist() for u in range(n)})
-    cache = HotCache(ops, dtype, budget_bytes=6 * 96 * 12, chunk_bytes=2 * 96 * 12)
+    cache = HotCache(ops, dtype, budget_bytes=6 * 64 * 12, chunk_bytes=2 * 64 * 12, weights=weights)
     cache.refresh(ops.asarray(rng.permutation(n)[:12]), empty(ops), adj)
     assert cache.chunks_held >= 2
     vertices = rng.integers(0, n, 50)
@@ -353,9 +451,10 @@ def test_view_gather_matches_the_store(ops):
     assert (host(ops, view.start)[~in_cache] == host(ops, adj.start)[~in_cache]).all()
     assert (host(ops, view.length) == host(ops, adj.degree)).all()
     assert (host(ops, view.chunk)[~in_cache] == -1).all()
-    pointers = host(ops, view.nbr_pointers)
+    pointers, weight_pointers = host(ops, view.nbr_pointers), host(ops, view.wgt_pointers)
     for c, chunk in enumerate(cache.chunks):
         assert int(pointers[c]) == (0 if chunk is None else cache.allocator.address(chunk.nbr))
+        assert int(weight_pointers[c]) == (0 if chunk is None or not weights else cache.allocator.address(chunk.wgt))
 
 
 def test_check_reports_a_stale_list(ops):
@@ -394,6 +493,15 @@ def test_default_chunks_are_32_mib():
     assert cache.chunk_bytes <= 32 << 20 and cache.chunk_slots == (32 << 20) // 8 and cache.max_chunks == 128
 
 
+@pytest.mark.parametrize("weights", [True, False])
+def test_chunks_split_the_budget_evenly(weights):
+    """15.7 chunks' worth of budget makes 16 equal chunks, not 15 of 32 MiB and 0.7 unused."""
+    budget = int(15.7 * (32 << 20))
+    cache = HotCache(get_backend("cpu"), np.float32, budget_bytes=budget, weights=weights)
+    assert cache.max_chunks == 16 and cache.chunk_bytes <= 32 << 20 and cache.chunk_slots % 64 == 0
+    assert budget - 16 * 256 <= cache.usable_bytes <= budget
+
+
 # ------------------------------------------------------------------- accounting
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_read_counts_against_brute_force(ops, dtype):
@@ -407,9 +515,10 @@ def test_read_counts_against_brute_force(ops, dtype):
         frontier = rng.integers(0, n, int(rng.integers(0, 40)))
         in_cache = rng.random(n) < 0.4
         reads_weights = bool(step % 2)
+        cached_weights = step != 3                 # step 3: a neighbour-only cache, read with weights
         cache_mask = None if step == 5 else ops.asarray(in_cache)
         got = dict(zip(READ_FIELDS, host(ops, read_counts(ops, ops.asarray(frontier), adj, cache_mask,
-                                                          reads_weights)).tolist()))
+                                                          reads_weights, cached_weights)).tolist()))
         expected = dict.fromkeys(READ_FIELDS, 0)
         for v in frontier.tolist():
             d, s = int(adj.degree[v]), int(adj.start[v])
@@ -420,6 +529,8 @@ def test_read_counts_against_brute_force(ops, dtype):
             if cache_mask is not None and in_cache[v]:
                 expected["cache_lists"] += 1
                 expected["cache_edges"] += d
+                if reads_weights and not cached_weights:        # the weights still come from host memory
+                    expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
             else:
                 expected["host_lists"] += 1
                 expected["host_edges"] += d
@@ -429,7 +540,7 @@ def test_read_counts_against_brute_force(ops, dtype):
                     expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
         assert got == expected
         assert got["edges_read"] == got["host_edges"] + got["cache_edges"]
-        counters.add(ops.asarray(frontier), adj, cache_mask, reads_weights)
+        counters.add(ops.asarray(frontier), adj, cache_mask, reads_weights, cached_weights)
         expected_total = {k: expected_total[k] + expected[k] for k in READ_FIELDS}
     totals = counters.totals()
     assert {k: totals[k] for k in READ_FIELDS} == expected_total

@@ -92,3 +92,31 @@ def test_load_matches_batch_by_batch():
             s.apply(reduce_batch(s, du, dv, w[:1000], -np.ones(1000, np.int8)))
             s.check_consistency()
         assert edges_of(a) == edges_of(b)
+
+
+def test_caches_share_one_budget_and_the_in_cache_holds_neighbours_only(backend):
+    """placement="cached": one allocator and one budget for the out- and in-adjacency caches,
+    lists chosen jointly by value per byte; PageRank-like reads of every in-list give the
+    in-adjacency cache nearly all of it, and chunks the out cache gives up serve it."""
+    ops = get_backend(backend)
+    store = GraphStore(ops, True, np.float32, placement="cached", cache_budget=8 * 1024, chunk_bytes=1024)
+    (_, out, out_hot), (_, inn, in_hot) = store.cached
+    assert out.cache.allocator is inn.cache.allocator and out.cache.weights and not inn.cache.weights
+    ids = store.add_vertices(ops.asarray(np.arange(200)))
+    rng = np.random.default_rng(1)
+    u, v = rng.integers(0, 200, 1500), rng.integers(0, 200, 1500)
+    delta = store.apply(reduce_batch(store, ids[ops.asarray(u)], ids[ops.asarray(v)],
+                                     ops.asarray(np.ones(u.size, np.float32)), ops.asarray(np.ones(u.size, np.int8))))
+    for batch in range(4):
+        if batch == 0:
+            store.record_reads(store.out, ids, reads_weights=True, distinct=True)   # a first full SSSP
+        store.record_reads(store.inn, ids, reads_weights=False, distinct=True)      # PageRank's rounds
+        reports = store.refresh_cache(delta)
+        store.check_cache()
+        delta = store.empty_delta()
+        held = out.cache.allocator.held_bytes
+        assert held <= 8 * 1024 and held == out.cache.held_bytes + inn.cache.held_bytes
+        assert [r.held_bytes for r in reports] == [out.cache.held_bytes, inn.cache.held_bytes]
+    # every in-list (about 6 KiB of neighbour ids) fits; the out-lists' reads left the window
+    assert int(inn.cache.in_cache.sum()) == int((inn.degree[ids] > 0).sum()) > 150
+    assert out.cache.chunks_held == 0 and inn.cache.chunks_held >= 6

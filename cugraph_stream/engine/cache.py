@@ -538,7 +538,10 @@ class HotCache:
         slots -= slots % granule
         if slots:       # the fewest chunks of at most that size that cover the budget, all of one size
             count = -(-budget_bytes // (slots * self.slot_bytes))
-            even = budget_bytes // count // self.slot_bytes
+            # a multiple of 512 bytes: caches of 4- and 8-byte slots then make chunks of the same
+            # bytes, which a shared RMM pool can hand from one cache to the other
+            even = budget_bytes // count
+            even = (even - even % (2 * SECTION_ALIGN)) // self.slot_bytes
             slots = max(even - even % granule, granule)
         self.chunk_slots = slots
         if self.chunk_slots >= 2**31:
@@ -804,7 +807,11 @@ class HotCache:
             if self.chunks[c] is not None and self.fill[c] < self.chunk_slots:
                 place(c)
         while placed < count and self._new_chunks_allowed():
-            place(self._allocate_chunk())
+            try:
+                c = self._allocate_chunk()
+            except MemoryError:     # the device pool cannot carve another chunk (fragmented): no room
+                break
+            place(c)
             report.allocated_chunks += 1
         if placed == 0:
             return 0

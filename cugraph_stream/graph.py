@@ -196,6 +196,32 @@ class StreamGraph:
         query._detach()
 
     # --------------------------------------------------------------- updates
+    def validate(self, batch, source="src", destination="dst", weight=None, op="op"):
+        """Check ``batch`` as :meth:`apply` would, without applying it.
+
+        Takes :meth:`apply`'s arguments.  Raises the ``ValueError`` that
+        :meth:`apply` would raise (naming the column and the first offending
+        row, including a negative weight while a tracked query needs
+        non-negative ones); returns None for a batch :meth:`apply` accepts.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [1], "dst": [2], "w": [0.5]}), weight="w")
+        >>> _ = g.track(cgs.SSSP(1))
+        >>> g.validate(pd.DataFrame({"src": [1], "dst": [3], "w": [2.0], "op": [1]}), weight="w")
+        >>> g.validate(pd.DataFrame({"src": [1], "dst": [2], "w": [-1.0], "op": [1]}), weight="w")
+        Traceback (most recent call last):
+        ...
+        ValueError: column 'w' holds a negative weight -1.0 at row 0, but SSSP(source=1) needs non-negative weights
+        """
+        self._read(batch, source, destination, weight, op)
+
+    def _read(self, batch, source, destination, weight, op):
+        return read_rows(batch, source, destination, weight, op, self._store.weight_dtype,
+                         nonnegative_for=self._nonnegative_for())
+
     @_in_allocation_scope
     def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
         """Apply a batch of edge updates; every tracked query is current on return.
@@ -225,8 +251,7 @@ class StreamGraph:
         """
         ops, store = self._ops, self._store
         t0 = ops.now()
-        rows = read_rows(batch, source, destination, weight, op, store.weight_dtype,
-                         nonnegative_for=self._nonnegative_for())
+        rows = self._read(batch, source, destination, weight, op)
         report = BatchReport(rows=len(rows))
         src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
         w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)

@@ -517,3 +517,22 @@ def test_auto_placement_keeps_a_graph_that_fits_on_the_device(backend):
     assert cgs.StreamGraph(placement="auto", device_memory_budget=0).placement == "device"
     for g in (fits, tight, tiny):
         assert g.number_of_edges() == 1000
+
+
+@pytest.mark.parametrize("batch, match", [
+    ({"src": [1, 2], "dst": [2, None], "w": [1.0, 1.0], "op": [1, 1]}, "column 'dst'"),
+    ({"src": [1, 2], "dst": [2, 3], "w": [1.0, -2.0], "op": [1, 1]}, "negative weight -2.0 at row 1"),
+    ({"src": [1], "dst": [2], "w": [1.0], "op": ["upsert"]}, "column 'op'"),
+])
+def test_validate_raises_what_apply_raises_and_changes_nothing(batch, match):
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [1], "dst": [2], "w": [0.5]}), weight="w")
+    g.track(cgs.SSSP(1))
+    before = g.edges()
+    frame = pd.DataFrame(batch)
+    with pytest.raises(ValueError, match=match):
+        g.validate(frame, weight="w")
+    with pytest.raises(ValueError, match=match):
+        g.apply(frame, weight="w")
+    assert g.edges().equals(before)
+    assert g.validate(pd.DataFrame({"src": [1], "dst": [3], "w": [2.0], "op": [1]}), weight="w") is None
+    assert g.edges().equals(before)                 # validating applies nothing

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..frame.batch import read_rows
 from ..graph import StreamGraph
 
 __all__ = ["GraphReplica", "concat_frames"]
@@ -135,8 +134,7 @@ class GraphReplica:
         Raises ``ValueError`` naming the column and the first offending row;
         nothing is kept then.
         """
-        read_rows(batch, source, destination, weight, op, self.graph.weight_dtype,
-                  nonnegative_for=self.graph._nonnegative_for())
+        self.graph.validate(batch, source, destination, weight, op)
         self._pending[token] = (batch, {"source": source, "destination": destination,
                                         "weight": weight, "op": op})
 

@@ -49,10 +49,12 @@ class StreamGraph:
         in place over the interconnect (zero-copy), for graphs larger than GPU
         memory; per-vertex arrays (results, parents, offsets, degrees,
         frontiers) stay on the GPU.  ``"cached"``: ``"host"`` plus a cache
-        of the hottest neighbour lists (the lists read most over the last
-        ``tau`` batches that fit ``cache_budget`` bytes), refreshed before
-        each batch is computed; the GPU kernels read a cached list from GPU
-        memory and every other list from host memory.  On the CPU backend
+        of neighbour lists under ``cache_budget`` bytes (one budget for both
+        directions), those whose copies would have saved the most host
+        memory transactions per byte over the reads of the last ``tau``
+        batches, refreshed before each batch is computed; the GPU kernels
+        read a cached list from GPU memory and every other list from host
+        memory (see :mod:`cugraph_stream.engine.cache`).  On the CPU backend
         the cache's bookkeeping and report figures run the same way (the
         copies live in host memory there).  ``"auto"``: ``"device"`` when
         the graph fits ``device_memory_budget`` bytes of GPU memory, else
@@ -66,7 +68,8 @@ class StreamGraph:
     tau : int
         Batches in the hotness window (``placement="cached"``; default 3).
     chunk_bytes : int
-        Size of one cache chunk (default 32 MiB).
+        Most bytes of one cache chunk (default 32 MiB; the budget is split
+        into the fewest equal chunks of at most this size).
     device_memory_budget : int
         GPU memory the graph may use (``placement="auto"``).
 

@@ -175,11 +175,12 @@ def write_run(record, out_dir):
     stem = os.path.join(out_dir, f"stream-{record['config']['label']}")
     paths = {"json": stem + ".json", "markdown": stem + ".md", "time_png": stem + "-time.png",
              "bytes_png": stem + "-bytes.png"}
+    # the data first, the plots (slow: matplotlib) last, so that a run cut short keeps its numbers
     with open(paths["markdown"], "w") as f:
         f.write(table)
-    plot_times(record, paths["time_png"])
-    plot_bytes(record, paths["bytes_png"])
     with open(paths["json"], "w") as f:
         json.dump({**env, "ok": not record["problems"], "summary": summary, "run": record,
                    "markdown": table}, f, indent=1, default=json_default)
+    plot_times(record, paths["time_png"])
+    plot_bytes(record, paths["bytes_png"])
     return summary, table, paths

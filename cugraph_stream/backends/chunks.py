@@ -53,7 +53,7 @@ class _Accounting:
     """Bytes held by the chunks handed out and not yet released, under an optional capacity."""
 
     def __init__(self, capacity_bytes=None):
-        self._held = {}
+        self._held = {}          # id(chunk.nbr) -> (chunk, bytes): the reference keeps the id unique
         self.capacity_bytes = None if capacity_bytes is None else int(capacity_bytes)
 
     def fits(self, nbytes):
@@ -66,7 +66,7 @@ class _Accounting:
                              f"{self.capacity_bytes} bytes ({self.held_bytes} held)")
 
     def _track(self, chunk, nbytes):
-        self._held[id(chunk.nbr)] = nbytes
+        self._held[id(chunk.nbr)] = (chunk, nbytes)
         return chunk
 
     def release(self, chunk):
@@ -79,7 +79,7 @@ class _Accounting:
     @property
     def held_bytes(self):
         """Bytes of the chunks allocated and not yet released."""
-        return int(sum(self._held.values()))
+        return int(sum(nbytes for _, nbytes in self._held.values()))
 
     @property
     def chunks_held(self):

@@ -47,7 +47,7 @@ def test_neighbour_only_chunks_and_capacity():
     chunk = alloc.allocate(64)
     assert chunk.wgt is None and chunk.nbr.size == 64 and alloc.held_bytes == 256 == chunk_layout(64)[0]
     assert alloc.fits(512) and not alloc.fits(513)
-    second = alloc.allocate(128)
+    alloc.allocate(128)                  # dropped here, still held: it counts until released
     with pytest.raises(ValueError, match="capacity"):
         alloc.allocate(1)
     alloc.release(chunk)
@@ -55,7 +55,7 @@ def test_neighbour_only_chunks_and_capacity():
     with pytest.raises(ValueError, match="capacity"):
         alloc.allocate(64, np.float32)                 # 256 bytes of neighbours and 256 of weights
     third = alloc.allocate(64)
-    assert third.wgt is None and alloc.held_bytes == 768 and alloc.chunks_held == 2 and second.wgt is None
+    assert third.wgt is None and alloc.held_bytes == 768 and alloc.chunks_held == 2
 
 
 def test_layout_has_no_padding_for_cache_sized_chunks():

@@ -179,6 +179,13 @@ def select_candidates(ops, parts, budget_bytes):
     fit, as in Grapin (a smaller, less valuable list behind it is not taken
     instead).
 
+    Parameters
+    ----------
+    ops : Backend
+    parts : list of ListValues
+        One per cache sharing the budget (:func:`list_values`).
+    budget_bytes : int
+
     Returns
     -------
     list of arrays of int64
@@ -244,6 +251,23 @@ def select_in_chunks(ops, parts, chunk_bytes, total_chunks, room_share=LOAD_ROOM
     lists), and takes its most valuable lists within them, leaving
     ``room_share`` of the chunks free so that lists that change reload into
     chunk tails without compaction.
+
+    Parameters
+    ----------
+    ops : Backend
+    parts : list of ListValues
+        One per cache sharing the budget.
+    chunk_bytes : list of int
+        Bytes of one chunk of each cache.
+    total_chunks : int
+        Chunks of the largest size the budget holds.
+    room_share : float
+        Share of each cache's chunks left free (default :data:`LOAD_ROOM_SHARE`).
+
+    Returns
+    -------
+    list of arrays of int64
+        Per part, its chosen vertices, most valuable first.
 
     Examples
     --------

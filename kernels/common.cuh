@@ -23,11 +23,61 @@ __device__ __forceinline__ bool better(V a, V b)
   return ORDER == ORDER_MIN ? a < b : a > b;
 }
 
-// vertex u's list of T (neighbours or weights) from per-vertex addresses
+// vertex u's list of T (weights) from per-vertex addresses
 template <typename T>
 __device__ __forceinline__ const T* list(const unsigned long long* at, long long u)
 {
   return reinterpret_cast<const T*>(at[u]);
+}
+
+// bit of a list address whose neighbour ids are packed in 3 bytes
+// (cugraph_stream.backends.chunks.PACKED_IDS_TAG)
+constexpr unsigned long long PACKED_IDS_TAG = 1ull << 63;
+
+// A neighbour list: 4-byte ids, or 3-byte ids (little-endian, below 2**24)
+// when its address carries PACKED_IDS_TAG (lists in a cache of packed ids).
+// A packed id is read from the aligned word holding its first byte and, when
+// it reaches into the next word, that word too (so no read passes the list).
+struct Neighbours {
+  unsigned long long at;
+
+  __device__ __forceinline__ int operator[](long long i) const
+  {
+    if (!(at & PACKED_IDS_TAG)) return reinterpret_cast<const int*>(at)[i];
+    unsigned long long byte = (at ^ PACKED_IDS_TAG) + 3ull * static_cast<unsigned long long>(i);
+    const unsigned int* word = reinterpret_cast<const unsigned int*>(byte & ~3ull);
+    unsigned int high = (byte & 2ull) ? word[1] : 0u;
+    return static_cast<int>(__funnelshift_r(word[0], high, static_cast<unsigned int>(byte & 3ull) * 8u) & 0xFFFFFFu);
+  }
+};
+
+// vertex u's neighbours from per-vertex addresses
+__device__ __forceinline__ Neighbours neighbours(const unsigned long long* at, long long u)
+{
+  return Neighbours{at[u]};
+}
+
+// ---- one-block phases: hub lists set aside for the whole block -----------
+#define CGS_BLOCK_LISTS 256   // hub lists one level of a one-block kernel sets aside
+
+// Called by every lane of a warp about to scan list a of vertex u (e
+// entries): lane 0 adds e to the block's edge count and, for a list of at
+// least block_degree entries, sets (u, a) aside in hub[] (as 2 * u + a) for
+// the whole block.  Returns, on every lane, whether the list was set aside
+// (when hub[] is full the warp scans the list itself).
+__device__ __forceinline__ bool set_hub_aside(long long u, int a, long long e, long long block_degree, int lane,
+                                              unsigned long long* edges, int* hubs, long long* hub)
+{
+  int slot = -1;
+  if (lane == 0) {
+    atomicAdd(edges, static_cast<unsigned long long>(e));
+    if (e >= block_degree) {
+      slot = atomicAdd(hubs, 1);
+      if (slot < CGS_BLOCK_LISTS) hub[slot] = 2 * u + a;
+    }
+  }
+  slot = __shfl_sync(0xffffffffu, slot, 0);
+  return slot >= 0 && slot < CGS_BLOCK_LISTS;
 }
 
 template <typename V>

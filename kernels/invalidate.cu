@@ -12,7 +12,7 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
   if (k >= count) return;
   int lane = threadIdx.x & 31;
   long long u = frontier[k];
-  const int* nbr = cgs::list<int>(nbr_at, u);
+  const cgs::Neighbours nbr = cgs::neighbours(nbr_at, u);
   long long e = degree[u];
   if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(e));
   for (long long i = lane; i < e; i += 32) {
@@ -26,9 +26,9 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
 
 // children of u in one list: entries begin, begin + step, ... (a vertex has
 // one parent, so only one thread can match and mark it)
-__device__ __forceinline__ void invalidate_list(long long u, long long begin, int step, const int* nbr, long long e,
-                                                const long long* parent, unsigned char* invalid, long long* found,
-                                                unsigned long long* tail)
+__device__ __forceinline__ void invalidate_list(long long u, long long begin, int step, cgs::Neighbours nbr,
+                                                long long e, const long long* parent, unsigned char* invalid,
+                                                long long* found, unsigned long long* tail)
 {
   for (long long i = begin; i < e; i += step) {
     long long x = nbr[i];
@@ -48,8 +48,6 @@ __device__ __forceinline__ void invalidate_list(long long u, long long begin, in
 // block stops before expanding a level wider than `level_limit`, handing it
 // to the per-level launches.  out[0] = end of the expanded levels, out[1] =
 // end of `found`, out[2] = edges read.
-#define CGS_BLOCK_LISTS 256   // hub lists one level sets aside for the whole block
-
 __global__ void invalidate_block(long long* found, long long count, long long level_limit, long long block_degree,
                                  const unsigned long long* nbr_at0, const long long* degree0,
                                  const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
@@ -73,17 +71,8 @@ __global__ void invalidate_block(long long* found, long long count, long long le
       long long u = found[k];
       for (int a = 0; a < adjacencies; ++a) {
         long long e = (a ? degree1 : degree0)[u];
-        int slot = -1;
-        if (lane == 0) {
-          atomicAdd(&edges, static_cast<unsigned long long>(e));
-          if (e >= block_degree) {
-            slot = atomicAdd(&hubs, 1);
-            if (slot < CGS_BLOCK_LISTS) hub[slot] = 2 * u + a;
-          }
-        }
-        slot = __shfl_sync(0xffffffffu, slot, 0);
-        if (!(slot >= 0 && slot < CGS_BLOCK_LISTS))
-          invalidate_list(u, lane, 32, cgs::list<int>(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, &tail);
+        if (!cgs::set_hub_aside(u, a, e, block_degree, lane, &edges, &hubs, hub))
+          invalidate_list(u, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, &tail);
         __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
       }
     }
@@ -91,7 +80,7 @@ __global__ void invalidate_block(long long* found, long long count, long long le
     for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
       long long u = hub[h] / 2;
       int a = static_cast<int>(hub[h] % 2);
-      invalidate_list(u, threadIdx.x, blockDim.x, cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+      invalidate_list(u, threadIdx.x, blockDim.x, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
                       (a ? degree1 : degree0)[u], parent, invalid, found, &tail);
       __syncthreads();   // a child found through both of u's lists is marked once
     }

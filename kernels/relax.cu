@@ -34,7 +34,7 @@ __device__ __forceinline__ void relax_list(long long u, long long begin, int ste
                                            const unsigned long long* wgt_at, const long long* degree, V* value,
                                            long long* parent, unsigned char* improved)
 {
-  const int* nbr = cgs::list<int>(nbr_at, u);
+  const cgs::Neighbours nbr = cgs::neighbours(nbr_at, u);
   const W* wgt = cgs::list<W>(wgt_at, u);
   V from = cgs::load_volatile(value + u);
   for (long long i = begin, end = degree[u]; i < end; i += step) {
@@ -100,7 +100,7 @@ __device__ __forceinline__ void pull_list(long long v, long long begin, int step
                                           const unsigned long long* wgt_at, const long long* degree, V* value,
                                           long long* parent, V unreachable, int check)
 {
-  const int* nbr = cgs::list<int>(nbr_at, v);
+  const cgs::Neighbours nbr = cgs::neighbours(nbr_at, v);
   const W* wgt = cgs::list<W>(wgt_at, v);
   for (long long i = begin, end = degree[v]; i < end; i += step) {
     long long u = nbr[i];
@@ -145,10 +145,8 @@ __global__ void pull_block(const long long* targets, long long count, const unsi
 // vertex, so a level always fits).  out[0] = end of the relaxed levels,
 // out[1] = end of the queue (the levels after out[0] are the frontier left),
 // out[2] = edges read.
-#define CGS_BLOCK_LISTS 256   // hub lists one level of a one-block kernel sets aside
-
 template <typename V, typename W, int EXTEND, int ORDER>
-__device__ __forceinline__ void relax_enqueue(long long u, V from, long long begin, int step, const int* nbr,
+__device__ __forceinline__ void relax_enqueue(long long u, V from, long long begin, int step, cgs::Neighbours nbr,
                                               const W* wgt, long long e, V* value, long long* parent, int* queued,
                                               long long* queue, unsigned long long* tail)
 {
@@ -187,17 +185,9 @@ __global__ void converge_block(long long* queue, long long count, long long queu
       V from = cgs::load_volatile(value + u);
       for (int a = 0; a < adjacencies; ++a) {
         long long e = (a ? degree1 : degree0)[u];
-        int slot = -1;
-        if (lane == 0) {
-          atomicAdd(&edges, static_cast<unsigned long long>(e));
-          if (e >= block_degree) {
-            slot = atomicAdd(&hubs, 1);
-            if (slot < CGS_BLOCK_LISTS) hub[slot] = 2 * u + a;
-          }
-        }
-        slot = __shfl_sync(0xffffffffu, slot, 0);
-        if (slot >= 0 && slot < CGS_BLOCK_LISTS) continue;   // the block relaxes it below
-        relax_enqueue<V, W, EXTEND, ORDER>(u, from, lane, 32, cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+        // a hub is relaxed by the whole block below
+        if (cgs::set_hub_aside(u, a, e, block_degree, lane, &edges, &hubs, hub)) continue;
+        relax_enqueue<V, W, EXTEND, ORDER>(u, from, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
                                            cgs::list<W>(a ? wgt_at1 : wgt_at0, u), e, value, parent, queued,
                                            queue, &tail);
       }
@@ -207,7 +197,7 @@ __global__ void converge_block(long long* queue, long long count, long long queu
       long long u = hub[h] / 2;
       int a = static_cast<int>(hub[h] % 2);
       relax_enqueue<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), threadIdx.x, blockDim.x,
-                                         cgs::list<int>(a ? nbr_at1 : nbr_at0, u),
+                                         cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
                                          cgs::list<W>(a ? wgt_at1 : wgt_at0, u), (a ? degree1 : degree0)[u],
                                          value, parent, queued, queue, &tail);
     }

@@ -1,15 +1,21 @@
 """Memory for the hot-subgraph cache: fixed-size chunks of neighbour and weight slots.
 
 The cache (:mod:`cugraph_stream.engine.cache`) keeps its lists in chunks of
-``n_slots`` slots; a chunk is one allocation holding an ``int32`` neighbour
-array followed, when the cache keeps weights, by a weight array (both start
-on a 256-byte boundary).  The cache never allocates memory itself: it asks
+``n_slots`` slots; a chunk is one allocation holding a neighbour array
+followed, when the cache keeps weights, by a weight array (both start on a
+256-byte boundary).  Neighbour ids take 4 bytes (``int32``) or, while every
+id is below :data:`PACKED_ID_LIMIT`, 3 (*packed*: the array is ``uint8`` of
+shape ``(n_slots, 3)``, little-endian; :func:`write_ids` and
+:func:`read_ids` convert).  Packed ids let a cache of the same bytes hold a
+third more lists; kernels find a packed list through an address tagged
+with :data:`PACKED_IDS_TAG` (``cgs::Neighbours`` in ``kernels/common.cuh``).  The cache never allocates memory itself: it asks
 an allocator, so the same bookkeeping runs on NumPy arrays in host memory
 (:class:`HostChunkAllocator`, for tests and the CPU backend) and on GPU
 memory from an RMM pool or CuPy's pool (:class:`DeviceChunkAllocator`).
 
-An allocator has ``allocate(n_slots, weight_dtype) -> Chunk`` (a ``(nbr,
-wgt)`` pair; ``wgt`` is None for ``weight_dtype=None``), ``release(chunk)``,
+An allocator has ``allocate(n_slots, weight_dtype, id_bytes, nbytes) ->
+Chunk`` (a ``(nbr, wgt)`` pair; ``wgt`` is None for ``weight_dtype=None``;
+``nbytes`` pads the allocation to a size shared by every chunk of a pool), ``release(chunk)``,
 ``address(array)`` (the data pointer, for kernels that take a table of chunk
 base addresses), ``held_bytes`` and ``fits(nbytes)``: caches that share one
 allocator share its ``capacity_bytes`` (one budget for the out- and
@@ -24,29 +30,81 @@ import numpy as np
 #: start of the weight array inside a chunk's allocation (bytes; RMM and
 #: CuPy's pool both hand out blocks aligned to at least this)
 SECTION_ALIGN = 256
+#: neighbour ids below this bound fit in 3 bytes
+PACKED_ID_LIMIT = 1 << 24
+#: bit set in a list address whose neighbour ids are packed in 3 bytes (device
+#: addresses stay far below it)
+PACKED_IDS_TAG = 1 << 63
 
 
 class Chunk(NamedTuple):
-    """One chunk of cache storage: ``nbr`` (int32) and ``wgt`` arrays of the same length
-    (``wgt`` is None in a chunk of neighbours only)."""
+    """One chunk of cache storage: ``nbr`` (int32, or uint8 rows of 3 packed bytes)
+    and ``wgt`` arrays of the same length (``wgt`` is None in a chunk of neighbours only)."""
 
     nbr: object
     wgt: object
 
 
-def chunk_layout(n_slots, weight_dtype=None):
-    """``(total_bytes, weight_offset)`` of a chunk of ``n_slots`` slots
-    (``weight_dtype=None``: neighbours only, ``weight_offset`` None).
+def _check_id_bytes(id_bytes):
+    if id_bytes not in (3, 4):
+        raise ValueError(f"id_bytes must be 3 or 4, got {id_bytes!r}")
+    return int(id_bytes)
 
-    >>> chunk_layout(1000, np.float32), chunk_layout(1000)
-    ((8096, 4096), (4000, None))
+
+def chunk_layout(n_slots, weight_dtype=None, id_bytes=4):
+    """``(total_bytes, weight_offset)`` of a chunk of ``n_slots`` slots
+    (``weight_dtype=None``: neighbours only, ``weight_offset`` None; ``id_bytes``:
+    4, or 3 for packed ids).
+
+    >>> chunk_layout(1000, np.float32), chunk_layout(1000), chunk_layout(1000, id_bytes=3)
+    ((8096, 4096), (4000, None), (3000, None))
     """
     n_slots = int(n_slots)
-    nbr_bytes = 4 * n_slots
+    nbr_bytes = _check_id_bytes(id_bytes) * n_slots
     if weight_dtype is None:
         return nbr_bytes, None
     weight_offset = nbr_bytes + (-nbr_bytes) % SECTION_ALIGN
     return weight_offset + n_slots * np.dtype(weight_dtype).itemsize, weight_offset
+
+
+def write_ids(xp, nbr, index, ids):
+    """``nbr[index] = ids`` for a chunk's neighbour array, packed or not.
+
+    >>> packed = np.zeros((4, 3), dtype=np.uint8)
+    >>> write_ids(np, packed, np.array([1, 3]), np.array([0x123456, 7]))
+    >>> packed[1].tolist(), read_ids(packed, np.array([3, 1])).tolist()
+    ([86, 52, 18], [7, 1193046])
+    """
+    if nbr.ndim == 1:
+        nbr[index] = ids
+        return
+    ids = ids.astype(xp.int32, copy=False)
+    nbr[index] = xp.stack([(ids >> shift) & 0xFF for shift in (0, 8, 16)], axis=1).astype(xp.uint8)
+
+
+def read_ids(nbr, index):
+    """``nbr[index]`` as int32 ids, for a chunk's neighbour array (NumPy or CuPy), packed
+    or not (``index``: an integer array or a slice)."""
+    if nbr.ndim == 1:
+        return nbr[index]
+    rows = nbr[index].astype(np.int32)
+    return rows[:, 0] | (rows[:, 1] << 8) | (rows[:, 2] << 16)
+
+
+def _sizes(n_slots, weight_dtype, id_bytes, nbytes):
+    """``(allocation bytes, weight offset, n_slots)`` of a chunk."""
+    n_slots = int(n_slots)
+    total, weight_offset = chunk_layout(n_slots, weight_dtype, id_bytes)
+    if nbytes is not None:
+        if int(nbytes) < total:
+            raise ValueError(f"nbytes={nbytes} is below the {total} bytes of {n_slots} slots")
+        total = int(nbytes)
+    return total, weight_offset, n_slots
+
+
+def _nbr_view(block, id_bytes, n_slots):
+    """A chunk's neighbour array over its first ``id_bytes * n_slots`` bytes (NumPy)."""
+    return block.view(np.int32) if id_bytes == 4 else block.reshape(n_slots, 3)
 
 
 class _Accounting:
@@ -109,21 +167,27 @@ class HostChunkAllocator(_Accounting):
     >>> alloc.release(chunk)
     >>> alloc.held_bytes
     256
+    >>> alloc.allocate(64, id_bytes=3, nbytes=512).nbr.shape      # packed ids, padded to 512 bytes
+    (64, 3)
+    >>> alloc.held_bytes
+    768
     """
 
     def __init__(self, capacity_bytes=None, page=4096):
         super().__init__(capacity_bytes)
         self.page = int(page)
 
-    def allocate(self, n_slots, weight_dtype=None):
-        total, weight_offset = chunk_layout(n_slots, weight_dtype)
+    def allocate(self, n_slots, weight_dtype=None, id_bytes=4, nbytes=None):
+        """A chunk of ``n_slots`` slots (see the module docstring); ``nbytes``: the
+        allocation's size, at least the layout's (default: the layout's)."""
+        total, weight_offset, n_slots = _sizes(n_slots, weight_dtype, id_bytes, nbytes)
         self._check_fits(total)
         raw = np.empty(total + self.page, dtype=np.uint8)
         base = (-raw.ctypes.data) % self.page
         block = raw[base:base + total]
-        n_slots = int(n_slots)
-        nbr = block[: 4 * n_slots].view(np.int32)
-        wgt = None if weight_dtype is None else block[weight_offset:].view(np.dtype(weight_dtype))
+        nbr = _nbr_view(block[: id_bytes * n_slots], id_bytes, n_slots)
+        wgt = None if weight_dtype is None else block[weight_offset:weight_offset + n_slots * np.dtype(
+            weight_dtype).itemsize].view(np.dtype(weight_dtype))
         return self._track(Chunk(nbr, wgt), total)
 
     @staticmethod
@@ -195,13 +259,15 @@ class DeviceChunkAllocator(_Accounting):
         memory = cupy.cuda.UnownedMemory(buffer.ptr, buffer.size, buffer, cupy.cuda.Device().id)
         return cupy.cuda.MemoryPointer(memory, 0)
 
-    def allocate(self, n_slots, weight_dtype=None):
+    def allocate(self, n_slots, weight_dtype=None, id_bytes=4, nbytes=None):
+        """A chunk of ``n_slots`` slots (see the module docstring); ``nbytes``: the
+        allocation's size, at least the layout's (default: the layout's)."""
         cupy = self._cupy
-        n_slots = int(n_slots)
-        total, weight_offset = chunk_layout(n_slots, weight_dtype)
+        total, weight_offset, n_slots = _sizes(n_slots, weight_dtype, id_bytes, nbytes)
         self._check_fits(total)
         base = self._memory(total)
-        nbr = cupy.ndarray((n_slots,), dtype=np.int32, memptr=base)
+        nbr = (cupy.ndarray((n_slots,), dtype=np.int32, memptr=base) if id_bytes == 4
+               else cupy.ndarray((n_slots, 3), dtype=np.uint8, memptr=base))
         wgt = (None if weight_dtype is None
                else cupy.ndarray((n_slots,), dtype=np.dtype(weight_dtype), memptr=base + weight_offset))
         return self._track(Chunk(nbr, wgt), total)

@@ -54,16 +54,18 @@ def _engine_pool(cupy):
 
 @functools.cache
 def _list_addresses_kernel(cupy):
-    """Per vertex: where its list's neighbours and weights are (cache or store)."""
+    """Per vertex: where its list's neighbours and weights are (cache or store).  A
+    chunk's neighbour address carries the packed-ids tag (bit 63) when the cache
+    stores 3-byte ids (``nbr_item`` 3); adding an offset keeps it."""
     return cupy.ElementwiseKernel(
         "int64 start, raw bool in_cache, raw int32 chunk, raw int32 offset, raw uint64 chunk_nbr, "
-        "raw uint64 chunk_wgt, int64 cached, bool cached_weights, uint64 nbr_base, uint64 wgt_base, "
-        "uint64 wgt_item",
+        "raw uint64 chunk_wgt, int64 cached, bool cached_weights, uint64 nbr_item, uint64 nbr_base, "
+        "uint64 wgt_base, uint64 wgt_item",
         "uint64 nbr_at, uint64 wgt_at",
         """
         bool hit = i < cached && in_cache[i];
         unsigned long long o = hit ? offset[i] : 0;
-        nbr_at = hit ? chunk_nbr[chunk[i]] + 4ull * o : nbr_base + 4ull * (unsigned long long)start;
+        nbr_at = hit ? chunk_nbr[chunk[i]] + nbr_item * o : nbr_base + 4ull * (unsigned long long)start;
         wgt_at = hit && cached_weights ? chunk_wgt[chunk[i]] + wgt_item * o
                                        : wgt_base + wgt_item * (unsigned long long)start;
         """,
@@ -194,8 +196,9 @@ class GPUBackend(Backend):
         if n:
             cached = np.int64(0 if cache is None else in_cache.size)
             cached_weights = np.bool_(cache is not None and cache.weights)
+            nbr_item = np.uint64(4 if cache is None else cache.id_bytes)
             _list_addresses_kernel(xp)(
-                adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, cached_weights,
+                adj.start, in_cache, chunk, offset, chunk_nbr, chunk_wgt, cached, cached_weights, nbr_item,
                 np.uint64(adj.nbr.data.ptr), np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
         self._addresses[adj] = (adj.version, nbr_at, wgt_at)
         return nbr_at, wgt_at
@@ -506,27 +509,40 @@ class GPUBackend(Backend):
         return invalidated, int(edges[2].get())
 
     def gather_plan(self, adj, vertices):
-        # a warp per list, a block per hub list: the hubs' positions are found once per plan
+        # positions binned once per plan: a thread per short list in GPU memory (cached, or
+        # device placement), a warp per other list, a block per hub list; one copy to the host
         xp = self.xp
         n = int(vertices.size)
-        large = xp.empty(n, dtype=xp.int64)
-        found = xp.zeros(1, dtype=xp.uint64)
+        bins = [xp.empty(n, dtype=xp.int64) for _ in range(3)]
+        counters = xp.zeros(4, dtype=xp.uint64)
         if n:
-            cuda_kernels.get_kernel("pagerank", "find_large_lists")(
-                (_blocks(n),), (_THREADS,), (vertices, np.int64(n), adj.degree, np.int64(_LARGE_DEGREE), large, found))
-        return adj, vertices, int(adj.degree[vertices].sum()), large[: int(found.get()[0])]
+            cache = adj.cache
+            in_cache = xp.zeros(1, dtype=bool) if cache is None else cache.in_cache
+            cached = np.int64(0 if cache is None else in_cache.size)
+            cuda_kernels.get_kernel("pagerank", "bin_gather_lists")(
+                (_blocks(n),), (_THREADS,),
+                (vertices, np.int64(n), adj.degree, in_cache, cached, np.int32(adj.placement == "device"),
+                 np.int64(_SMALL_DEGREE), np.int64(_LARGE_DEGREE), *bins, counters))
+        sizes = [int(c) for c in counters.get()]
+        small, medium, large = (b[:size] for b, size in zip(bins, sizes[:3]))
+        return adj, vertices, sizes[3], small, medium, large
 
     def gather_sum(self, plan, values):
-        adj, vertices, edges_read, large = plan
+        adj, vertices, edges_read, small, medium, large = plan
         sums = self.xp.empty(vertices.size, dtype=values.dtype)
-        if vertices.size:
-            nbr_at = self._lists(adj)[0]
-            cuda_kernels.get_kernel("pagerank", "gather_sum")(
-                (_blocks(32 * vertices.size),), (_THREADS,),
-                (vertices, np.int64(vertices.size), nbr_at, adj.degree, values, sums, np.int64(_LARGE_DEGREE)))
+        if vertices.size == 0:
+            return sums, edges_read
+        nbr_at = self._lists(adj)[0]
+        tail = (vertices, nbr_at, adj.degree, values, sums)
+        if small.size:
+            cuda_kernels.get_kernel("pagerank", "gather_sum_thread")(
+                (_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + tail)
+        if medium.size:
+            cuda_kernels.get_kernel("pagerank", "gather_sum_warp")(
+                (_blocks(32 * medium.size),), (_THREADS,), (medium, np.int64(medium.size)) + tail)
         if large.size:
             cuda_kernels.get_kernel("pagerank", "gather_sum_block")(
-                (int(large.size),), (_HUB_THREADS,), (large, vertices, nbr_at, adj.degree, values, sums))
+                (int(large.size),), (_HUB_THREADS,), (large,) + tail)
         return sums, edges_read
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha):

@@ -29,6 +29,11 @@ Where this departs from Grapin, and why:
   chunk (CSR, no 128-byte alignment): alignment matters for host memory
   transactions, not for GPU memory, and would multiply the bytes of short
   lists.
+* **Packed ids.**  While every vertex id is below 2**24 (16.7M vertices), a
+  cache made with ``id_bytes=3`` stores each neighbour id in 3 bytes (the
+  host store keeps 4): the same bytes hold a third more lists.  A cache
+  told of a larger id (:meth:`HotCache.ensure_id_bound`) empties itself and
+  goes on with 4-byte ids.
 * **Neighbours only, when the readers take no weights.**  A cache made with
   ``weights=False`` holds neighbour ids only; weights are then read from the
   host store (PageRank, BFS and WCC read no weights of the in-adjacency).
@@ -40,7 +45,8 @@ Where this departs from Grapin, and why:
   over the graph, that moves the whole cache every batch.
 
 Layout.  A list of ``d`` entries occupies ``d`` slots of its chunk's ``nbr``
-array (and ``wgt`` array, with weights).  Each chunk is filled from slot 0;
+array (and ``wgt`` array, with weights; see :mod:`cugraph_stream.backends.chunks`
+for packed ids).  Each chunk is filled from slot 0;
 ``fill`` counts the slots used, live lists and garbage, and ``garbage`` the
 slots of evicted lists not yet compacted away.  Lists are recorded per
 vertex: chunk id, offset in the chunk, cached degree and an in-cache flag.
@@ -53,7 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.chunks import SECTION_ALIGN, chunk_allocator, chunk_layout
+from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, chunk_allocator, chunk_layout,
+                               read_ids, write_ids)
 from .adjacency import ALIGN_BYTES
 from .growth import ensure_vertex_capacity
 from .reads import NBR_ITEMSIZE, transactions
@@ -64,7 +71,9 @@ DEFAULT_CHUNK_BYTES = 32 << 20
 #: a chunk is compacted to make room only once this share of its slots is garbage
 COMPACT_MIN_SHARE = 1 / 256
 #: share of a cache's chunks the joint selection leaves free for changed lists to reload into
-LOAD_ROOM_SHARE = 1 / 128
+#: (more room lets garbage gather longer, so each compaction frees more: 1/128 cost the
+#: scale-24 benchmark about 6 compactions a batch)
+LOAD_ROOM_SHARE = 1 / 32
 
 _CANDIDATE = 1
 _CHANGED = 2
@@ -150,14 +159,12 @@ def _rank(ops, parts):
     """Positions (in the concatenation of ``parts``) of every list, most valuable
     first, and the lists' costs in that order."""
     xp = ops.xp
-    total = sum(int(part.vertices.size) for part in parts)
     density = xp.concatenate([part.density for part in parts])
     cost = xp.concatenate([part.cost for part in parts])
-    # non-negative float32 values order like their bit patterns; one distinct int64 key per list
-    bits = density.view(xp.int32).astype(xp.int64)
-    position_bits = max((total - 1).bit_length(), 1)
-    key = ((_FLOAT32_INF - bits) << position_bits) | xp.arange(total, dtype=xp.int64)
-    ranked = xp.argsort(key)
+    # non-negative float32 values order like their bit patterns: a stable sort of the patterns,
+    # negated, ranks by density and keeps ties in position order (the earlier part, then the
+    # smaller id), with 32-bit keys
+    ranked = xp.argsort(_FLOAT32_INF - density.view(xp.int32), kind="stable")
     return ranked, cost[ranked]
 
 
@@ -286,17 +293,18 @@ def select_in_chunks(ops, parts, chunk_bytes, total_chunks, room_share=LOAD_ROOM
         return [xp.empty(0, dtype=xp.int64) for _ in parts]
     ranked, costs = _rank(ops, parts)
     count = _prefix(ops, costs, int(total_chunks) * max(chunk_bytes))
-    firsts = np.cumsum([0] + sizes)
-    part_of = xp.searchsorted(xp.asarray(firsts[1:]), ranked, side="right")
-    wanted = ops.to_host(xp.bincount(part_of[:count], weights=costs[:count].astype(xp.float64),
-                                     minlength=len(parts)))
+    firsts = np.cumsum([0] + sizes).tolist()
+    # per cache, its lists in ranked order (a mask over the ranking); sums, not a weighted
+    # bincount, whose atomics would all hit one counter per cache
+    mine = [(ranked >= firsts[i]) & (ranked < firsts[i + 1]) for i in range(len(parts))]
+    wanted = ops.to_host(xp.stack([xp.where(m[:count], costs[:count], 0).sum() for m in mine]))
     allot = allot_chunks(wanted, chunk_bytes, int(total_chunks) * max(chunk_bytes))
     candidates = []
     for i, part in enumerate(parts):             # a loop over caches
-        mine = xp.flatnonzero(part_of == i)
-        room = allot[i] * chunk_bytes[i] * (1.0 - room_share)
-        taken = _prefix(ops, costs[mine], room) if allot[i] else 0
-        candidates.append(part.vertices[ranked[mine[:taken]] - int(firsts[i])])
+        room = int(allot[i] * chunk_bytes[i] * (1.0 - room_share))
+        # the cache's most valuable lists within its room: a prefix of its lists in ranked order
+        taken = mine[i] & (xp.cumsum(xp.where(mine[i], costs, 0)) <= room)
+        candidates.append(part.vertices[ranked[taken] - firsts[i]])
     return candidates
 
 
@@ -379,12 +387,14 @@ class CacheView:
     per-vertex addresses (``GPUBackend._lists``).
 
     Vertex ``v`` with ``in_cache[v]`` has its ``length[v]`` neighbours at
-    ``chunk_nbr[chunk[v]][start[v]:start[v] + length[v]]`` (weights in
-    ``chunk_wgt`` when ``cached_weights``, else in the host store);
+    ``chunk_nbr[chunk[v]][start[v]:start[v] + length[v]]`` (packed or not:
+    read them with :func:`~cugraph_stream.backends.chunks.read_ids`; weights
+    in ``chunk_wgt`` when ``cached_weights``, else in the host store);
     otherwise at ``host_nbr[start[v]:start[v] + length[v]]``.  A kernel
     takes the chunk base addresses ``nbr_pointers[chunk[v]]`` and
-    ``wgt_pointers[chunk[v]]`` (``uint64``; typed pointers to ``int32`` and to
-    the weight type) instead of the chunk arrays.
+    ``wgt_pointers[chunk[v]]`` (``uint64``; the neighbour address tagged
+    with :data:`~cugraph_stream.backends.chunks.PACKED_IDS_TAG` when the
+    ids are packed) instead of the chunk arrays.
 
     Attributes
     ----------
@@ -428,7 +438,7 @@ class CacheView:
             return self.host_nbr[s:s + d], self.host_wgt[s:s + d]
         c = int(self.chunk[v])
         wgt = self.chunk_wgt[c][s:s + d] if self.cached_weights else self.host_wgt[h:h + d]
-        return self.chunk_nbr[c][s:s + d], wgt
+        return read_ids(self.chunk_nbr[c], slice(s, s + d)), wgt
 
     def gather(self, ops, vertices):
         """Every entry of the lists of ``vertices``, read through the view.
@@ -468,7 +478,7 @@ class CacheView:
             first = 0
             for c, stop in zip(ids.tolist(), element_bounds.tolist()):
                 piece = slice(first, stop)
-                nbr[target[piece]] = self.chunk_nbr[c][source[piece]]
+                nbr[target[piece]] = read_ids(self.chunk_nbr[c], source[piece])
                 if self.cached_weights:
                     wgt[target[piece]] = self.chunk_wgt[c][source[piece]]
                 first = stop
@@ -491,11 +501,11 @@ class HotCache:
     chunk_bytes : int
         Most bytes of one chunk (default 32 MiB).  The budget is split into
         the fewest chunks of at most this size, all of one size (so that no
-        part of the budget is left over), each holding ``chunk_slots`` slots
-        of ``nbr`` (int32), and of ``wgt`` with ``weights``, a multiple of
-        64.  A budget below one chunk makes a single chunk of the budget's
-        size, so small budgets still cache something.  Lists larger than
-        one chunk are never cached.
+        part of the budget is left over; a multiple of 512 bytes), each
+        holding ``chunk_slots`` slots of ``nbr``, and of ``wgt`` with
+        ``weights``, a multiple of 64.  A budget below one chunk makes a
+        single chunk of the budget's size, so small budgets still cache
+        something.  Lists larger than one chunk are never cached.
     allocator : object, optional
         Chunk memory (see :mod:`cugraph_stream.backends.chunks`); its
         ``capacity_bytes`` bounds the chunks held.  Default:
@@ -507,6 +517,9 @@ class HotCache:
     weights : bool
         Hold the weights too (default), or neighbour ids only (readers then
         take the weights from the host store).
+    id_bytes : {4, 3}
+        Bytes per cached neighbour id.  3 (packed) needs every id below
+        2**24: whoever adds vertices calls :meth:`ensure_id_bound`.
 
     Attributes
     ----------
@@ -541,47 +554,31 @@ class HotCache:
     >>> report = cache.refresh(np.array([0]), np.array([0]), adj)   # 2 left, 0 changed: reloaded
     >>> report.evicted, report.released_chunks, report.loaded_lists, int(cache.chunk_offset[0])
     (2, 1, 1, 0)
+    >>> packed = HotCache(ops, np.float32, budget_bytes=4096, chunk_bytes=2048, weights=False, id_bytes=3)
+    >>> packed.chunk_slots, packed.chunk_bytes        # 3 bytes a slot: 640 slots in 2048 bytes
+    (640, 2048)
     """
 
     def __init__(self, ops, weight_dtype, budget_bytes, chunk_bytes=DEFAULT_CHUNK_BYTES, allocator=None,
-                 weights=True):
+                 weights=True, id_bytes=4):
         budget_bytes, chunk_bytes = int(budget_bytes), int(chunk_bytes)
         if budget_bytes < 0:
             raise ValueError(f"budget_bytes must be non-negative, got {budget_bytes}")
         if chunk_bytes <= 0:
             raise ValueError(f"chunk_bytes must be positive, got {chunk_bytes}")
+        if id_bytes not in (3, 4):
+            raise ValueError(f"id_bytes must be 3 or 4, got {id_bytes!r}")
         xp = ops.xp
         self.ops = ops
         self.weight_dtype = np.dtype(weight_dtype)
         self.weights = bool(weights)
-        self.slot_bytes = NBR_ITEMSIZE + (self.weight_dtype.itemsize if self.weights else 0)
-        # chunk slots: a multiple of SECTION_ALIGN / 4, so that a chunk's weight array needs no
-        # padding and its allocation is exactly chunk_slots * slot_bytes
-        granule = SECTION_ALIGN // NBR_ITEMSIZE
-        slots = min(chunk_bytes, budget_bytes) // self.slot_bytes
-        slots -= slots % granule
-        if slots:       # the fewest chunks of at most that size that cover the budget, all of one size
-            count = -(-budget_bytes // (slots * self.slot_bytes))
-            # a multiple of 512 bytes: caches of 4- and 8-byte slots then make chunks of the same
-            # bytes, which a shared RMM pool can hand from one cache to the other
-            even = budget_bytes // count
-            even = (even - even % (2 * SECTION_ALIGN)) // self.slot_bytes
-            slots = max(even - even % granule, granule)
-        self.chunk_slots = slots
-        if self.chunk_slots >= 2**31:
-            raise ValueError(f"chunk_bytes={chunk_bytes} gives chunks of 2**31 slots or more")
-        self.chunk_bytes = chunk_layout(self.chunk_slots, self._chunk_weight_dtype)[0]
-        self.max_chunks = budget_bytes // self.chunk_bytes if self.chunk_slots else 0
         self.budget_bytes = budget_bytes
+        self._most_chunk_bytes = chunk_bytes
+        self._size_chunks(id_bytes)
         if allocator is None:
             # on the GPU: an RMM pool of exactly the usable budget, reserved up front
             allocator = chunk_allocator(ops, self.usable_bytes or None)
         self.allocator = allocator
-        self.chunks = [None] * self.max_chunks
-        self.fill = np.zeros(self.max_chunks, dtype=np.int64)
-        self.garbage = np.zeros(self.max_chunks, dtype=np.int64)
-        self.nbr_pointers = xp.zeros(self.max_chunks, dtype=xp.uint64)
-        self.wgt_pointers = xp.zeros(self.max_chunks, dtype=xp.uint64)
         self.chunk_id = xp.zeros(0, dtype=xp.int32)
         self.chunk_offset = xp.zeros(0, dtype=xp.int32)
         self.cached_degree = xp.zeros(0, dtype=xp.int32)
@@ -591,6 +588,55 @@ class HotCache:
     @property
     def _chunk_weight_dtype(self):
         return self.weight_dtype if self.weights else None
+
+    def _size_chunks(self, id_bytes):
+        """Set the slot format and the chunk sizes for ``id_bytes`` per id, with no chunk held."""
+        xp, budget_bytes = self.ops.xp, self.budget_bytes
+        self.id_bytes = int(id_bytes)
+        self.slot_bytes = self.id_bytes + (self.weight_dtype.itemsize if self.weights else 0)
+        granule = 64
+        most = min(self._most_chunk_bytes, budget_bytes)
+        slots = most // self.slot_bytes
+        slots -= slots % granule
+        even = 0
+        if slots:       # the fewest chunks of at most that size that cover the budget, all of one size
+            count = -(-budget_bytes // (most - most % (2 * SECTION_ALIGN) or most))
+            # a multiple of 512 bytes, allocated whatever the slot format: caches of any format
+            # then make chunks of the same bytes, which a shared RMM pool hands from one to the other
+            even = budget_bytes // count
+            even -= even % (2 * SECTION_ALIGN)
+            slots = max(even // self.slot_bytes - even // self.slot_bytes % granule, granule)
+            while slots > granule and chunk_layout(slots, self._chunk_weight_dtype, self.id_bytes)[0] > even:
+                slots -= granule        # the weight array starts on a SECTION_ALIGN boundary
+        self.chunk_slots = slots
+        if self.chunk_slots >= 2**31:
+            raise ValueError(f"chunk_bytes={self._most_chunk_bytes} gives chunks of 2**31 slots or more")
+        layout = chunk_layout(slots, self._chunk_weight_dtype, self.id_bytes)[0] if slots else 0
+        self.chunk_bytes = max(even, layout)
+        self.max_chunks = budget_bytes // self.chunk_bytes if self.chunk_slots else 0
+        self.chunks = [None] * self.max_chunks
+        self.fill = np.zeros(self.max_chunks, dtype=np.int64)
+        self.garbage = np.zeros(self.max_chunks, dtype=np.int64)
+        self.nbr_pointers = xp.zeros(self.max_chunks, dtype=xp.uint64)
+        self.wgt_pointers = xp.zeros(self.max_chunks, dtype=xp.uint64)
+
+    def ensure_id_bound(self, bound):
+        """Make the cache hold neighbour ids below ``bound``.
+
+        A cache of packed (3-byte) ids told of ids of 2**24 or more empties
+        itself and goes on with 4-byte ids (its lists reload at the next
+        refresh).  Returns whether it changed format.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> cache = HotCache(get_backend("cpu"), np.float32, 1 << 20, id_bytes=3)
+        >>> cache.ensure_id_bound(1 << 24), cache.ensure_id_bound((1 << 24) + 1), cache.id_bytes
+        (False, True, 4)
+        """
+        if self.id_bytes == 4 or int(bound) <= PACKED_ID_LIMIT:
+            return False
+        self.clear()
+        self._size_chunks(4)
+        return True
 
     # ------------------------------------------------------------------ sizing
     _PER_VERTEX = ("chunk_id", "chunk_offset", "cached_degree", "in_cache", "_flags")
@@ -707,7 +753,7 @@ class HotCache:
     def _compact(self, c, report):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage."""
         xp = self.ops.xp
-        residents = xp.flatnonzero(self.in_cache & (self.chunk_id == c))
+        residents = xp.flatnonzero(self.chunk_id == c)           # uncached vertices hold -1
         old = self.chunk_offset[residents].astype(xp.int64)
         order = xp.argsort(old)
         residents, old = residents[order], old[order]
@@ -854,7 +900,7 @@ class HotCache:
         target = offset[owner] + (source - host_start[owner])
         for c, first, stop, _ in placements:          # a loop over chunks
             piece = slice(int(end[first - 1]) if first else 0, int(end[stop - 1]))
-            self.chunks[c].nbr[target[piece]] = adjacency.nbr[source[piece]]
+            write_ids(xp, self.chunks[c].nbr, target[piece], adjacency.nbr[source[piece]])
             if self.weights:
                 self.chunks[c].wgt[target[piece]] = adjacency.wgt[source[piece]]
         report.loaded_lists += placed
@@ -868,12 +914,17 @@ class HotCache:
     # ------------------------------------------------------------------ chunks
     def _allocate_chunk(self):
         c = self.chunks.index(None)
-        storage = self.allocator.allocate(self.chunk_slots, self._chunk_weight_dtype)
+        storage = self.allocator.allocate(self.chunk_slots, self._chunk_weight_dtype, self.id_bytes,
+                                          self.chunk_bytes)
         self.chunks[c] = storage
         self.fill[c] = self.garbage[c] = 0
-        self.nbr_pointers[c] = self.allocator.address(storage.nbr)
+        self.nbr_pointers[c] = np.uint64(self._nbr_address(storage))
         self.wgt_pointers[c] = 0 if storage.wgt is None else self.allocator.address(storage.wgt)
         return c
+
+    def _nbr_address(self, storage):
+        """What kernels take as a chunk's neighbour address: tagged when the ids are packed."""
+        return self.allocator.address(storage.nbr) | (PACKED_IDS_TAG if self.id_bytes == 3 else 0)
 
     def _release_chunk(self, c):
         self.allocator.release(self.chunks[c])
@@ -935,12 +986,14 @@ class HotCache:
             problems.append("a chunk fill or garbage count is out of range")
         if any(c is not None and (c.wgt is None) == self.weights for c in self.chunks):
             problems.append("a chunk's weight array does not match the cache's weights setting")
+        if any(c is not None and (c.nbr.ndim == 2) != (self.id_bytes == 3) for c in self.chunks):
+            problems.append("a chunk's neighbour array does not match the cache's id format")
         nbr_addresses = ops.to_host(self.nbr_pointers)
         wgt_addresses = ops.to_host(self.wgt_pointers)
         for c in range(self.max_chunks):
             storage = self.chunks[c]
             expected = (0, 0) if storage is None else (
-                self.allocator.address(storage.nbr), 0 if storage.wgt is None else self.allocator.address(storage.wgt))
+                self._nbr_address(storage), 0 if storage.wgt is None else self.allocator.address(storage.wgt))
             if (int(nbr_addresses[c]), int(wgt_addresses[c])) != expected:
                 problems.append(f"chunk {c}: the address table is stale")
         if cached.size:

@@ -63,7 +63,8 @@ class GraphStore:
     in-adjacency cache holds neighbour ids only: its main readers (PageRank,
     BFS and WCC re-seeding) take no weights, so weights would halve what it
     holds; SSSP and widest paths read the few weights they need there from
-    host memory.
+    host memory.  The caches store neighbour ids in 3 bytes while the
+    vertex ids stay below 2**24, in 4 beyond.
 
     Examples
     --------
@@ -100,7 +101,8 @@ class GraphStore:
             allocator = chunk_allocator(ops, budget or None)     # one capacity for every cache
             sides = (("out", self.out, True), ("in", self.inn, False)) if self.directed else (("out", self.out, True),)
             for side, adj, weights in sides:
-                adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights)
+                adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights,
+                                     id_bytes=3)
                 self.cached.append((side, adj, Hotness(ops, tau)))
 
     @property
@@ -315,6 +317,8 @@ class GraphStore:
         :class:`RefreshReport` of each cache.
         """
         caches = [adj.cache for _, adj, _ in self.cached]
+        for cache in caches:
+            cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
         parts = [cache.list_values(hotness.score(), adj) for (_, adj, hotness), cache in zip(self.cached, caches)]
         candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
                                       min(cache.max_chunks for cache in caches))

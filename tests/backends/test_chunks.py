@@ -13,7 +13,7 @@ import pytest
 
 from cugraph_stream.backends import available_backends, get_backend
 from cugraph_stream.backends.chunks import (Chunk, DeviceChunkAllocator, HostChunkAllocator, chunk_allocator,
-                                            chunk_layout)
+                                            chunk_layout, read_ids, write_ids)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
@@ -56,6 +56,33 @@ def test_neighbour_only_chunks_and_capacity():
         alloc.allocate(64, np.float32)                 # 256 bytes of neighbours and 256 of weights
     third = alloc.allocate(64)
     assert third.wgt is None and alloc.held_bytes == 768 and alloc.chunks_held == 2
+
+
+@pytest.mark.parametrize("dtype", [None, np.float32, np.float64])
+def test_packed_chunks_padded_to_a_shared_size(dtype):
+    """3-byte ids: a (n_slots, 3) uint8 array, weights on the next 256-byte boundary, and the
+    allocation padded to ``nbytes`` (the size every chunk of a shared pool takes)."""
+    alloc = HostChunkAllocator(capacity_bytes=4096)
+    chunk = alloc.allocate(100, dtype, id_bytes=3, nbytes=2048)
+    assert chunk.nbr.shape == (100, 3) and chunk.nbr.dtype == np.uint8 and alloc.held_bytes == 2048
+    total, offset = chunk_layout(100, dtype, id_bytes=3)
+    if dtype is None:
+        assert chunk.wgt is None and total == 300
+    else:
+        assert offset == 512 and alloc.address(chunk.wgt) - alloc.address(chunk.nbr) == offset
+        assert chunk.wgt.size == 100 and total == 512 + 100 * np.dtype(dtype).itemsize
+        chunk.wgt[:] = 7
+    ids = np.array([0, 1, 255, 256, 65535, 65536, 0xABCDEF, (1 << 24) - 1] * 12 + [5] * 4)
+    write_ids(np, chunk.nbr, np.arange(100)[::-1], ids)
+    assert read_ids(chunk.nbr, np.arange(100)[::-1]).tolist() == ids.tolist()
+    assert read_ids(chunk.nbr, slice(96, 100)).tolist() == ids[:4][::-1].tolist()
+    assert chunk.nbr[99].tolist() == [0, 0, 0] and chunk.nbr[93].tolist() == [0xEF, 0xCD, 0xAB]
+    if dtype is not None:
+        assert (chunk.wgt == 7).all()                  # the sections do not alias
+    with pytest.raises(ValueError, match="nbytes"):
+        alloc.allocate(1000, dtype, id_bytes=3, nbytes=2048)
+    with pytest.raises(ValueError, match="id_bytes"):
+        alloc.allocate(10, dtype, id_bytes=2)
 
 
 def test_layout_has_no_padding_for_cache_sized_chunks():
@@ -166,6 +193,14 @@ def test_device_chunks_from_rmm(fake_gpu):
     assert alloc.held_bytes == 0
 
 
+def test_packed_device_chunks(fake_gpu):
+    alloc = DeviceChunkAllocator()
+    chunk = alloc.allocate(64, np.float32, id_bytes=3, nbytes=1024)
+    assert chunk.nbr.shape == (64, 3) and chunk.nbr.dtype == np.uint8 and chunk.wgt.shape == (64,)
+    assert _FakeDeviceBuffer.made[-1].size == alloc.held_bytes == 1024
+    assert alloc.address(chunk.wgt) - alloc.address(chunk.nbr) == 256
+
+
 def test_device_chunks_from_a_dedicated_rmm_pool(fake_gpu):
     alloc = DeviceChunkAllocator(pool_bytes=1000)
     pool = alloc._memory_resource
@@ -207,3 +242,8 @@ def test_device_chunks_on_the_gpu():
         assert int(chunk.nbr.sum()) == 4095 * 4096 // 2 and float(chunk.wgt.sum()) == 2.5 * 4096
         alloc.release(chunk)
         assert alloc.held_bytes == 0
+        packed = alloc.allocate(4096, None, id_bytes=3, nbytes=16384)
+        ids = cupy.arange(0, 1 << 24, 4096, dtype=cupy.int32)
+        write_ids(cupy, packed.nbr, cupy.arange(4096)[::-1], ids)
+        assert (read_ids(packed.nbr, cupy.arange(4096)[::-1]) == ids).all()
+        assert alloc.held_bytes == 16384

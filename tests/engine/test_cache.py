@@ -33,7 +33,13 @@ def cached_list(ops, cache, adj, v):
     c, o, d = int(cache.chunk_id[v]), int(cache.chunk_offset[v]), int(cache.cached_degree[v])
     chunk = cache.chunks[c]
     weights = chunk.wgt[o:o + d] if cache.weights else adj.wgt[int(adj.start[v]):int(adj.start[v]) + d]
-    return host(ops, chunk.nbr[o:o + d]).tolist(), host(ops, weights).tolist()
+    nbr = host(ops, chunk.nbr[o:o + d])
+    if cache.id_bytes == 3:         # little-endian 3-byte rows
+        assert nbr.shape == (d, 3) and nbr.dtype == np.uint8
+        nbr = [int(a) + 256 * int(b) + 65536 * int(c) for a, b, c in nbr.tolist()]
+    else:
+        nbr = nbr.tolist()
+    return nbr, host(ops, weights).tolist()
 
 
 def make_adjacency(ops, n, dtype, lists):
@@ -221,10 +227,12 @@ def mutate(ops, adj, rng, n, dtype, hub_bias):
     return changed
 
 
-@pytest.mark.parametrize("dtype, weights", [(np.float32, True), (np.float64, True), (np.float32, False)])
+@pytest.mark.parametrize("dtype, weights, id_bytes", [(np.float32, True, 4), (np.float64, True, 4),
+                                                      (np.float32, False, 4), (np.float32, True, 3),
+                                                      (np.float32, False, 3)])
 @pytest.mark.parametrize("budget_lists, chunk_lists", [(1000, 64), (40, 8), (12, 4), (3, 2), (2, 2), (0, 1)])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_refresh_against_model(ops, dtype, weights, budget_lists, chunk_lists, seed):
+def test_refresh_against_model(ops, dtype, weights, id_bytes, budget_lists, chunk_lists, seed):
     """Random streams: after every refresh the cache matches the store and its invariants hold.
 
     Budgets are in units of 32 slots (lists hold 0 to 50 entries); the
@@ -233,9 +241,10 @@ def test_refresh_against_model(ops, dtype, weights, budget_lists, chunk_lists, s
     """
     rng = np.random.default_rng(seed)
     n = 60
-    slot_bytes = 4 + np.dtype(dtype).itemsize * weights
+    slot_bytes = id_bytes + np.dtype(dtype).itemsize * weights
     cache = HotCache(ops, dtype, budget_bytes=budget_lists * 64 * slot_bytes,
-                     chunk_bytes=chunk_lists * 64 * slot_bytes, weights=weights)
+                     chunk_bytes=chunk_lists * 64 * slot_bytes, weights=weights, id_bytes=id_bytes)
+    assert cache.slot_bytes == slot_bytes and (cache.max_chunks > 0) == (budget_lists > 0)
     adj = make_adjacency(ops, n, dtype, {u: list(range(int(rng.integers(0, 50)))) for u in range(n)})
     hot = Hotness(ops, tau=int(rng.integers(1, 4)))
     hot.ensure_vertices(n)
@@ -433,12 +442,17 @@ def test_caches_sharing_an_allocator_share_its_capacity(ops):
 
 
 @pytest.mark.parametrize("weights", [True, False])
-def test_view_gather_matches_the_store(ops, weights):
+@pytest.mark.parametrize("id_bytes", [4, 3])
+def test_view_gather_matches_the_store(ops, weights, id_bytes):
     dtype = np.float64
     rng = np.random.default_rng(5)
     n = 30
-    adj = make_adjacency(ops, n, dtype, {u: rng.integers(0, n, int(rng.integers(0, 70))).tolist() for u in range(n)})
-    cache = HotCache(ops, dtype, budget_bytes=6 * 64 * 12, chunk_bytes=2 * 64 * 12, weights=weights)
+    # neighbour ids up to 2**24 - 1: every byte of a packed id matters
+    adj = make_adjacency(ops, n, dtype, {u: rng.integers(0, 1 << 24, int(rng.integers(0, 70))).tolist()
+                                         for u in range(n)})
+    slot_bytes = id_bytes + 8 * weights
+    cache = HotCache(ops, dtype, budget_bytes=6 * 64 * slot_bytes, chunk_bytes=2 * 64 * slot_bytes, weights=weights,
+                     id_bytes=id_bytes)
     cache.refresh(ops.asarray(rng.permutation(n)[:12]), empty(ops), adj)
     assert cache.chunks_held >= 2
     vertices = rng.integers(0, n, 50)
@@ -452,9 +466,30 @@ def test_view_gather_matches_the_store(ops, weights):
     assert (host(ops, view.length) == host(ops, adj.degree)).all()
     assert (host(ops, view.chunk)[~in_cache] == -1).all()
     pointers, weight_pointers = host(ops, view.nbr_pointers), host(ops, view.wgt_pointers)
+    tag = (1 << 63) if id_bytes == 3 else 0
     for c, chunk in enumerate(cache.chunks):
-        assert int(pointers[c]) == (0 if chunk is None else cache.allocator.address(chunk.nbr))
+        assert int(pointers[c]) == (0 if chunk is None else cache.allocator.address(chunk.nbr) | tag)
         assert int(weight_pointers[c]) == (0 if chunk is None or not weights else cache.allocator.address(chunk.wgt))
+
+
+def test_packed_ids_widen_when_an_id_outgrows_3_bytes(ops):
+    """A packed cache told of an id of 2**24 empties itself, then reloads with 4-byte ids."""
+    dtype = np.float32
+    big = (1 << 24) + 5
+    adj = make_adjacency(ops, 3, dtype, {0: [1, (1 << 24) - 1], 1: [0], 2: [2]})
+    cache = HotCache(ops, dtype, budget_bytes=1 << 12, chunk_bytes=1 << 11, weights=False, id_bytes=3)
+    packed_slots = cache.chunk_slots
+    cache.refresh(ops.asarray(np.array([0, 1])), empty(ops), adj)
+    check_cache(ops, cache, adj, [0, 1], 3)
+    assert not cache.ensure_id_bound(1 << 24) and cache.chunks_held == 1
+    _ = adj.append(ops.asarray(np.array([2])), ops.asarray(np.array([big])), ops.asarray(np.ones(1, dtype)))
+    assert cache.ensure_id_bound(big + 1)
+    assert cache.id_bytes == 4 and cache.chunks_held == 0 and not bool(cache.in_cache.any())
+    assert cache.chunk_slots < packed_slots and cache.allocator.held_bytes == 0
+    report = cache.refresh(ops.asarray(np.array([2, 0, 1])), ops.asarray(np.array([2])), adj)
+    assert report.loaded_lists == 3
+    check_cache(ops, cache, adj, [2, 0, 1], 3)
+    assert cached_list(ops, cache, adj, 2)[0] == [2, big]
 
 
 def test_check_reports_a_stale_list(ops):

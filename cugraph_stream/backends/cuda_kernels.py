@@ -47,7 +47,8 @@ def relax_name_expressions():
 
 
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
-           "pagerank": lambda: ["pagerank_push", "gather_sum", "find_large_lists", "gather_sum_block"],
+           "pagerank": lambda: ["pagerank_push", "bin_gather_lists", "gather_sum_thread", "gather_sum_warp",
+                                  "gather_sum_block"],
            "hash_index": lambda: ["hash_find", "hash_claim"],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: ["follow_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_entries",

@@ -8,15 +8,16 @@ id is below :data:`PACKED_ID_LIMIT`, 3 (*packed*: the array is ``uint8`` of
 shape ``(n_slots, 3)``, little-endian; :func:`write_ids` and
 :func:`read_ids` convert).  Packed ids let a cache of the same bytes hold a
 third more lists; kernels find a packed list through an address tagged
-with :data:`PACKED_IDS_TAG` (``cgs::Neighbours`` in ``kernels/common.cuh``).  The cache never allocates memory itself: it asks
-an allocator, so the same bookkeeping runs on NumPy arrays in host memory
-(:class:`HostChunkAllocator`, for tests and the CPU backend) and on GPU
-memory from an RMM pool or CuPy's pool (:class:`DeviceChunkAllocator`).
+with :data:`PACKED_IDS_TAG` (``cgs::Neighbours`` in ``kernels/common.cuh``).
+The cache never allocates memory itself: it asks an allocator, so the same
+bookkeeping runs on NumPy arrays in host memory (:class:`HostChunkAllocator`,
+for tests and the CPU backend) and on GPU memory from an RMM pool or CuPy's
+pool (:class:`DeviceChunkAllocator`).
 
 An allocator has ``allocate(n_slots, weight_dtype, id_bytes, nbytes) ->
 Chunk`` (a ``(nbr, wgt)`` pair; ``wgt`` is None for ``weight_dtype=None``;
-``nbytes`` pads the allocation to a size shared by every chunk of a pool), ``release(chunk)``,
-``address(array)`` (the data pointer, for kernels that take a table of chunk
+``nbytes`` pads the allocation to a size every chunk of a pool shares),
+``release(chunk)``, ``address(array)`` (the data pointer, for kernels that take a table of chunk
 base addresses), ``held_bytes`` and ``fits(nbytes)``: caches that share one
 allocator share its ``capacity_bytes`` (one budget for the out- and
 in-adjacency caches of a store).
@@ -186,8 +187,9 @@ class HostChunkAllocator(_Accounting):
         base = (-raw.ctypes.data) % self.page
         block = raw[base:base + total]
         nbr = _nbr_view(block[: id_bytes * n_slots], id_bytes, n_slots)
-        wgt = None if weight_dtype is None else block[weight_offset:weight_offset + n_slots * np.dtype(
-            weight_dtype).itemsize].view(np.dtype(weight_dtype))
+        wgt = None
+        if weight_dtype is not None:
+            wgt = block[weight_offset:].view(np.dtype(weight_dtype))[:n_slots]
         return self._track(Chunk(nbr, wgt), total)
 
     @staticmethod

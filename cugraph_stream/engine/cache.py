@@ -45,10 +45,10 @@ Where this departs from Grapin, and why:
   over the graph, that moves the whole cache every batch.
 
 Layout.  A list of ``d`` entries occupies ``d`` slots of its chunk's ``nbr``
-array (and ``wgt`` array, with weights; see :mod:`cugraph_stream.backends.chunks`
-for packed ids).  Each chunk is filled from slot 0;
-``fill`` counts the slots used, live lists and garbage, and ``garbage`` the
-slots of evicted lists not yet compacted away.  Lists are recorded per
+array (and ``wgt`` array, with weights; :mod:`cugraph_stream.backends.chunks`
+describes packed ids).  Each chunk is filled from slot 0; ``fill`` counts the
+slots used, live lists and garbage, and ``garbage`` the slots of evicted
+lists not yet compacted away.  Lists are recorded per
 vertex: chunk id, offset in the chunk, cached degree and an in-cache flag.
 Per-chunk state (a few hundred chunks at most) lives on the host; per-vertex
 state lives on the device.
@@ -501,11 +501,12 @@ class HotCache:
     chunk_bytes : int
         Most bytes of one chunk (default 32 MiB).  The budget is split into
         the fewest chunks of at most this size, all of one size (so that no
-        part of the budget is left over; a multiple of 512 bytes), each
-        holding ``chunk_slots`` slots of ``nbr``, and of ``wgt`` with
-        ``weights``, a multiple of 64.  A budget below one chunk makes a
-        single chunk of the budget's size, so small budgets still cache
-        something.  Lists larger than one chunk are never cached.
+        part of the budget is left over; a multiple of 512 bytes where the
+        budget allows), each holding ``chunk_slots`` slots of ``nbr``, and
+        of ``wgt`` with ``weights``, a multiple of 64.  A budget below one
+        chunk makes a single chunk of the budget's size, so small budgets
+        still cache something.  Lists larger than one chunk are never
+        cached.
     allocator : object, optional
         Chunk memory (see :mod:`cugraph_stream.backends.chunks`); its
         ``capacity_bytes`` bounds the chunks held.  Default:

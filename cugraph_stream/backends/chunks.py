@@ -189,7 +189,8 @@ class HostChunkAllocator(_Accounting):
         nbr = _nbr_view(block[: id_bytes * n_slots], id_bytes, n_slots)
         wgt = None
         if weight_dtype is not None:
-            wgt = block[weight_offset:].view(np.dtype(weight_dtype))[:n_slots]
+            weight_bytes = n_slots * np.dtype(weight_dtype).itemsize
+            wgt = block[weight_offset:weight_offset + weight_bytes].view(np.dtype(weight_dtype))
         return self._track(Chunk(nbr, wgt), total)
 
     @staticmethod

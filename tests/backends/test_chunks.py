@@ -79,6 +79,8 @@ def test_packed_chunks_padded_to_a_shared_size(dtype):
     assert chunk.nbr[99].tolist() == [0, 0, 0] and chunk.nbr[93].tolist() == [0xEF, 0xCD, 0xAB]
     if dtype is not None:
         assert (chunk.wgt == 7).all()                  # the sections do not alias
+    odd = HostChunkAllocator().allocate(10, dtype, id_bytes=3, nbytes=1001)      # padding of any size
+    assert odd.nbr.shape == (10, 3) and (dtype is None or odd.wgt.shape == (10,))
     with pytest.raises(ValueError, match="nbytes"):
         alloc.allocate(1000, dtype, id_bytes=3, nbytes=2048)
     with pytest.raises(ValueError, match="id_bytes"):

@@ -46,7 +46,8 @@ class Chunk(NamedTuple):
     wgt: object
 
 
-def _check_id_bytes(id_bytes):
+def check_id_bytes(id_bytes):
+    """``id_bytes`` as an int, or ``ValueError`` unless it is 3 (packed) or 4."""
     if id_bytes not in (3, 4):
         raise ValueError(f"id_bytes must be 3 or 4, got {id_bytes!r}")
     return int(id_bytes)
@@ -61,7 +62,7 @@ def chunk_layout(n_slots, weight_dtype=None, id_bytes=4):
     ((8096, 4096), (4000, None), (3000, None))
     """
     n_slots = int(n_slots)
-    nbr_bytes = _check_id_bytes(id_bytes) * n_slots
+    nbr_bytes = check_id_bytes(id_bytes) * n_slots
     if weight_dtype is None:
         return nbr_bytes, None
     weight_offset = nbr_bytes + (-nbr_bytes) % SECTION_ALIGN

@@ -59,8 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, chunk_allocator, chunk_layout,
-                               read_ids, write_ids)
+from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_allocator,
+                               chunk_layout, read_ids, write_ids)
 from .adjacency import ALIGN_BYTES
 from .growth import ensure_vertex_capacity
 from .reads import NBR_ITEMSIZE, transactions
@@ -567,8 +567,7 @@ class HotCache:
             raise ValueError(f"budget_bytes must be non-negative, got {budget_bytes}")
         if chunk_bytes <= 0:
             raise ValueError(f"chunk_bytes must be positive, got {chunk_bytes}")
-        if id_bytes not in (3, 4):
-            raise ValueError(f"id_bytes must be 3 or 4, got {id_bytes!r}")
+        id_bytes = check_id_bytes(id_bytes)
         xp = ops.xp
         self.ops = ops
         self.weight_dtype = np.dtype(weight_dtype)

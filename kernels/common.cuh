@@ -80,6 +80,37 @@ __device__ __forceinline__ bool set_hub_aside(long long u, int a, long long e, l
   return slot >= 0 && slot < CGS_BLOCK_LISTS;
 }
 
+// ---- binning a list of items with one atomic per warp and bin ---------------
+// Every lane of a full warp calls these (lanes with nothing to add pass bin -1
+// and count 0), so that a launch of millions of items does not serialise on
+// a few counters.  counters[b] is bin b's size; lanes of one bin take
+// consecutive slots in lane order.
+__device__ __forceinline__ void warp_append(int bin, long long item, long long* bin0, long long* bin1,
+                                            long long* bin2, unsigned long long* counters)
+{
+  int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int b = 0; b < 3; ++b) {
+    unsigned int members = __ballot_sync(0xffffffffu, bin == b);
+    if (members == 0) continue;
+    int leader = __ffs(members) - 1;
+    unsigned long long base = 0;
+    if (lane == leader) base = atomicAdd(counters + b, static_cast<unsigned long long>(__popc(members)));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (bin == b) {
+      long long* out = b == 0 ? bin0 : (b == 1 ? bin1 : bin2);
+      out[base + __popc(members & ((1u << lane) - 1u))] = item;
+    }
+  }
+}
+
+// Adds the warp's counts to *total with one atomic.
+__device__ __forceinline__ void warp_count(unsigned long long count, unsigned long long* total)
+{
+  for (int offset = 16; offset > 0; offset >>= 1) count += __shfl_down_sync(0xffffffffu, count, offset);
+  if ((threadIdx.x & 31) == 0 && count) atomicAdd(total, count);
+}
+
 template <typename V>
 __device__ __forceinline__ V load_volatile(const V* p)
 {

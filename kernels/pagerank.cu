@@ -1,27 +1,41 @@
 #include "common.cuh"
 
-// Forward push of PageRank residuals, one warp per active vertex u: lane 0
-// moves amount[k] from u's residual into its rank (others may be adding to
-// that residual concurrently, hence the atomic), and the warp sends
-// alpha * amount / degree to every out-neighbour's residual.
-__global__ void pagerank_push(const long long* active, const double* amount, long long count,
-                              const unsigned long long* nbr_at, const long long* degree, double* rank,
-                              double* residual, double alpha, unsigned char* received)
+// Forward push of PageRank residuals.  Every active vertex's list is cut
+// into segments of at most `segment` entries, one warp per segment, so that a
+// hub's list is pushed by many warps at once (one warp per hub list read from
+// host memory is bound by its loads' latency); first[k] is the first segment
+// of active[k] (an exclusive prefix sum over max(1, ceil(degree / segment)),
+// so a vertex without edges has one too).  The warp of a vertex's first
+// segment moves amount[k] from u's residual into its rank (others may be
+// adding to that residual concurrently, hence the atomic); every warp sends
+// alpha * amount / degree to the out-neighbours of its segment.
+__global__ void pagerank_push(const long long* active, const double* amount, long long count, const long long* first,
+                              long long segments, long long segment, const unsigned long long* nbr_at,
+                              const long long* degree, double* rank, double* residual, double alpha,
+                              unsigned char* received)
 {
-  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
-  if (k >= count) return;
+  long long s = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (s >= segments) return;
   int lane = threadIdx.x & 31;
-  long long u = active[k];
-  double a = amount[k];
-  if (lane == 0) {
+  long long lo = 0, hi = count - 1;        // k: the last vertex whose first segment is at most s
+  while (lo < hi) {
+    long long mid = (lo + hi + 1) / 2;
+    if (first[mid] <= s) lo = mid;
+    else hi = mid - 1;
+  }
+  long long u = active[lo];
+  double a = amount[lo];
+  long long begin = (s - first[lo]) * segment;
+  if (begin == 0 && lane == 0) {
     rank[u] += a;
     atomicAdd(residual + u, -a);
   }
   long long d = degree[u];
   if (d == 0) return;
   double share = alpha * a / static_cast<double>(d);
+  long long end = begin + segment < d ? begin + segment : d;
   const cgs::Neighbours nbr = cgs::neighbours(nbr_at, u);
-  for (long long i = lane; i < d; i += 32) {
+  for (long long i = begin + lane; i < end; i += 32) {
     long long v = nbr[i];
     atomicAdd(residual + v, share);
     received[v] = 1;
@@ -29,7 +43,7 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
 }
 
 // Pull-based product over the lists of vertices[k], no atomics: sums[k] =
-// sum of values[nbr] over the list of vertices[k].  bin_gather_lists sorts the
+// sum of values[nbr] over the list of vertices[k].  bin_gather_lists bins the
 // positions k once per plan by how their list is best read: a thread per
 // short list held in GPU memory (or of one entry), a warp per other list
 // under large_limit entries, a block per longer one (a hub's list is not
@@ -37,22 +51,21 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
 // do not depend on scheduling.
 
 // Positions k into small / medium / large (counters[0..2] count them,
-// counters[3] the entries of every list).  A list is in GPU memory when
-// on_device is set (device placement) or in_cache[v] (v < cached).
+// counters[3] the entries of every list; one atomic per warp and bin:
+// cgs::warp_append).  A list is in GPU memory when on_device is set (device
+// placement) or in_cache[v] (v < cached).
 __global__ void bin_gather_lists(const long long* vertices, long long count, const long long* degree,
                                  const bool* in_cache, long long cached, int on_device, long long small_limit,
                                  long long large_limit, long long* small, long long* medium, long long* large,
                                  unsigned long long* counters)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (k >= count) return;
-  long long v = vertices[k];
-  long long e = degree[v];
-  atomicAdd(counters + 3, static_cast<unsigned long long>(e));
-  bool resident = on_device || (v < cached && in_cache[v]);
-  if (e <= 1 || (resident && e < small_limit)) small[atomicAdd(counters, 1ull)] = k;
-  else if (e < large_limit) medium[atomicAdd(counters + 1, 1ull)] = k;
-  else large[atomicAdd(counters + 2, 1ull)] = k;
+  long long v = k < count ? vertices[k] : -1;
+  long long e = v >= 0 ? degree[v] : 0;
+  cgs::warp_count(static_cast<unsigned long long>(e), counters + 3);
+  bool resident = v >= 0 && (on_device || (v < cached && in_cache[v]));
+  int bin = v < 0 ? -1 : ((e <= 1 || (resident && e < small_limit)) ? 0 : (e < large_limit ? 1 : 2));
+  cgs::warp_append(bin, k, small, medium, large, counters);
 }
 
 // One thread per list of positions[j].

@@ -11,22 +11,19 @@
 
 using cgs::improve;
 
-// Split a frontier by degree into the three schedules (one atomic counter
-// each) and count the edges the step will read (counters[3]), so the host
-// learns all four sizes with a single copy.
+// Split a frontier by degree into the three schedules and count the edges
+// the step will read (counters[3]), so the host learns all four sizes with a
+// single copy (one atomic per warp and bin: cgs::warp_append).
 __global__ void bin_by_degree(const long long* frontier, long long count, const long long* degree,
                               long long small_limit, long long large_limit, long long* small, long long* medium,
                               long long* large, unsigned long long* counters)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (k >= count) return;
-  long long u = frontier[k];
-  long long d = degree[u];
-  if (d == 0) return;
-  atomicAdd(counters + 3, static_cast<unsigned long long>(d));
-  if (d < small_limit) small[atomicAdd(counters, 1ull)] = u;
-  else if (d < large_limit) medium[atomicAdd(counters + 1, 1ull)] = u;
-  else large[atomicAdd(counters + 2, 1ull)] = u;
+  long long u = k < count ? frontier[k] : -1;
+  long long d = u >= 0 ? degree[u] : 0;
+  cgs::warp_count(static_cast<unsigned long long>(d), counters + 3);
+  int bin = d == 0 ? -1 : (d < small_limit ? 0 : (d < large_limit ? 1 : 2));
+  cgs::warp_append(bin, u, small, medium, large, counters);
 }
 
 template <typename V, typename W, int EXTEND, int ORDER>

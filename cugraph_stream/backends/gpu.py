@@ -38,6 +38,7 @@ _FUSED_THREADS = 1024         # the one block that runs whole small phases (conv
 _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
+_PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 
 
 def engine_memory_pool():
@@ -383,6 +384,21 @@ class GPUBackend(Backend):
         value = 0 if rule.unreachable is None else rule.unreachable
         return np.dtype(rule.value_dtype).type(value), np.int32(rule.unreachable is not None)
 
+    def _bin_by_degree(self, adj, vertices):
+        """``(bins, sizes, edges)``: ``vertices`` with a non-empty list split by
+        degree into rows 0 (thread: under ``_SMALL_DEGREE``), 1 (warp: under
+        ``_LARGE_DEGREE``) and 2 (block) of ``bins``, the three sizes, and the
+        entries of all their lists (one copy to the host)."""
+        xp = self.xp
+        n = int(vertices.size)
+        bins = xp.empty((3, n), dtype=xp.int64)
+        counters = xp.zeros(4, dtype=xp.uint64)
+        cuda_kernels.get_kernel("relax", "bin_by_degree")(
+            (_blocks(n),), (_THREADS,), (vertices, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
+                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
+        small, medium, large, edges = (int(c) for c in counters.get())
+        return bins, (small, medium, large), edges
+
     def relax(self, adj, frontier, value, parent, rule):
         xp = self.xp
         if frontier.size == 0:
@@ -395,12 +411,7 @@ class GPUBackend(Backend):
             self._relax_kernel("relax_block", rule, adj.wgt)((n,), (_THREADS,), (frontier, np.int64(n)) + args
                                                              + (edges,))
             return self._take_flagged(improved, value.size), int(edges.get()[0])
-        bins = xp.empty((3, n), dtype=xp.int64)
-        counters = xp.zeros(4, dtype=xp.uint64)
-        cuda_kernels.get_kernel("relax", "bin_by_degree")(
-            (_blocks(n),), (_THREADS,), (frontier, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
-                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
-        small, medium, large, edges_read = (int(c) for c in counters.get())   # the one sync of a step
+        bins, (small, medium, large), edges_read = self._bin_by_degree(adj, frontier)   # the one sync of a step
         if edges_read == 0:
             return xp.empty(0, dtype=xp.int64), 0
         if small:
@@ -451,16 +462,9 @@ class GPUBackend(Backend):
 
     def pull(self, adj, targets, value, parent, rule):
         # a warp per target, a block per hub (binned by degree, as relax does)
-        xp = self.xp
-        n = int(targets.size)
-        if n == 0:
+        if targets.size == 0:
             return 0
-        bins = xp.empty((3, n), dtype=xp.int64)
-        counters = xp.zeros(4, dtype=xp.uint64)
-        cuda_kernels.get_kernel("relax", "bin_by_degree")(
-            (_blocks(n),), (_THREADS,), (targets, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
-                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
-        small, medium, large, edges_read = (int(c) for c in counters.get())
+        bins, (small, medium, large), edges_read = self._bin_by_degree(adj, targets)
         tail = (self._lists(adj) + (adj.degree, value, parent) + self._unreachable(rule))
         for row, count in ((0, small), (1, medium)):
             if count:
@@ -548,10 +552,15 @@ class GPUBackend(Backend):
     def pagerank_push(self, adj, active, amount, rank, residual, alpha):
         if active.size == 0:
             return active, 0
+        xp = self.xp
         received = self._flag("received", residual.size)
+        # a warp per segment of at most _PUSH_SEGMENT entries: hub lists spread over many warps
+        degree = adj.degree[active]
+        pieces = xp.maximum(-(-degree // _PUSH_SEGMENT), 1)
+        ends = xp.cumsum(pieces)
+        segments, edges_read = (int(x) for x in xp.stack((ends[-1], degree.sum())).get())
         kernel = cuda_kernels.get_kernel("pagerank", "pagerank_push")
-        kernel((_blocks(32 * active.size),), (_THREADS,),
-               (active, amount, np.int64(active.size), self._lists(adj)[0], adj.degree, rank, residual,
-                np.float64(alpha), received))
-        edges_read = int(adj.degree[active].sum())
+        kernel((_blocks(32 * segments),), (_THREADS,),
+               (active, amount, np.int64(active.size), ends - pieces, np.int64(segments), np.int64(_PUSH_SEGMENT),
+                self._lists(adj)[0], adj.degree, rank, residual, np.float64(alpha), received))
         return self._take_flagged(received, residual.size), edges_read

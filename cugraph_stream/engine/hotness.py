@@ -83,7 +83,7 @@ class Hotness:
         """Make :attr:`counts` hold at least ``n`` vertices (new ones start cold)."""
         ensure_vertex_capacity(self.ops.xp, self, ("counts",), n)
 
-    def record(self, vertices, counts=None, distinct=False):
+    def record(self, vertices, counts=None, distinct=False, bound=None):
         """Add accesses to the current batch's field.
 
         Parameters
@@ -95,6 +95,9 @@ class Hotness:
         distinct : bool
             Promise that ``vertices`` holds no repeats (a frontier compacted
             from a byte map), which skips the aggregation.
+        bound : int, optional
+            Promise that every vertex is below ``bound`` (the store's vertex
+            bound), which saves finding their maximum (a synchronisation).
 
         The field saturates at :attr:`field_max`; the other fields are untouched.
         """
@@ -102,7 +105,7 @@ class Hotness:
         if vertices.size == 0:
             return
         vertices = vertices.astype(xp.int64, copy=False)
-        self.ensure_vertices(int(vertices.max()) + 1)
+        self.ensure_vertices(int(vertices.max()) + 1 if bound is None else int(bound))
         if counts is None:
             added = xp.ones(vertices.size, dtype=xp.float64)
         else:

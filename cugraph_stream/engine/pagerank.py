@@ -101,24 +101,40 @@ class PageRankEngine:
         self.residual[alive] = 0.0
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
-        return self._spread(alive, self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64),
-                            self.ops.gather_plan(self.store.inn, alive))
+        work = self._spread(self._spread_plan(alive), self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64))
+        self._record_spreads(alive, 1)
+        return work
 
-    def _spread(self, alive, amount, plan):
-        """Push ``amount`` at every live vertex at once: a pull-based product
-        over the in-adjacency (no atomics), ``plan`` from ``gather_plan``."""
+    def _spread_plan(self, alive):
+        """What every spread over ``alive`` shares while the graph stays put:
+        ``(alive, gather plan, alpha / out-degree or 0 when dangling, dangling)``."""
         xp = self.ops.xp
         degree = self.store.out.degree[alive]
-        self.rank_sum += float(amount.sum())
-        self.dangling_rank += float(amount[degree == 0].sum())
+        dangling = degree == 0
+        factor = xp.where(dangling, 0.0, self.alpha / xp.maximum(degree, 1))
+        return alive, self.ops.gather_plan(self.store.inn, alive), factor, dangling
+
+    def _spread(self, plan, amount):
+        """Push ``amount`` at every live vertex at once: a pull-based product
+        over the in-adjacency (no atomics), ``plan`` from :meth:`_spread_plan`.
+        Reads the in-list of every live vertex; the caller records those
+        reads (:meth:`_record_spreads`)."""
+        xp = self.ops.xp
+        alive, gather, factor, dangling = plan
+        added, added_dangling = (float(x) for x in self.ops.to_host(
+            xp.stack((amount.sum(), xp.where(dangling, amount, 0.0).sum()))))
+        self.rank_sum += added
+        self.dangling_rank += added_dangling
         self.rank[alive] += amount
-        self.residual[alive] -= amount
         share = xp.zeros(self.rank.size, dtype=xp.float64)
-        share[alive] = self.alpha * amount / xp.maximum(degree, 1) * (degree > 0)
-        received, read = self.ops.gather_sum(plan, share)
-        self.store.record_reads(self.store.inn, alive, reads_weights=False, distinct=True)
-        self.residual[alive] += received
+        share[alive] = amount * factor
+        received, read = self.ops.gather_sum(gather, share)
+        self.residual[alive] += received - amount
         return Work(activated=int(alive.size), edges_scanned=read)
+
+    def _record_spreads(self, alive, rounds):
+        """Record ``rounds`` spreads' reads at once: each read the same lists."""
+        self.store.record_reads(self.store.inn, alive, reads_weights=False, distinct=True, times=rounds)
 
     def _push(self, active, amount):
         """Push ``amount`` at the few vertices ``active``, keeping ``sum(p)`` and
@@ -213,6 +229,7 @@ class PageRankEngine:
         goal = self.tol
         sparse = True
         plan = None
+        spreads = 0
         for _ in range(MAX_ROUNDS):
             if self.error_bound() <= goal:
                 self.rank_sum = float(self.rank[alive].sum())
@@ -229,14 +246,16 @@ class PageRankEngine:
                 sparse = grown.size > self.support.size
                 self.support = grown
             else:
-                plan = plan if plan is not None else self.ops.gather_plan(self.store.inn, alive)
-                step = self._spread(alive, self.residual[alive] + self._uniform_share(), plan)
+                plan = plan if plan is not None else self._spread_plan(alive)
+                step = self._spread(plan, self.residual[alive] + self._uniform_share())
+                spreads += 1
                 self.support = alive
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
         else:
             raise RuntimeError(f"PageRank did not reach tol={self.tol} in {MAX_ROUNDS} rounds "
                                f"(error bound {self.error_bound():.3g})")
+        self._record_spreads(alive, spreads)
         self.support = xp.empty(0, dtype=xp.int64)
         return work
 

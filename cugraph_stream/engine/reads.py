@@ -119,10 +119,12 @@ class ReadCounters:
     def reset(self):
         self.counts = self.ops.xp.zeros(len(READ_FIELDS), dtype=self.ops.xp.int64)
 
-    def add(self, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True):
-        """Count one step's reads of the lists of ``frontier`` (see :func:`read_counts`)."""
-        if frontier.size:
-            self.counts += read_counts(self.ops, frontier, adjacency, in_cache, reads_weights, cached_weights)
+    def add(self, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True, times=1):
+        """Count ``times`` reads of the lists of ``frontier`` (one step's reads, or
+        as many identical steps'; see :func:`read_counts`)."""
+        if frontier.size and times:
+            self.counts += times * read_counts(self.ops, frontier, adjacency, in_cache, reads_weights,
+                                               cached_weights)
 
     def totals(self):
         """Plain ints per field, plus ``host_bytes`` (128 per transaction), ``hit_ratio``

@@ -291,18 +291,21 @@ class GraphStore:
             u, v, w = u[keep], v[keep], w[keep]
         return u, v, w
 
-    def record_reads(self, adj, vertices, reads_weights, distinct=False):
-        """Count a read of the whole lists of ``vertices`` in ``adj`` (see
-        ``ReadCounters``), and their accesses for the cache's hotness
-        (``distinct``: ``vertices`` holds no repeats, which saves a sort)."""
-        if self.reads is None:
+    def record_reads(self, adj, vertices, reads_weights, distinct=False, times=1):
+        """Count ``times`` reads of the whole lists of ``vertices`` in ``adj``
+        (see ``ReadCounters``), and their accesses for the cache's hotness
+        (``distinct``: ``vertices`` holds no repeats, which saves a sort).
+        Rounds that read the same lists over and over (PageRank's dense
+        rounds) record them once with ``times`` set to the number of rounds."""
+        if self.reads is None or times == 0:
             return
         cache = adj.cache
         self.reads.add(vertices, adj, in_cache=None if cache is None else cache.in_cache,
-                       reads_weights=reads_weights, cached_weights=cache is None or cache.weights)
+                       reads_weights=reads_weights, cached_weights=cache is None or cache.weights, times=times)
         for _, cached, hotness in self.cached:
             if cached is adj:
-                hotness.record(vertices, distinct=distinct)
+                counts = None if times == 1 else self.ops.xp.full(vertices.size, times, dtype=self.ops.xp.int64)
+                hotness.record(vertices, counts=counts, distinct=distinct, bound=self.vertex_bound)
 
     def refresh_cache(self, delta):
         """Bring every cache up to date with a change (after :meth:`apply`,

@@ -575,8 +575,9 @@ def test_read_counts_against_brute_force(ops, dtype):
                     expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
         assert got == expected
         assert got["edges_read"] == got["host_edges"] + got["cache_edges"]
-        counters.add(ops.asarray(frontier), adj, cache_mask, reads_weights, cached_weights)
-        expected_total = {k: expected_total[k] + expected[k] for k in READ_FIELDS}
+        times = step % 3                           # 0: nothing; 2: two identical steps at once
+        counters.add(ops.asarray(frontier), adj, cache_mask, reads_weights, cached_weights, times=times)
+        expected_total = {k: expected_total[k] + times * expected[k] for k in READ_FIELDS}
     totals = counters.totals()
     assert {k: totals[k] for k in READ_FIELDS} == expected_total
     assert totals["host_bytes"] == 128 * expected_total["host_transactions"]

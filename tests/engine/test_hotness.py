@@ -125,6 +125,9 @@ def test_growth_and_forget(ops):
     assert host(ops, hot.score(ops.asarray(np.array([1, 5000])))).tolist() == [0, 1]
     hot.record(ops.asarray(np.array([], dtype=np.int64)))
     assert hot.memory_bytes() == 4 * hot.counts.size
+    hot.record(ops.asarray(np.array([9000, 6])), bound=9001)     # the caller's bound: no search for the max
+    assert hot.counts.size >= 9001
+    assert host(ops, hot.score(ops.asarray(np.array([9000, 6, 5000])))).tolist() == [1, 1, 1]
 
 
 @pytest.mark.parametrize("tau", [0, 33, -1])

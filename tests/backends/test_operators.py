@@ -359,6 +359,31 @@ def test_pagerank_push_moves_mass(ops):
     assert sorted(host(ops, receivers).tolist()) == [1, 2] and read == 2
 
 
+def test_pagerank_push_over_hub_lists(ops):
+    """Out-lists from 0 to 5000 entries (the GPU cuts lists into segments of 1024
+    entries, a warp each) against NumPy: every neighbour gets alpha * amount / degree
+    once, each pushed vertex's amount moves from its residual into its rank."""
+    rng = np.random.default_rng(5)
+    degrees = [0, 1, 31, 1023, 1024, 1025, 2048, 5000]
+    n = 6000
+    lists = {u: rng.choice(n, d, replace=False).tolist() for u, d in enumerate(degrees)}
+    adj = make_adjacency(ops, n, [(u, v, 1.0) for u, vs in lists.items() for v in vs])
+    active = np.array([7, 0, 5, 1, 3, 6, 2])
+    amount = rng.random(active.size)
+    rank, residual = np.zeros(n), rng.random(n)
+    got_rank, got_residual = ops.asarray(rank.copy()), ops.asarray(residual.copy())
+    receivers, read = ops.pagerank_push(adj, ops.asarray(active), ops.asarray(amount), got_rank, got_residual, 0.85)
+    for u, a in zip(active.tolist(), amount.tolist()):
+        rank[u] += a
+        residual[u] -= a
+        for v in lists[u]:
+            residual[v] += 0.85 * a / degrees[u]
+    assert np.allclose(host(ops, got_rank), rank, rtol=1e-12, atol=0)
+    assert np.allclose(host(ops, got_residual), residual, rtol=1e-12, atol=1e-15)
+    assert sorted(host(ops, receivers).tolist()) == sorted({v for u in active.tolist() for v in lists[u]})
+    assert read == sum(degrees[u] for u in active.tolist())
+
+
 def test_gather_sum_pulls_over_lists(ops):
     adj = make_adjacency(ops, 4, [(0, 1, 1.0), (0, 3, 1.0), (2, 0, 1.0), (2, 1, 1.0), (2, 3, 1.0)])
     plan = ops.gather_plan(adj, ops.asarray(np.array([2, 1, 0])))

@@ -584,6 +584,7 @@ class HotCache:
         self.cached_degree = xp.zeros(0, dtype=xp.int32)
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
+        self._scanned = None                        # how far a refresh scans the per-vertex arrays
 
     @property
     def _chunk_weight_dtype(self):
@@ -682,7 +683,7 @@ class HotCache:
         return select_candidates(self.ops, [self.list_values(score, adjacency)], self.usable_bytes)[0]
 
     # ----------------------------------------------------------------- refresh
-    def refresh(self, candidates, changed_vertices, adjacency):
+    def refresh(self, candidates, changed_vertices, adjacency, bound=None):
         """Bring the cache up to date with a batch (Grapin's Algorithm 3, compacting lazily).
 
         Call once per batch, after the host store applied the batch and
@@ -697,17 +698,24 @@ class HotCache:
             Vertices whose list changed (repeats allowed; see :func:`changed_lists`).
         adjacency : Adjacency
             The host store of the cached direction.
+        bound : int, optional
+            Vertex ids are below ``bound`` (the store's vertex bound): scans of
+            the per-vertex arrays stop there instead of at their capacity.
 
         Returns
         -------
         RefreshReport
         """
         report = RefreshReport()
-        self.evict(candidates, changed_vertices, adjacency, report)
-        self.load(candidates, adjacency, report)
+        self.evict(candidates, changed_vertices, adjacency, report, bound)
+        self.load(candidates, adjacency, report, bound)
         return report
 
-    def evict(self, candidates, changed_vertices, adjacency, report):
+    def _scan_to(self, bound):
+        """Remember how far per-vertex scans go (all of the arrays when ``bound`` is None)."""
+        self._scanned = int(self.in_cache.size) if bound is None else min(int(bound), int(self.in_cache.size))
+
+    def evict(self, candidates, changed_vertices, adjacency, report, bound=None):
         """Step 1: evict cached vertices that are not in ``candidates`` and those in
         ``changed_vertices`` (their lists changed in this batch).  Their slots
         become garbage; chunks left with garbage only are released, chunks
@@ -716,6 +724,7 @@ class HotCache:
         whichever cache of the budget needs it."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
+        self._scan_to(bound)
         if self.chunks_held == 0:
             return
         flags = self._flags
@@ -723,7 +732,8 @@ class HotCache:
         changed = changed_vertices.astype(xp.int64, copy=False)
         flags[candidates] = _CANDIDATE
         flags[changed] |= _CHANGED
-        evicted = xp.flatnonzero(self.in_cache & (flags != _CANDIDATE))
+        scanned = self._scanned
+        evicted = xp.flatnonzero(self.in_cache[:scanned] & (flags[:scanned] != _CANDIDATE))
         evicted_changed = ((flags[evicted] & _CHANGED) != 0).sum()
         flags[candidates] = 0
         flags[changed] = 0
@@ -753,7 +763,7 @@ class HotCache:
     def _compact(self, c, report):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage."""
         xp = self.ops.xp
-        residents = xp.flatnonzero(self.chunk_id == c)           # uncached vertices hold -1
+        residents = xp.flatnonzero(self.chunk_id[:self._scanned] == c)     # uncached vertices hold -1
         old = self.chunk_offset[residents].astype(xp.int64)
         order = xp.argsort(old)
         residents, old = residents[order], old[order]
@@ -807,7 +817,7 @@ class HotCache:
             return free_ids
         return max(min(free_ids, (capacity - self.allocator.held_bytes) // self.chunk_bytes), 0)
 
-    def load(self, candidates, adjacency, report):
+    def load(self, candidates, adjacency, report, bound=None):
         """Steps 2-4: compact chunks while the pending lists need the room, then
         allocate chunks as needed (within the budget) and load the candidates
         not in the cache, most valuable first, list by list from the host
@@ -819,6 +829,7 @@ class HotCache:
         are counted in ``not_loaded``.  Fills in the report's state fields."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
+        self._scan_to(bound)
         candidates = candidates.astype(xp.int64, copy=False)
         pending = candidates[~self.in_cache[candidates]]
         degree = adjacency.degree[pending].astype(xp.int64)
@@ -831,8 +842,9 @@ class HotCache:
         while placed < pending.size and self._compact_dirtiest(report):   # next fit left lists out
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
-        report.cached_lists = int(self.in_cache.sum())
-        report.cached_edges = int(self.cached_degree.sum(dtype=xp.int64))
+        report.cached_lists, report.cached_edges = (int(x) for x in self.ops.to_host(xp.stack((
+            self.in_cache[:self._scanned].sum(dtype=xp.int64),
+            self.cached_degree[:self._scanned].sum(dtype=xp.int64)))))
         report.garbage_slots = int(self.garbage.sum())
         report.held_bytes = self.held_bytes
         report.chunks = self.chunks_held

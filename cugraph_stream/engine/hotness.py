@@ -141,12 +141,19 @@ class Hotness:
         shifted = words >> xp.uint32(age * self.field_bits)
         return (shifted & xp.uint32(self.field_max)).astype(xp.int64)
 
-    def score(self, vertices=None):
-        """Accesses over the whole window (int64), for every vertex or for ``vertices``."""
-        total = self.batch_counts(0, vertices)
+    def score(self, vertices=None, upto=None):
+        """Accesses over the whole window (int64), for every vertex, for ``vertices``
+        or for the vertices below ``upto`` (a prefix, without the spare capacity)."""
+        xp = self.ops.xp
+        words = self.counts if vertices is None else self.counts[vertices]
+        if upto is not None:
+            self.ensure_vertices(int(upto))
+            words = words[:int(upto)]
+        field_max = xp.uint32(self.field_max)
+        total = words & field_max       # the fields' sum fits 32 bits: tau * (2**(32 / tau) - 1) < 2**32
         for age in range(1, self.tau):     # a loop over fields, not vertices
-            total += self.batch_counts(age, vertices)
-        return total
+            total += (words >> xp.uint32(age * self.field_bits)) & field_max
+        return total.astype(xp.int64)
 
     def forget(self, vertices):
         """Reset removed ``vertices`` (their internal ids will be reused)."""

@@ -85,6 +85,12 @@ class PageRankEngine:
     def _alive(self):
         return self.store.vertices.sorted_internal
 
+    def _index(self, alive):
+        """``alive`` (a set) as an index into per-vertex arrays: ``slice(0, n)`` when
+        the live vertices are all of ``0 .. n - 1`` (no vertex removed, so no gather
+        or scatter), in id order; else ``alive`` itself."""
+        return slice(0, int(alive.size)) if alive.size == self.store.vertex_bound else alive
+
     def _dangling(self, vertices):
         return self.store.out.degree[vertices] == 0
 
@@ -107,12 +113,18 @@ class PageRankEngine:
 
     def _spread_plan(self, alive):
         """What every spread over ``alive`` shares while the graph stays put:
-        ``(alive, gather plan, alpha / out-degree or 0 when dangling, dangling)``."""
+        ``(index of alive, gather plan, alpha / out-degree or 0 when dangling, dangling,
+        share)``, ``share`` a per-vertex buffer each spread rewrites at ``alive`` (zero
+        elsewhere: vertices outside ``alive`` have no arcs)."""
         xp = self.ops.xp
-        degree = self.store.out.degree[alive]
+        index = self._index(alive)
+        if isinstance(index, slice):        # the same vertices, in the order the slice gives them
+            alive = xp.arange(index.stop, dtype=xp.int64)
+        degree = self.store.out.degree[index]
         dangling = degree == 0
         factor = xp.where(dangling, 0.0, self.alpha / xp.maximum(degree, 1))
-        return alive, self.ops.gather_plan(self.store.inn, alive), factor, dangling
+        share = xp.zeros(self.rank.size, dtype=xp.float64)
+        return index, self.ops.gather_plan(self.store.inn, alive), factor, dangling, share
 
     def _spread(self, plan, amount):
         """Push ``amount`` at every live vertex at once: a pull-based product
@@ -120,17 +132,16 @@ class PageRankEngine:
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
         xp = self.ops.xp
-        alive, gather, factor, dangling = plan
+        alive, gather, factor, dangling, share = plan      # alive: an index (:meth:`_index`)
         added, added_dangling = (float(x) for x in self.ops.to_host(
             xp.stack((amount.sum(), xp.where(dangling, amount, 0.0).sum()))))
         self.rank_sum += added
         self.dangling_rank += added_dangling
         self.rank[alive] += amount
-        share = xp.zeros(self.rank.size, dtype=xp.float64)
         share[alive] = amount * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] += received - amount
-        return Work(activated=int(alive.size), edges_scanned=read)
+        return Work(activated=int(amount.size), edges_scanned=read)
 
     def _record_spreads(self, alive, rounds):
         """Record ``rounds`` spreads' reads at once: each read the same lists."""
@@ -208,7 +219,7 @@ class PageRankEngine:
         rank_sum = self.rank_sum if rank_sum is None else rank_sum
         if rank_sum <= 0.0:
             return float("inf")
-        residual = self.residual[self._alive()]
+        residual = self.residual[self._index(self._alive())]
         deviation = float(xp.abs(residual - residual.mean()).sum())
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
@@ -222,18 +233,19 @@ class PageRankEngine:
         work = Work()
         alive = self._alive()
         n = self.store.num_vertices
-        self.rank_sum = float(self.rank[alive].sum())     # exact once per update, then kept current
+        self.rank_sum = float(self.rank[self._index(alive)].sum())   # exact once per update, then kept current
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
             alive = self._alive()
+        index = self._index(alive)
         goal = self.tol
         sparse = True
         plan = None
         spreads = 0
         for _ in range(MAX_ROUNDS):
             if self.error_bound() <= goal:
-                self.rank_sum = float(self.rank[alive].sum())
-                self.dangling_rank = float(self.rank[alive][self._dangling(alive)].sum())
+                self.rank_sum = float(self.rank[index].sum())
+                self.dangling_rank = float(self.rank[index][self._dangling(index)].sum())
                 if self.error_bound() <= goal:
                     break
             goal = 0.5 * self.tol
@@ -247,7 +259,7 @@ class PageRankEngine:
                 self.support = grown
             else:
                 plan = plan if plan is not None else self._spread_plan(alive)
-                step = self._spread(plan, self.residual[alive] + self._uniform_share())
+                step = self._spread(plan, self.residual[plan[0]] + self._uniform_share())
                 spreads += 1
                 self.support = alive
             work.activated += step.activated

@@ -322,14 +322,16 @@ class GraphStore:
         caches = [adj.cache for _, adj, _ in self.cached]
         for cache in caches:
             cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
-        parts = [cache.list_values(hotness.score(), adj) for (_, adj, hotness), cache in zip(self.cached, caches)]
+        bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
+        parts = [cache.list_values(hotness.score(upto=bound), adj)
+                 for (_, adj, hotness), cache in zip(self.cached, caches)]
         candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
                                       min(cache.max_chunks for cache in caches))
         reports = [RefreshReport() for _ in self.cached]
         for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
-            adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report)
+            adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
-            adj.cache.load(chosen, adj, report)
+            adj.cache.load(chosen, adj, report, bound)
             hotness.advance()
             adj.version += 1           # cached copies may have moved
         return reports

@@ -56,6 +56,7 @@ def test_window_against_model(ops, tau):
                 model.record(vertices.tolist(), counts.tolist())
         assert host(ops, hot.score())[:n].tolist() == model.score(n)
         assert host(ops, hot.score(ops.asarray(np.arange(n)[::-1])))[::-1].tolist() == model.score(n)
+        assert host(ops, hot.score(upto=n - 3)).tolist() == model.score(n)[:n - 3]
         for age in range(tau):
             assert host(ops, hot.batch_counts(age))[:n].tolist() == model.batch(age, n)
         assert int(host(ops, hot.score()).max(initial=0)) <= hot.max_score

@@ -191,6 +191,18 @@ class Backend(abc.ABC):
         the degree each of them needs.
         """
 
+    @abc.abstractmethod
+    def copy_lists(self, pairs, source_start, target_start, lengths):
+        """Copy whole lists from one array to another, for every ``(source, target)`` of ``pairs``.
+
+        ``target[target_start[i] + k] = source[source_start[i] + k]`` for
+        ``k < lengths[i]``, every list ``i``.  A pair holds neighbour arrays
+        (``int32``, or a cache chunk's packed ids, ``uint8`` rows of 3: either
+        converts to the other; see :mod:`cugraph_stream.backends.chunks`) or
+        value arrays of one dtype; ``source`` and ``target`` do not overlap.
+        The hot-list cache loads and compacts its chunks with it.
+        """
+
     # ------------------------------------------------------ batch reduction
     @abc.abstractmethod
     def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):

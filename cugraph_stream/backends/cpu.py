@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Backend
+from .chunks import read_ids, write_ids
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = -1
@@ -241,6 +242,15 @@ class CPUBackend(Backend):
         adj.start[vertices] = new_start
         adj.capacity[vertices] = room
         return vertices[owner], source, target
+
+    def copy_lists(self, pairs, source_start, target_start, lengths):
+        source, owner = self.expand_segments(source_start, lengths)
+        target = target_start.astype(np.int64, copy=False)[owner] + (source - source_start[owner])
+        for source_array, target_array in pairs:
+            if source_array.dtype.kind == "f":
+                target_array[target] = source_array[source]
+            else:
+                write_ids(np, target_array, target, read_ids(source_array, source))
 
     def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
         if table is not None:

@@ -50,6 +50,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "pagerank": lambda: ["pagerank_push", "bin_gather_lists", "gather_sum_thread", "gather_sum_warp",
                                   "gather_sum_block"],
            "hash_index": lambda: ["hash_find", "hash_claim"],
+           "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: ["follow_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_entries",
                                                                           "relocate_lists")

@@ -29,6 +29,7 @@ import numpy as np
 
 from . import cuda_kernels
 from .base import Backend
+from .chunks import PACKED_IDS_TAG
 
 _THREADS = 256
 _SMALL_DEGREE = 32      # below: a thread per vertex
@@ -71,6 +72,12 @@ def _list_addresses_kernel(cupy):
                                        : wgt_base + wgt_item * (unsigned long long)start;
         """,
         "cgs_list_addresses")
+
+
+def _ids_address(nbr):
+    """A neighbour array's address for kernels reading ``cgs::Neighbours``: tagged when
+    the ids are packed (a cache chunk's ``uint8`` rows of 3)."""
+    return np.uint64(nbr.data.ptr | (PACKED_IDS_TAG if nbr.ndim == 2 else 0))
 
 
 def _blocks(threads):
@@ -325,6 +332,24 @@ class GPUBackend(Backend):
                  adj.nbr, adj.wgt, adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None),
                  owner, source, target))
         return owner, source, target
+
+    def copy_lists(self, pairs, source_start, target_start, lengths):
+        xp = self.xp
+        if lengths.size == 0:
+            return
+        ends = xp.cumsum(lengths, dtype=xp.int64)
+        entries = int(ends[-1:].get()[0])
+        if entries == 0:
+            return
+        head = (source_start.astype(xp.int64, copy=False),)
+        tail = (target_start.astype(xp.int64, copy=False), ends, np.int64(lengths.size), np.int64(entries))
+        for source, target in pairs:
+            if source.dtype.kind == "f":
+                name, arrays = f"copy_value_lists<{cuda_kernels.WEIGHT_TYPES[source.dtype]}>", (source, target)
+            else:
+                name, arrays = "copy_id_lists", (_ids_address(source), _ids_address(target))
+            cuda_kernels.get_kernel("cache", name)((_blocks(entries),), (_THREADS,),
+                                                   (arrays[0],) + head + (arrays[1],) + tail)
 
     def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
         n = int(targets.size)

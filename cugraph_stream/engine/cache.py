@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_allocator,
-                               chunk_layout, read_ids, write_ids)
+                               chunk_layout, read_ids)
 from .adjacency import ALIGN_BYTES
 from .growth import ensure_vertex_capacity
 from .reads import NBR_ITEMSIZE, transactions
@@ -769,17 +769,18 @@ class HotCache:
         residents, old = residents[order], old[order]
         length = self.cached_degree[residents].astype(xp.int64)
         new = xp.cumsum(length) - length
-        moving = xp.flatnonzero(new != old)
+        moving = xp.flatnonzero(new != old)       # the lists after the first gap: a suffix
         if moving.size:
+            source, target, moved = old[moving], new[moving], length[moving]
+            low, moved_edges = (int(x) for x in self.ops.to_host(xp.stack((source[0], moved.sum()))))
             report.moved_lists += int(moving.size)
-            report.moved_edges += int(length[moving].sum())
-            source, owner = self.ops.expand_segments(old[moving], length[moving])
-            target = new[moving][owner] + (source - old[moving][owner])
-            storage = self.chunks[c]
-            # the right side is gathered before the scatter: overlapping moves are safe
-            storage.nbr[target] = storage.nbr[source]
+            report.moved_edges += moved_edges
+            # the lists read a copy of the slots they leave: their new places overlap them
+            storage, fill = self.chunks[c], int(self.fill[c])
+            pairs = [(storage.nbr[low:fill].copy(), storage.nbr)]
             if self.weights:
-                storage.wgt[target] = storage.wgt[source]
+                pairs.append((storage.wgt[low:fill].copy(), storage.wgt))
+            self.ops.copy_lists(pairs, source - low, target, moved)
             self.chunk_offset[residents] = new.astype(xp.int32)
         self.fill[c] -= self.garbage[c]
         self.garbage[c] = 0
@@ -908,13 +909,11 @@ class HotCache:
         self.cached_degree[loaded] = degree.astype(xp.int32)
         self.in_cache[loaded] = True
         host_start = adjacency.start[loaded].astype(xp.int64)
-        source, owner = ops.expand_segments(host_start, degree)
-        target = offset[owner] + (source - host_start[owner])
         for c, first, stop, _ in placements:          # a loop over chunks
-            piece = slice(int(end[first - 1]) if first else 0, int(end[stop - 1]))
-            write_ids(xp, self.chunks[c].nbr, target[piece], adjacency.nbr[source[piece]])
+            pairs = [(adjacency.nbr, self.chunks[c].nbr)]
             if self.weights:
-                self.chunks[c].wgt[target[piece]] = adjacency.wgt[source[piece]]
+                pairs.append((adjacency.wgt, self.chunks[c].wgt))
+            ops.copy_lists(pairs, host_start[first:stop], offset[first:stop], degree[first:stop])
         report.loaded_lists += placed
         report.loaded_edges += int(end[placed - 1])
         load = transactions(xp, host_start, degree, NBR_ITEMSIZE)

@@ -148,6 +148,42 @@ def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
         assert (host(ops, getattr(adj, name))[target] == old[source]).all()
 
 
+@pytest.mark.parametrize("id_formats", [(4, 3), (3, 3), (3, 4), (4, 4)])
+def test_copy_lists_copies_every_entry_between_formats(ops, id_formats):
+    from cugraph_stream.backends.chunks import read_ids, write_ids
+
+    rng = np.random.default_rng(sum(id_formats))
+    lengths = np.array([0, 1, 5, 3000, 0, 64, 2], dtype=np.int64)
+    size = int(lengths.sum()) + 500
+    source_start = np.r_[0, np.cumsum(lengths)[:-1]] + 100
+    target_start = np.r_[0, np.cumsum(lengths[::-1])[:-1]][::-1] + 7        # reversed order, shifted
+
+    def ids_array(id_bytes, ids):
+        array = np.zeros((size, 3), dtype=np.uint8) if id_bytes == 3 else np.zeros(size, dtype=np.int32)
+        write_ids(np, array, np.arange(size), ids)
+        return array
+
+    ids = rng.integers(0, 1 << 24, size)
+    if id_formats[0] == 4:          # as a load reads the host store: in place, from host memory
+        source_ids = ops.aligned_empty(size, np.int32, placement="host")
+        source_ids[:] = ops.asarray(ids_array(4, ids))
+    else:
+        source_ids = ops.asarray(ids_array(3, ids))
+    target_ids = ops.asarray(ids_array(id_formats[1], np.full(size, -1 & 0xFFFFFF)))
+    weights32, weights64 = rng.random(size).astype(np.float32), rng.random(size)
+    target32, target64 = ops.asarray(np.zeros(size, np.float32)), ops.asarray(np.zeros(size))
+    ops.copy_lists([(source_ids, target_ids), (ops.asarray(weights32), target32), (ops.asarray(weights64), target64)],
+                   ops.asarray(source_start), ops.asarray(target_start), ops.asarray(lengths))
+
+    expected_ids, expected32, expected64 = np.full(size, 0xFFFFFF), np.zeros(size, np.float32), np.zeros(size)
+    for s, t, d in zip(source_start, target_start, lengths):
+        expected_ids[t:t + d] = ids[s:s + d]
+        expected32[t:t + d], expected64[t:t + d] = weights32[s:s + d], weights64[s:s + d]
+    assert (read_ids(np.asarray(host(ops, target_ids)), slice(None)) == expected_ids).all()
+    assert (host(ops, target32) == expected32).all() and (host(ops, target64) == expected64).all()
+    ops.copy_lists([(source_ids, target_ids)], *(ops.asarray(np.zeros(0, np.int64)) for _ in range(3)))
+
+
 def test_lookup_sorted_pairs_equal_keys_only(ops):
     keys = np.array([-2**63, -5, 0, 7, 2**62], dtype=np.int64)
     values = np.array([4, 3, 2, 1, 0], dtype=np.int64)

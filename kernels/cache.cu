@@ -1,0 +1,66 @@
+// Copies of whole lists for the hot-list cache (cugraph_stream.engine.cache):
+// loads from the host store into a chunk, and compactions inside a chunk (from
+// a scratch copy of the chunk's slots, so that source and target never overlap).
+#include "common.cuh"
+
+namespace {
+
+// Entry e of the lists laid end to end (ends: inclusive prefix sum of their
+// lengths): the index of its list, the first with ends[list] > e.
+__device__ __forceinline__ long long owning_list(const long long* ends, long long lists, long long e)
+{
+  long long lo = 0, hi = lists - 1;
+  while (lo < hi) {
+    long long mid = (lo + hi) >> 1;
+    if (ends[mid] > e) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// Where entry e of the lists goes: (list, position k in it).
+__device__ __forceinline__ void locate(const long long* ends, long long lists, long long e, long long& list,
+                                       long long& k)
+{
+  list = owning_list(ends, lists, e);
+  k = e - (list ? ends[list - 1] : 0);
+}
+
+}  // namespace
+
+// Neighbour ids: target list i (at target_start[i]) gets source list i (at
+// source_start[i]), one thread per entry.  Both arrays come as addresses:
+// 4-byte ids, or 3 packed bytes where the address carries cgs::PACKED_IDS_TAG
+// (cgs::Neighbours reads either; the packed write stores its three bytes).
+__global__ void copy_id_lists(unsigned long long source_at, const long long* source_start,
+                              unsigned long long target_at, const long long* target_start, const long long* ends,
+                              long long lists, long long entries)
+{
+  long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= entries) return;
+  long long list, k;
+  locate(ends, lists, e, list, k);
+  int id = cgs::Neighbours{source_at}[source_start[list] + k];
+  long long at = target_start[list] + k;
+  if (target_at & cgs::PACKED_IDS_TAG) {
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(target_at ^ cgs::PACKED_IDS_TAG) + 3ll * at;
+    bytes[0] = static_cast<unsigned char>(id);
+    bytes[1] = static_cast<unsigned char>(id >> 8);
+    bytes[2] = static_cast<unsigned char>(id >> 16);
+  } else {
+    reinterpret_cast<int*>(target_at)[at] = id;
+  }
+}
+
+// Weights (or any values of one type): the same copy as copy_id_lists.
+template <typename T>
+__global__ void copy_value_lists(const T* source, const long long* source_start, T* target,
+                                 const long long* target_start, const long long* ends, long long lists,
+                                 long long entries)
+{
+  long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= entries) return;
+  long long list, k;
+  locate(ends, lists, e, list, k);
+  target[target_start[list] + k] = source[source_start[list] + k];
+}

@@ -284,8 +284,9 @@ class Backend(abc.ABC):
         invalidated, until none is left (not just one round).
 
         Children of ``u`` are found among ``u``'s neighbours in each adjacency
-        of ``adjs``.  Returns ``(invalidated, edges_read)``; values and parents
-        are left for the caller to reset.
+        of ``adjs``.  Returns ``(invalidated, edges_read)``, ``invalidated``
+        holding each vertex once; values and parents are left for the caller
+        to reset.
         """
 
     @abc.abstractmethod

@@ -83,7 +83,7 @@ class Hotness:
         """Make :attr:`counts` hold at least ``n`` vertices (new ones start cold)."""
         ensure_vertex_capacity(self.ops.xp, self, ("counts",), n)
 
-    def record(self, vertices, counts=None, distinct=False, bound=None):
+    def record(self, vertices, counts=None, distinct=False, bound=None, times=1):
         """Add accesses to the current batch's field.
 
         Parameters
@@ -91,13 +91,16 @@ class Hotness:
         vertices : array of int
             Vertices whose lists were read; repeated vertices accumulate.
         counts : array of int, optional
-            Accesses per entry of ``vertices`` (non-negative; default one each).
+            Accesses per entry of ``vertices`` (non-negative; default ``times`` each).
         distinct : bool
             Promise that ``vertices`` holds no repeats (a frontier compacted
             from a byte map), which skips the aggregation.
         bound : int, optional
             Promise that every vertex is below ``bound`` (the store's vertex
             bound), which saves finding their maximum (a synchronisation).
+        times : int
+            Accesses per entry when ``counts`` is not given (default 1): rounds
+            that read the same lists record them once.
 
         The field saturates at :attr:`field_max`; the other fields are untouched.
         """
@@ -106,8 +109,16 @@ class Hotness:
             return
         vertices = vertices.astype(xp.int64, copy=False)
         self.ensure_vertices(int(vertices.max()) + 1 if bound is None else int(bound))
+        if counts is None and distinct:         # the same count everywhere: in the words' own uint32
+            field_max = xp.uint32(self.field_max)
+            added = xp.uint32(min(max(int(times), 0), self.field_max))
+            word = self.counts[vertices]
+            current = word & field_max
+            # min(current + added, field_max), without passing 2**32 when a field has 32 bits
+            self.counts[vertices] = (word ^ current) | (xp.minimum(current, field_max - added) + added)
+            return
         if counts is None:
-            added = xp.ones(vertices.size, dtype=xp.float64)
+            added = xp.full(vertices.size, max(int(times), 0), dtype=xp.float64)
         else:
             added = xp.clip(counts.astype(xp.float64), 0, self.field_max)
         if not distinct:
@@ -123,14 +134,17 @@ class Hotness:
         updated = xp.minimum(current + added, field_max).astype(xp.uint32)
         self.counts[vertices] = (word & xp.uint32(~self.field_max & 0xFFFFFFFF)) | updated
 
-    def advance(self):
-        """Close the current batch: shift every word by one field, dropping the oldest batch."""
+    def advance(self, upto=None):
+        """Close the current batch: shift every word by one field, dropping the oldest batch
+        (only the words below ``upto``, when given: those above must be zero, as the
+        words of vertices never recorded are)."""
         xp = self.ops.xp
+        words = self.counts if upto is None else self.counts[:int(upto)]
         if self.tau == 1:
-            self.counts.fill(0)
+            words.fill(0)
             return
-        self.counts <<= xp.uint32(self.field_bits)
-        self.counts &= xp.uint32(self.window_mask)
+        words <<= xp.uint32(self.field_bits)
+        words &= xp.uint32(self.window_mask)
 
     def batch_counts(self, age, vertices=None):
         """Accesses recorded ``age`` batches ago (0: the current batch), per vertex."""

@@ -163,10 +163,10 @@ class MonotonicEngine:
             invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
             self._reset(invalidated)
             for adj in self.push_adjacencies:
-                self.store.record_reads(adj, invalidated, reads_weights=False)
+                self.store.record_reads(adj, invalidated, reads_weights=False, distinct=True)
             for adj in self.pull_adjacencies:
                 work.edges_scanned += ops.pull(adj, invalidated, self.value, self.parent, rule)
-                self.store.record_reads(adj, invalidated, reads_weights=rule.uses_weights)
+                self.store.record_reads(adj, invalidated, reads_weights=rule.uses_weights, distinct=True)
         if delta.removed_vertices.size:
             self._reset(delta.removed_vertices)
         work.invalidated = int(invalidated.size)

@@ -304,8 +304,7 @@ class GraphStore:
                        reads_weights=reads_weights, cached_weights=cache is None or cache.weights, times=times)
         for _, cached, hotness in self.cached:
             if cached is adj:
-                counts = None if times == 1 else self.ops.xp.full(vertices.size, times, dtype=self.ops.xp.int64)
-                hotness.record(vertices, counts=counts, distinct=distinct, bound=self.vertex_bound)
+                hotness.record(vertices, distinct=distinct, bound=self.vertex_bound, times=times)
 
     def refresh_cache(self, delta):
         """Bring every cache up to date with a change (after :meth:`apply`,
@@ -332,7 +331,7 @@ class GraphStore:
             adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
             adj.cache.load(chosen, adj, report, bound)
-            hotness.advance()
+            hotness.advance(upto=bound)
             adj.version += 1           # cached copies may have moved
         return reports
 

@@ -353,6 +353,19 @@ def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
     assert read == len(edges) - 1
 
 
+def test_invalidate_finds_each_vertex_once_over_two_adjacencies(ops, fused_limits):
+    # weak connectivity reads both directions: with arcs both ways, a child sits in
+    # both of its parent's lists (hubs among them), and must still be found once
+    n = 300
+    parent = np.full(n, -1)
+    parent[1:n] = np.where(np.arange(1, n) < 40, 0, (np.arange(1, n) - 1) // 7)
+    arcs = [(int(parent[v]), v, 1.0) for v in range(1, n)] + [(v, int(parent[v]), 1.0) for v in range(1, n, 2)]
+    out = make_adjacency(ops, n, arcs)
+    inn = make_adjacency(ops, n, [(v, u, w) for u, v, w in arcs])
+    invalidated, _ = ops.invalidate([out, inn], ops.asarray(np.array([0])), ops.asarray(parent))
+    assert sorted(host(ops, invalidated).tolist()) == list(range(n))
+
+
 @pytest.mark.parametrize("name", ["sssp", "widest"])
 def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, name):
     rule = RULES[name]

@@ -47,9 +47,15 @@ def test_window_against_model(ops, tau):
         for _ in range(int(rng.integers(0, 4))):
             k = int(rng.integers(0, 30))
             vertices = rng.integers(0, n, k)                       # repeats on purpose
-            if rng.random() < 0.5:
+            branch = rng.random()
+            if branch < 0.3:
                 hot.record(ops.asarray(vertices))
                 model.record(vertices.tolist(), [1] * k)
+            elif branch < 0.6:                                      # distinct, the same count each
+                vertices = rng.permutation(n)[:k]
+                times = int(rng.integers(0, 3 * hot.field_max + 2)) if rng.random() < 0.3 else int(rng.integers(0, 4))
+                hot.record(ops.asarray(vertices), distinct=True, times=times)
+                model.record(vertices.tolist(), [times] * k)
             else:
                 counts = rng.integers(0, 3 * hot.field_max + 2, k) if rng.random() < 0.3 else rng.integers(0, 4, k)
                 hot.record(ops.asarray(vertices), counts=ops.asarray(counts))
@@ -60,7 +66,7 @@ def test_window_against_model(ops, tau):
         for age in range(tau):
             assert host(ops, hot.batch_counts(age))[:n].tolist() == model.batch(age, n)
         assert int(host(ops, hot.score()).max(initial=0)) <= hot.max_score
-        hot.advance()
+        hot.advance(upto=n if rng.random() < 0.5 else None)    # words from n on are zero: either way
         model.advance()
 
 
@@ -101,6 +107,8 @@ def test_tau_one_uses_the_whole_word(ops):
     hot.ensure_vertices(2)
     hot.record(ops.asarray(np.array([0, 1])), counts=ops.asarray(np.array([2 ** 31, 2 ** 40])))
     assert host(ops, hot.score())[:2].tolist() == [2 ** 31, 2 ** 32 - 1]
+    hot.record(ops.asarray(np.array([0, 1])), distinct=True, times=2 ** 31 + 5)     # saturates, no wrap
+    assert host(ops, hot.score())[:2].tolist() == [2 ** 32 - 1, 2 ** 32 - 1]
     hot.advance()
     assert host(ops, hot.score())[:2].tolist() == [0, 0]
 

@@ -7,6 +7,8 @@
   (20x the examples) and ``dev`` (a handful); pick one with
   ``HYPOTHESIS_PROFILE=thorough``.  ``CUGRAPH_STREAM_TEST_CALL_DEADLINE``
   (seconds, default 30) turns a package call that hangs into a failure.
+  ``CUGRAPH_STREAM_TEST_NO_SHRINK=1`` reports a hypothesis failure as found,
+  without shrinking it (on the lent GPU, shrinking can outlast the call).
 * ``backend`` fixture: the backends to run against, from
   ``CUGRAPH_STREAM_TEST_BACKENDS`` (comma separated, default ``cpu,gpu``); the
   CPU backend is the reference for the others.  GPU cases carry the ``gpu``
@@ -30,7 +32,7 @@ if _ROOT not in sys.path:          # last: an installed cugraph_stream wins
     sys.path.append(_ROOT)
 
 try:
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 except ImportError:  # pragma: no cover - hypothesis is a test dependency
     settings = None
 
@@ -38,6 +40,8 @@ if settings is not None:
     _common = dict(deadline=None, print_blob=True,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                           HealthCheck.filter_too_much])
+    if os.environ.get("CUGRAPH_STREAM_TEST_NO_SHRINK", "") not in ("", "0"):
+        _common["phases"] = [Phase.explicit, Phase.reuse, Phase.generate]
     settings.register_profile("ci", max_examples=25, **_common)
     settings.register_profile("thorough", max_examples=500, **_common)
     settings.register_profile("dev", max_examples=5, **_common)

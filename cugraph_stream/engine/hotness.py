@@ -159,9 +159,10 @@ class Hotness:
         """Accesses over the whole window (int64), for every vertex, for ``vertices``
         or for the vertices below ``upto`` (a prefix, without the spare capacity)."""
         xp = self.ops.xp
+        if upto is not None:
+            self.ensure_vertices(int(upto))          # before taking the words: it may grow them
         words = self.counts if vertices is None else self.counts[vertices]
         if upto is not None:
-            self.ensure_vertices(int(upto))
             words = words[:int(upto)]
         field_max = xp.uint32(self.field_max)
         total = words & field_max       # the fields' sum fits 32 bits: tau * (2**(32 / tau) - 1) < 2**32

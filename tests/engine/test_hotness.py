@@ -137,6 +137,9 @@ def test_growth_and_forget(ops):
     hot.record(ops.asarray(np.array([9000, 6])), bound=9001)     # the caller's bound: no search for the max
     assert hot.counts.size >= 9001
     assert host(ops, hot.score(ops.asarray(np.array([9000, 6, 5000])))).tolist() == [1, 1, 1]
+    upto = int(hot.counts.size) + 100                             # beyond the capacity: grows first
+    scores = host(ops, hot.score(upto=upto))
+    assert scores.size == upto and scores[[6, 5000, 9000]].tolist() == [1, 1, 1] and int(scores.sum()) == 3
 
 
 @pytest.mark.parametrize("tau", [0, 33, -1])

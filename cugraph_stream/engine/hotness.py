@@ -109,30 +109,24 @@ class Hotness:
             return
         vertices = vertices.astype(xp.int64, copy=False)
         self.ensure_vertices(int(vertices.max()) + 1 if bound is None else int(bound))
-        if counts is None and distinct:         # the same count everywhere: in the words' own uint32
-            field_max = xp.uint32(self.field_max)
+        if counts is None and distinct:         # the same count everywhere: no per-entry array
             added = xp.uint32(min(max(int(times), 0), self.field_max))
-            word = self.counts[vertices]
-            current = word & field_max
-            # min(current + added, field_max), without passing 2**32 when a field has 32 bits
-            self.counts[vertices] = (word ^ current) | (xp.minimum(current, field_max - added) + added)
-            return
-        if counts is None:
-            added = xp.full(vertices.size, max(int(times), 0), dtype=xp.float64)
         else:
-            added = xp.clip(counts.astype(xp.float64), 0, self.field_max)
-        if not distinct:
-            vertices, codes = self.ops.factorize(vertices)
-            summed = xp.zeros(vertices.size, dtype=xp.float64)
-            self.ops.scatter_add(summed, codes, added)
-            added = summed
-        # float64 sums are exact up to 2**53; anything that large saturates anyway
-        added = xp.minimum(added, self.field_max).astype(xp.uint64)
-        field_max = xp.uint64(self.field_max)
+            added = (xp.full(vertices.size, max(int(times), 0), dtype=xp.float64) if counts is None
+                     else xp.clip(counts.astype(xp.float64), 0, self.field_max))
+            if not distinct:
+                vertices, codes = self.ops.factorize(vertices)
+                summed = xp.zeros(vertices.size, dtype=xp.float64)
+                self.ops.scatter_add(summed, codes, added)
+                added = summed
+            # float64 sums are exact up to 2**53; anything that large saturates anyway
+            added = xp.minimum(added, self.field_max).astype(xp.uint32)
+        field_max = xp.uint32(self.field_max)
         word = self.counts[vertices]
-        current = (word & xp.uint32(self.field_max)).astype(xp.uint64)
-        updated = xp.minimum(current + added, field_max).astype(xp.uint32)
-        self.counts[vertices] = (word & xp.uint32(~self.field_max & 0xFFFFFFFF)) | updated
+        current = word & field_max
+        # min(current + added, field_max) in the words' own uint32, without passing 2**32
+        # when a field has 32 bits (tau=1); the other fields are kept
+        self.counts[vertices] = (word ^ current) | (xp.minimum(current, field_max - added) + added)
 
     def advance(self, upto=None):
         """Close the current batch: shift every word by one field, dropping the oldest batch

@@ -584,7 +584,6 @@ class HotCache:
         self.cached_degree = xp.zeros(0, dtype=xp.int32)
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
-        self._scanned = None                        # how far a refresh scans the per-vertex arrays
 
     @property
     def _chunk_weight_dtype(self):
@@ -711,9 +710,9 @@ class HotCache:
         self.load(candidates, adjacency, report, bound)
         return report
 
-    def _scan_to(self, bound):
-        """Remember how far per-vertex scans go (all of the arrays when ``bound`` is None)."""
-        self._scanned = int(self.in_cache.size) if bound is None else min(int(bound), int(self.in_cache.size))
+    def _scan_bound(self, bound):
+        """How far per-vertex scans go: ``bound``, or all of the arrays when it is None."""
+        return int(self.in_cache.size) if bound is None else min(int(bound), int(self.in_cache.size))
 
     def evict(self, candidates, changed_vertices, adjacency, report, bound=None):
         """Step 1: evict cached vertices that are not in ``candidates`` and those in
@@ -724,7 +723,7 @@ class HotCache:
         whichever cache of the budget needs it."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
-        self._scan_to(bound)
+        scanned = self._scan_bound(bound)
         if self.chunks_held == 0:
             return
         flags = self._flags
@@ -732,7 +731,6 @@ class HotCache:
         changed = changed_vertices.astype(xp.int64, copy=False)
         flags[candidates] = _CANDIDATE
         flags[changed] |= _CHANGED
-        scanned = self._scanned
         evicted = xp.flatnonzero(self.in_cache[:scanned] & (flags[:scanned] != _CANDIDATE))
         evicted_changed = ((flags[evicted] & _CHANGED) != 0).sum()
         flags[candidates] = 0
@@ -752,7 +750,7 @@ class HotCache:
                 self._release_chunk(c)
                 report.released_chunks += 1
             elif 2 * self.garbage[c] > self.fill[c]:
-                self._compact(c, report)
+                self._compact(c, report, scanned)
 
     def _forget(self, vertices):
         self.in_cache[vertices] = False
@@ -760,10 +758,11 @@ class HotCache:
         self.chunk_offset[vertices] = 0
         self.cached_degree[vertices] = 0
 
-    def _compact(self, c, report):
-        """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage."""
+    def _compact(self, c, report, scanned):
+        """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage
+        (its residents are found among the first ``scanned`` vertices)."""
         xp = self.ops.xp
-        residents = xp.flatnonzero(self.chunk_id[:self._scanned] == c)     # uncached vertices hold -1
+        residents = xp.flatnonzero(self.chunk_id[:scanned] == c)     # uncached vertices hold -1
         old = self.chunk_offset[residents].astype(xp.int64)
         order = xp.argsort(old)
         residents, old = residents[order], old[order]
@@ -830,22 +829,22 @@ class HotCache:
         are counted in ``not_loaded``.  Fills in the report's state fields."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
-        self._scan_to(bound)
+        scanned = self._scan_bound(bound)
         candidates = candidates.astype(xp.int64, copy=False)
         pending = candidates[~self.in_cache[candidates]]
         degree = adjacency.degree[pending].astype(xp.int64)
         fits = xp.flatnonzero((degree > 0) & (degree <= self.chunk_slots))
         pending, degree = pending[fits], degree[fits]
         need = int(degree.sum())
-        while need > self._room() and self._compact_dirtiest(report):      # lazily: most garbage first
+        while need > self._room() and self._compact_dirtiest(report, scanned):      # lazily: most garbage first
             pass
         placed = self._place(pending, degree, adjacency, report) if pending.size else 0
-        while placed < pending.size and self._compact_dirtiest(report):   # next fit left lists out
+        while placed < pending.size and self._compact_dirtiest(report, scanned):   # next fit left lists out
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
         report.cached_lists, report.cached_edges = (int(x) for x in self.ops.to_host(xp.stack((
-            self.in_cache[:self._scanned].sum(dtype=xp.int64),
-            self.cached_degree[:self._scanned].sum(dtype=xp.int64)))))
+            self.in_cache[:scanned].sum(dtype=xp.int64),
+            self.cached_degree[:scanned].sum(dtype=xp.int64)))))
         report.garbage_slots = int(self.garbage.sum())
         report.held_bytes = self.held_bytes
         report.chunks = self.chunks_held
@@ -855,7 +854,7 @@ class HotCache:
         tails = sum(self.chunk_slots - int(self.fill[c]) for c in range(self.max_chunks) if self.chunks[c] is not None)
         return tails + self._new_chunks_allowed() * self.chunk_slots
 
-    def _compact_dirtiest(self, report):
+    def _compact_dirtiest(self, report, scanned):
         """Compact the held chunk with the most garbage; False when no chunk holds
         at least ``COMPACT_MIN_SHARE`` of its slots as garbage (compacting a whole
         chunk for less would cost more than the lists it makes room for)."""
@@ -863,7 +862,7 @@ class HotCache:
         dirty = [c for c in range(self.max_chunks) if self.chunks[c] is not None and self.garbage[c] >= least]
         if not dirty:
             return False
-        self._compact(max(dirty, key=lambda c: (int(self.garbage[c]), -c)), report)
+        self._compact(max(dirty, key=lambda c: (int(self.garbage[c]), -c)), report, scanned)
         return True
 
     def _place(self, pending, degree, adjacency, report):

@@ -46,11 +46,21 @@ def _first(mask):
 
 def _show(values, row):
     item = values[row]
-    return item.item() if hasattr(item, "item") else item
+    return item.item() if getattr(item, "ndim", None) == 0 else item    # NumPy/CuPy scalars
 
 
 def _is_cudf_strings(values):
     return type(values).__module__.split(".")[0] == "cudf"
+
+
+def _reject_kind(values, nulls, column, what, hint):
+    """Raise ``ValueError`` for a bool or complex column, naming its first non-null row."""
+    kind = "boolean" if values.dtype.kind == "b" else "complex"
+    present = ~nulls if nulls is not None else array_module(values).ones(values.size, dtype=bool)
+    if not present.any():           # empty, or nulls only: no value to show
+        raise ValueError(f"column {column!r} holds {kind} {what}s ({values.dtype}); {hint}")
+    row = _first(present)
+    raise ValueError(f"column {column!r} holds a {kind} {what} {_show(values, row)!r} at row {row}; {hint}")
 
 
 def parse_ids(values, nulls, column):
@@ -63,6 +73,8 @@ def parse_ids(values, nulls, column):
     ...
     ValueError: column 'src' holds a non-integer vertex id 2.5 at row 1
     """
+    if not _is_cudf_strings(values) and values.dtype.kind in "bc":
+        _reject_kind(values, nulls, column, "vertex id", "vertex ids must be integers")
     if nulls is not None:
         raise ValueError(f"column {column!r} holds a null vertex id at row {_first(nulls)}")
     if _is_cudf_strings(values):
@@ -94,7 +106,8 @@ def _object_ids(values, column):
     out = np.empty(values.size, dtype=np.int64)
     for row, item in enumerate(values):
         if isinstance(item, (bool, np.bool_)):
-            raise ValueError(f"column {column!r} holds a boolean vertex id at row {row}")
+            raise ValueError(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "
+                             "vertex ids must be integers")
         if isinstance(item, (int, np.integer)) and -2 ** 63 <= int(item) < 2 ** 63:
             out[row] = int(item)
         elif isinstance(item, (float, np.floating)) and float(item).is_integer() and \
@@ -140,7 +153,7 @@ def parse_ops(values, nulls, column, check=True):
 
 def _object_ops(values):
     series = pd.Series(values, dtype=object)
-    lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else x)
+    lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else None)
     codes = np.zeros(values.size, dtype=np.int8)
     codes[(lowered == "insert").to_numpy()] = INSERT
     codes[(lowered == "delete").to_numpy()] = DELETE
@@ -161,7 +174,11 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
     [1.5, 0.0]
     """
-    if _is_cudf_strings(values) or values.dtype.kind not in "iufO":
+    if _is_cudf_strings(values):
+        raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
+    if values.dtype.kind in "bc":
+        _reject_kind(values, nulls, column, "weight", "weights must be real numbers")
+    if values.dtype.kind not in "iufO":
         raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
     if values.dtype.kind == "O":
         values = _object_weights(values, column)
@@ -186,12 +203,21 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
 
 
 def _object_weights(values, column):
-    series = pd.Series(values)
-    number = pd.to_numeric(series, errors="coerce")
-    bad = (number.isna() & ~series.isna()).to_numpy()
+    series = pd.Series(values, dtype=object)
+    # pandas reads True as 1 and keeps complex numbers: check the types first
+    odd = series.map(lambda x: isinstance(x, (bool, np.bool_, complex, np.complexfloating)))
+    number = pd.to_numeric(series.mask(odd), errors="coerce")
+    bad = (odd | (number.isna() & ~series.isna())).to_numpy(dtype=bool)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"column {column!r} holds a non-numeric weight {values[row]!r} at row {row}")
+        item = values[row]
+        if isinstance(item, (bool, np.bool_)):
+            raise ValueError(f"column {column!r} holds a boolean weight {item!r} at row {row}; "
+                             "weights must be real numbers")
+        if isinstance(item, (complex, np.complexfloating)):
+            raise ValueError(f"column {column!r} holds a complex weight {item!r} at row {row}; "
+                             "weights must be real numbers")
+        raise ValueError(f"column {column!r} holds a non-numeric weight {item!r} at row {row}")
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -206,6 +232,7 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     The op and weight checks run as one pass over the rows (one copy to the
     host when the columns are on the GPU); only a batch that fails it is
     checked again, column by column, to name the first offending row.
+    Without a weight column the ops are checked all the same.
     """
     require_columns(table, [source, destination, weight, op])
     n = num_rows(table)
@@ -217,6 +244,8 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     codes = xp.asarray(codes)        # ops parsed on the host (strings) join device ids
     is_insert = codes == INSERT
     if weight is None:
+        if op is not None and (codes == 0).any():
+            parse_ops(*op_column, op)        # raises, naming the first unknown op
         return Rows(src, dst, xp.where(is_insert, 1, 0).astype(weight_dtype), codes)
     weight_column = read_column(table, weight)
     weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))

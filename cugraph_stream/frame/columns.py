@@ -49,18 +49,38 @@ def num_rows(table):
     """Number of rows of ``table``."""
     if isinstance(table, pd.DataFrame) or _is_arrow(table) or _is_cudf(table):
         return int(len(table))
-    lengths = {len(v) for v in table.values()}
+    lengths = set()
+    for name, values in table.items():
+        try:
+            lengths.add(len(values))
+        except TypeError:           # a scalar or a 0-d array: no rows
+            raise ValueError(f"column {name!r} must be one-dimensional, "
+                             f"got shape {np.shape(values)}") from None
     if len(lengths) > 1:
         raise ValueError(f"columns have different lengths: {sorted(lengths)}")
     return lengths.pop() if lengths else 0
 
 
 def require_columns(table, names):
-    """Raise ``ValueError`` naming the first of ``names`` that ``table`` lacks."""
+    """Raise ``ValueError`` naming the first of ``names`` that ``table`` lacks or holds twice.
+
+    Names that are None are skipped; other columns may repeat.
+
+    >>> require_columns(pd.DataFrame([[1, 2, 3]], columns=["src", "src", "dst"]), ["dst", "src"])
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'src' appears 2 times in the table; column names must be unique
+    """
     present = column_names(table)
     for name in names:
-        if name is not None and name not in present:
+        if name is None:
+            continue
+        count = present.count(name)
+        if count == 0:
             raise ValueError(f"column {name!r} not found; the table has columns {present}")
+        if count > 1:
+            raise ValueError(f"column {name!r} appears {count} times in the table; "
+                             "column names must be unique")
 
 
 def read_column(table, name):
@@ -87,8 +107,18 @@ def read_column(table, name):
     if _from_module(column, "cudf"):
         return _from_cudf(column)
     if _from_module(column, "cupy"):
-        return column, None
-    return _from_pandas(pd.Series(np.asarray(column)))
+        return _one_dimensional(column, name), None
+    try:
+        array = np.asarray(column)
+    except ValueError as error:     # ragged nested lists
+        raise ValueError(f"column {name!r} must be one-dimensional: {error}") from None
+    return _from_pandas(pd.Series(_one_dimensional(array, name)))
+
+
+def _one_dimensional(array, name):
+    if array.ndim != 1:
+        raise ValueError(f"column {name!r} must be one-dimensional, got shape {array.shape}")
+    return array
 
 
 def _mask_or_none(mask):
@@ -103,7 +133,7 @@ def _from_pandas(series):
         return series.to_numpy(dtype=dtype.numpy_dtype, na_value=0), nulls
     if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind == "f":
         return series.to_numpy(dtype=dtype.numpy_dtype, na_value=np.nan), nulls
-    if dtype.kind in "iufb":
+    if dtype.kind in "iufbc":
         return series.to_numpy(), nulls
     return series.to_numpy(dtype=object), nulls
 
@@ -124,7 +154,7 @@ def _from_arrow(column):
         return column.to_numpy(zero_copy_only=False), nulls
     if pa.types.is_floating(column.type):
         return column.to_numpy(zero_copy_only=False), nulls
-    return np.asarray(column.to_pylist(), dtype=object), nulls
+    return column.to_numpy(zero_copy_only=False), nulls    # 1-D, also for list columns
 
 
 def _from_cudf_frame(table, name):

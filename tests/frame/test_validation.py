@@ -476,3 +476,273 @@ def test_weight_beyond_float32_rejected():
     h = Harness(cgs, directed=True, weight_dtype="float32", edges=[(0, 1, 1.0)],
                 sources={"SSSP": 0, "BFS": 0, "WidestPath": 0}, modes=("incremental",))
     expect_rejected(h, to_frame(columns(weight=[(4, 1e39)]), "arrow"), "weight", 4)
+
+
+# ------------------------------------------------- unknown op, no weight column
+UNKNOWN_OP = "expected 'insert' or 'delete' (any case), or 1 or -1"
+
+
+def op_batch(fmt, ops):
+    """GOOD's ids with ``ops`` as the op column and no weight column."""
+    cols = columns()
+    del cols["weight"]
+    cols["op"] = list(ops)
+    return to_frame(cols, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
+@pytest.mark.parametrize("ops,row,shown", [
+    (["insert", "add", "delete", "insert", "insert"], 1, "'add'"),
+    (["insert", "insert", "del", "insert", "insert"], 2, "'del'"),
+    (["bogus", "insert", "delete", "insert", "insert"], 0, "'bogus'"),
+    ([1, 1, 0, 1, 1], 2, "0"),
+    ([1, 1, -1, 1, 2], 4, "2"),
+])
+def test_unknown_op_without_weight_column(fmt, ops, row, shown):
+    h = make_harness()
+    before = h.state()
+    batch = op_batch(fmt, ops)
+    message = re.escape(f"column 'op' holds an unknown op {shown} at row {row}; {UNKNOWN_OP}")
+    with pytest.raises(ValueError, match="^" + message + "$"):
+        h.g.validate(batch, weight=None)
+    with pytest.raises(ValueError, match="^" + message + "$"):
+        h.g.apply(batch, weight=None)
+    h.assert_state(before, "after an unknown op without a weight column")
+    expect_rejected(h, batch, "op", row, weight=None)
+
+
+@pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
+def test_valid_ops_without_weight_column(fmt):
+    h = make_harness()
+    assert h.g.validate(op_batch(fmt, [1, 1, -1, 1, 1]), weight=None) is None
+    rows = [(s, d, o, None) for s, d, o, _ in GOOD_ROWS]
+    h.apply_batch(op_batch(fmt, [1, 1, -1, 1, 1]), rows, weight=None)
+
+
+def test_unknown_op_without_weight_column_in_apply_stream():
+    dd = pytest.importorskip("dask.dataframe")
+    h = make_harness()
+    parts = pd.DataFrame({"src": [0, 1, 2, 3], "dst": [5, 6, 7, 8],
+                          "op": ["insert", "insert", "insert", "add"]})
+    ddf = dd.from_pandas(parts, npartitions=2, sort=False)
+    first = ddf.get_partition(0).compute()
+    expected = cgs.StreamGraph.from_edgelist(h.g.edges(), weight="weight", weight_dtype="float64")
+    expected.apply(first, weight=None)
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"partition 1: column 'op' holds an unknown op 'add' at row 1; {UNKNOWN_OP}") + "$"):
+        h.g.apply_stream(ddf, weight=None, progress=False)
+    # partition 0 stays applied, partition 1 changed nothing
+    pd.testing.assert_frame_equal(h.g.edges(), expected.edges())
+
+
+# ------------------------------------------------------ duplicate column names
+@pytest.mark.parametrize("name", ["src", "dst", "weight", "op"])
+def test_duplicate_column_name_rejected(name):
+    h = make_harness()
+    df = to_frame(columns(), "pandas")
+    df = pd.concat([df, df[[name]]], axis=1)
+    assert list(df.columns).count(name) == 2
+    with pytest.raises(ValueError, match=f"^column '{name}' appears 2 times in the table; "
+                                         "column names must be unique$"):
+        h.g.validate(df, weight="weight")
+    expect_rejected(h, df, name, None)
+
+
+def test_duplicate_column_name_rejected_in_arrow():
+    h = make_harness()
+    t = to_frame(columns(), "arrow")
+    t = t.append_column("src", t.column("dst"))
+    expect_rejected(h, t, "src", None)
+
+
+def test_duplicate_column_name_rejected_without_weight_column():
+    h = make_harness()
+    df = op_batch("pandas", ["insert"] * 5)
+    df = pd.concat([df, df[["op"]]], axis=1)
+    expect_rejected(h, df, "op", None, weight=None)
+
+
+def test_duplicate_column_that_is_not_read_is_fine():
+    h = make_harness()
+    df = to_frame(columns(), "pandas")
+    df = pd.concat([df, pd.DataFrame({"note": ["a"] * 5}), pd.DataFrame({"note": ["b"] * 5})], axis=1)
+    h.apply_batch(df, GOOD_ROWS, source="src", destination="dst", weight="weight", op="op")
+
+
+# ------------------------------------------------------ complex and bool weights
+@pytest.mark.filterwarnings("error")      # no ComplexWarning: the weight is rejected before a cast
+@pytest.mark.parametrize("fmt", ["pandas", "dict"])
+def test_complex_weight_column_rejected(fmt):
+    h = make_harness()
+    batch = to_frame(columns(), fmt)
+    batch["weight"] = np.array([np.nan, 1.0 + 2j, 3.0, 4.0, 5.0])     # row 0: null
+    with pytest.raises(ValueError, match=r"^column 'weight' holds a complex weight \(1\+2j\) at row 1; "
+                                         r"weights must be real numbers$"):
+        h.g.validate(batch, weight="weight")
+    expect_rejected(h, batch, "weight", 1)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("fmt", ["pandas", "dict"])
+@pytest.mark.parametrize("value", [2 + 1j, complex(3, 0), np.complex64(1 - 1j)])
+def test_complex_in_object_weight_column_rejected(fmt, value):
+    h = make_harness()
+    batch = to_frame(columns(), fmt)
+    batch["weight"] = np.array([1.0, 2.0, None, value, 1.5], dtype=object)
+    exc = expect_rejected(h, batch, "weight", 3)
+    assert "complex weight" in str(exc.value)
+
+
+@pytest.mark.parametrize("fmt", ["pandas", "dict"])
+@pytest.mark.parametrize("value", [True, False, np.True_])
+def test_bool_in_object_weight_column_rejected(fmt, value):
+    h = make_harness()
+    batch = to_frame(columns(), fmt)
+    batch["weight"] = np.array([1.0, 2.0, None, 0.5, value], dtype=object)
+    with pytest.raises(ValueError, match=r"^column 'weight' holds a boolean weight .* at row 4; "
+                                         r"weights must be real numbers$"):
+        h.g.validate(batch, weight="weight")
+    expect_rejected(h, batch, "weight", 4)
+
+
+def test_bool_on_a_delete_row_of_an_object_weight_column_rejected():
+    # like a non-numeric weight, a bool is wrong whatever the row's op
+    h = make_harness()
+    batch = to_frame(columns(), "pandas")
+    batch["weight"] = np.array([1.0, 2.0, True, 0.5, 1.5], dtype=object)
+    expect_rejected(h, batch, "weight", 2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: pd.DataFrame({"weight": [True, False, True, True, True]}),
+    lambda: pa.table({"weight": pa.array([True, False, True, True, True])}),
+    lambda: {"weight": np.ones(5, dtype=bool)},
+], ids=["pandas", "arrow", "dict"])
+def test_bool_weight_column_rejected(make):
+    h = make_harness()
+    part = make()
+    cols = columns()
+    del cols["weight"]
+    if isinstance(part, pd.DataFrame):
+        batch = to_frame(cols, "pandas").assign(weight=part["weight"].to_numpy())
+    elif isinstance(part, pa.Table):
+        batch = to_frame(cols, "arrow").append_column("weight", part.column("weight"))
+    else:
+        batch = dict(to_frame(cols, "dict"), **part)
+    exc = expect_rejected(h, batch, "weight", 0)
+    assert "boolean weight" in str(exc.value)
+
+
+def test_nullable_boolean_weight_column_names_first_non_null_row():
+    h = make_harness()
+    batch = to_frame(columns(), "pandas")
+    batch["weight"] = pd.array([None, None, True, False, True], dtype="boolean")
+    expect_rejected(h, batch, "weight", 2)
+
+
+# ----------------------------------------------------- bool ids and bool ops
+@pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
+@pytest.mark.parametrize("column", ["src", "dst"])
+def test_bool_id_column_rejected(fmt, column):
+    h = make_harness()
+    ids = np.array([True, False, True, True, False])
+    batch = to_frame(columns(), fmt)
+    if fmt == "arrow":
+        batch = batch.set_column(batch.column_names.index(column), column, pa.array(ids))
+    else:
+        batch[column] = ids
+    with pytest.raises(ValueError, match=f"^column '{column}' holds a boolean vertex id True at row 0; "
+                                         "vertex ids must be integers$"):
+        h.g.validate(batch, weight="weight")
+    expect_rejected(h, batch, column, 0)
+
+
+def test_nullable_boolean_id_column_is_reported_as_bool():
+    h = make_harness()
+    batch = to_frame(columns(), "pandas")
+    batch["src"] = pd.array([None, False, True, True, False], dtype="boolean")
+    exc = expect_rejected(h, batch, "src", 1)
+    assert "boolean vertex id" in str(exc.value)
+
+
+def test_bool_in_object_id_column_rejected():
+    h = make_harness()
+    batch = to_frame(columns(), "pandas")
+    batch["dst"] = pd.Series([2, 3, 1, True, 5], dtype=object)
+    expect_rejected(h, batch, "dst", 3)
+
+
+@pytest.mark.parametrize("weight", ["weight", None])
+@pytest.mark.parametrize("make", [
+    lambda v: pd.Series(np.array(v, dtype=bool)),
+    lambda v: pd.array(v, dtype="boolean"),
+    lambda v: pa.array(v, pa.bool_()),
+    lambda v: np.array(v, dtype=bool),
+], ids=["pd-bool", "pd-boolean", "pa-bool", "np-bool"])
+def test_bool_op_column_rejected(make, weight):
+    # True must not be read as op 1 (nor False as anything)
+    h = make_harness()
+    ops = make([True, True, False, True, True])
+    cols = columns()
+    cols.pop("op")
+    if isinstance(ops, pa.Array):
+        batch = to_frame(cols, "arrow").append_column("op", ops)
+    elif isinstance(ops, np.ndarray):
+        batch = dict(to_frame(cols, "dict"), op=ops)
+    else:
+        batch = to_frame(cols, "pandas").assign(op=ops)
+    with pytest.raises(ValueError, match="^" + re.escape(
+            f"column 'op' holds an unknown op True at row 0; {UNKNOWN_OP}") + "$"):
+        h.g.validate(batch, weight=weight)
+    expect_rejected(h, batch, "op", 0, weight=weight)
+
+
+@pytest.mark.parametrize("weight", ["weight", None])
+def test_bool_in_object_op_column_rejected(weight):
+    h = make_harness()
+    batch = to_frame(columns(), "pandas")
+    batch["op"] = pd.Series([1, 1, -1, True, 1], dtype=object)
+    expect_rejected(h, batch, "op", 3, weight=weight)
+
+
+# ------------------------------------------------------- multi-dimensional columns
+@pytest.mark.parametrize("column", ["src", "dst", "weight", "op"])
+def test_two_dimensional_dict_column_rejected(column):
+    h = make_harness()
+    batch = to_frame(columns(), "dict")
+    batch[column] = np.zeros((5, 2))
+    with pytest.raises(ValueError, match=f"^column '{column}' must be one-dimensional, "
+                                         r"got shape \(5, 2\)$"):
+        h.g.validate(batch, weight="weight")
+    expect_rejected(h, batch, column, None)
+
+
+@pytest.mark.parametrize("value", [np.array(3), 3, np.zeros((5, 1)), [[1, 2]] * 5, [[1, 2], [3]] * 2 + [[4]]])
+def test_other_non_one_dimensional_dict_columns_rejected(value):
+    h = make_harness()
+    batch = to_frame(columns(), "dict")
+    batch["src"] = value
+    exc = expect_rejected(h, batch, "src", None)
+    assert "must be one-dimensional" in str(exc.value)
+
+
+@pytest.mark.parametrize("column", ["src", "dst", "weight", "op"])
+@pytest.mark.parametrize("cell", [[1, 2], np.array([1, 2]), np.array([1])], ids=["list", "array", "array1"])
+def test_pandas_object_column_of_sequences_rejected(column, cell):
+    h = make_harness()
+    df = to_frame(columns(), "pandas")
+    values = df[column].astype(object).to_list()
+    values[3] = cell
+    df[column] = pd.Series(values, dtype=object)
+    exc = expect_rejected(h, df, column, 3)
+    assert repr(cell) in str(exc.value)      # shown as it is, not unwrapped
+
+
+@pytest.mark.parametrize("column", ["src", "weight", "op"])
+def test_arrow_list_column_rejected(column):
+    h = make_harness()
+    t = to_frame(columns(), "arrow")
+    index = t.column_names.index(column)
+    t = t.set_column(index, column, pa.array([[1, 2]] * 5))
+    exc = expect_rejected(h, t, column, 0)
+    assert "[1 2]" in str(exc.value) or "[1, 2]" in str(exc.value)

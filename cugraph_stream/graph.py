@@ -1,32 +1,61 @@
-"""``StreamGraph``: a graph that changes in batches, with standing queries kept current."""
+"""``StreamGraph``: a graph that changes in batches, with standing queries kept current.
+
+Every call that changes a graph is one transaction (see
+:mod:`cugraph_stream.engine.journal`): input is validated before anything
+changes, and an exception raised later (``MemoryError``, a CUDA out-of-memory
+error, ``KeyboardInterrupt``, a query that cannot converge, an internal
+error) rolls the graph, its store, its edge index, its caches and every
+tracked query back to the state before the call, then propagates.  Ctrl-C
+is held back where an operator is halfway through its writes and delivered
+at the next safe point.  Should a rollback itself fail, the graph is marked
+broken and every later call raises :class:`GraphBrokenError`, instead of
+answering from an inconsistent state.
+
+A graph may be shared by threads: changes are serialised by a lock
+(:attr:`StreamGraph.lock`), and reads (``result()``, ``changes()``,
+``edges()``) wait for a change in progress, so they always see a committed
+state.
+"""
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 import numpy as np
 
 from .backends import get_backend
 from .engine.cache import DEFAULT_CHUNK_BYTES
 from .engine.hotness import DEFAULT_TAU
+from .engine.journal import RollbackError
 from .engine.placement import PLACEMENTS, choose_placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .frame.batch import INSERT, parse_ids, read_rows
 from .frame.columns import num_rows
 from .frame.output import make_frame
+from .interrupts import DeferredInterrupts
 from .report import BatchReport
+
+
+class GraphBrokenError(RuntimeError):
+    """A failed call could not be rolled back: the graph refuses every later call."""
 
 
 def _is_count(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
-def _in_allocation_scope(method):
-    """Run a method that computes on the engine's device inside the backend's allocation scope."""
+def _exclusive(method):
+    """Run a method under the graph's lock, inside the backend's allocation scope,
+    on a graph that is not broken."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._ops.allocation_scope():
-            return method(self, *args, **kwargs)
+        with self.lock:
+            if self._broken is not None:
+                raise GraphBrokenError(self._broken)
+            with self._ops.allocation_scope():
+                return method(self, *args, **kwargs)
     return wrapper
 
 
@@ -109,6 +138,42 @@ class StreamGraph:
                                      cache_budget=cache_budget or 0, tau=tau, chunk_bytes=chunk_bytes)
         self._queries = []
         self.last_report = None
+        self._lock = threading.RLock()
+        self._broken = None               # why the graph refuses calls, after a failed rollback
+
+    # ---------------------------------------------------------- transactions
+    @property
+    def lock(self):
+        """The re-entrant lock that serialises changes to this graph.
+
+        Every method takes it; hold it yourself to read several results of one
+        state while other threads apply batches::
+
+            with g.lock:
+                distances, labels = paths.result(), components.result()
+        """
+        return self._lock
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """All or nothing: roll back on any exception (see the module docstring)."""
+        with DeferredInterrupts() as interrupts:
+            try:
+                with self._store.transaction(interrupts):
+                    yield
+            except RollbackError as failure:
+                self._broken = (f"this graph is broken: a failed call could not be rolled back "
+                                f"({failure}); build it again (a checkpoint, or the edges)")
+                raise GraphBrokenError(self._broken) from failure
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_lock"]             # locks do not pickle; a copy gets its own
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     @classmethod
     def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
@@ -160,15 +225,18 @@ class StreamGraph:
         return tuple(self._queries)
 
     def number_of_vertices(self):
-        return self._store.num_vertices
+        with self.lock:
+            return self._store.num_vertices
 
     def number_of_edges(self):
         """Edges (an undirected edge counts once)."""
-        return self._store.num_edges
+        with self.lock:
+            return self._store.num_edges
 
     def memory_bytes(self):
         """Bytes held by the graph store and the tracked queries' state."""
-        return self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
+        with self.lock:
+            return self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
 
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"
@@ -177,9 +245,13 @@ class StreamGraph:
                 f"edges={self.number_of_edges()}, queries={len(self._queries)})")
 
     # --------------------------------------------------------------- queries
-    @_in_allocation_scope
+    @_exclusive
     def track(self, query):
-        """Start maintaining ``query``; computes it from scratch and returns it."""
+        """Start maintaining ``query``; computes it from scratch and returns it.
+
+        If the computation fails (or is interrupted), nothing is attached and
+        the graph is as before.
+        """
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
             if w.size and float(w.min()) < 0:
@@ -187,10 +259,13 @@ class StreamGraph:
                 raise ValueError(f"{query.name} needs non-negative weights, but edge "
                                  f"({int(self._store.vertices.external[u[row]])}, "
                                  f"{int(self._store.vertices.external[v[row]])}) weighs {float(w[row])}")
-        query._attach(self)
+        with self._transaction():
+            engine = query._start(self._store)
+        query._bind(self, engine)
         self._queries.append(query)
         return query
 
+    @_exclusive
     def untrack(self, query):
         """Stop maintaining ``query``."""
         if query not in self._queries:
@@ -199,6 +274,7 @@ class StreamGraph:
         query._detach()
 
     # --------------------------------------------------------------- updates
+    @_exclusive
     def validate(self, batch, source="src", destination="dst", weight=None, op="op"):
         """Check ``batch`` as :meth:`apply` would, without applying it.
 
@@ -225,7 +301,7 @@ class StreamGraph:
         return read_rows(batch, source, destination, weight, op, self._store.weight_dtype,
                          nonnegative_for=self._nonnegative_for())
 
-    @_in_allocation_scope
+    @_exclusive
     def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
         """Apply a batch of edge updates; every tracked query is current on return.
 
@@ -251,15 +327,28 @@ class StreamGraph:
         ValueError
             On bad input, naming the column and the first offending row; the
             graph, the results and the last report stay as they were.
+        Exception
+            Any failure after validation (out of memory, ``KeyboardInterrupt``,
+            a query that cannot converge) is raised after the graph, its
+            results and the last report are rolled back to their state before
+            the call (see the module docstring).
         """
-        ops, store = self._ops, self._store
+        ops = self._ops
         t0 = ops.now()
         rows = self._read(batch, source, destination, weight, op)
         report = BatchReport(rows=len(rows))
         src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
         w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
+        report.times["validate"] = ops.now() - t0
+        with self._transaction():
+            self._apply_rows(src, dst, w, codes, report)
+        self.last_report = report
+        return report
+
+    def _apply_rows(self, src, dst, w, codes, report):
+        """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
+        ops, store = self._ops, self._store
         t1 = ops.now()
-        report.times["validate"] = t1 - t0
 
         inserting = codes == INSERT
         u, v, new_vertices = self._vertices_of(src, dst, inserting)
@@ -284,7 +373,7 @@ class StreamGraph:
         for name, count in counts.items():
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
-        return self._update_queries(delta, report)
+        self._update_queries(delta, report)
 
     def _vertices_of(self, src, dst, inserting):
         """Internal ids of each row's endpoints, creating the vertices that
@@ -331,27 +420,29 @@ class StreamGraph:
         if self._ops.has_device_memory:
             report.device_memory_bytes = store.device_memory_bytes() + sum(
                 q.engine.memory_bytes() for q in self._queries)
-        self.last_report = report
-        return report
 
     def _parse_vertex_ids(self, ids):
         ids = np.asarray(ids.to_numpy() if hasattr(ids, "to_numpy") else ids)
         return parse_ids(ids.reshape(-1), None, "ids")
 
-    @_in_allocation_scope
+    @_exclusive
     def add_vertices(self, ids):
         """Add isolated vertices; ids already in the graph are left as they are."""
         ops, xp, store = self._ops, self._ops.xp, self._store
         t0 = ops.now()
         external = xp.unique(ops.asarray(self._parse_vertex_ids(ids)))
-        new = store.add_vertices(external[store.vertices.lookup(external) < 0])
-        delta = store.empty_delta()
-        delta.new_vertices = new
-        report = BatchReport(rows=int(external.size), new_vertices=int(new.size))
-        report.times["store"] = ops.now() - t0
-        return self._update_queries(delta, report)
+        report = BatchReport(rows=int(external.size))
+        with self._transaction():
+            new = store.add_vertices(external[store.vertices.lookup(external) < 0])
+            delta = store.empty_delta()
+            delta.new_vertices = new
+            report.new_vertices = int(new.size)
+            report.times["store"] = ops.now() - t0
+            self._update_queries(delta, report)
+        self.last_report = report
+        return report
 
-    @_in_allocation_scope
+    @_exclusive
     def remove_vertices(self, ids):
         """Remove vertices and all their edges.
 
@@ -372,13 +463,17 @@ class StreamGraph:
                 raise ValueError(f"vertex {source} is the source of tracked {query.name}; untrack it first")
         edges_before = store.num_edges
         internal = xp.unique(ops.asarray(internal))
-        delta = store.remove_vertices(internal)
-        report = BatchReport(rows=int(external.size), deleted=edges_before - store.num_edges,
-                             removed_vertices=int(internal.size))
-        report.times["store"] = ops.now() - t0
-        return self._update_queries(delta, report)
+        report = BatchReport(rows=int(external.size), removed_vertices=int(internal.size))
+        with self._transaction():
+            delta = store.remove_vertices(internal)
+            report.deleted = edges_before - store.num_edges
+            report.times["store"] = ops.now() - t0
+            self._update_queries(delta, report)
+        self.last_report = report
+        return report
 
     # --------------------------------------------------------------- reading
+    @_exclusive
     def edges(self):
         """Edges as a DataFrame ``src, dst, weight`` sorted by ``(src, dst)``.
 
@@ -392,11 +487,13 @@ class StreamGraph:
         order = xp.lexsort(xp.stack((dst, src)))
         return make_frame(self._ops, {"src": src[order], "dst": dst[order], "weight": w[order]})
 
+    @_exclusive
     def vertices(self):
         """Vertex ids, sorted (a pandas Series named ``vertex``)."""
         frame = make_frame(self._ops, {"vertex": self._store.vertices.sorted_external})
         return frame["vertex"]
 
+    @_exclusive
     def check_consistency(self):
         """Raise ``RuntimeError`` if the store's invariants are broken (a debugging aid)."""
         self._store.check_consistency()

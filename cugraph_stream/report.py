@@ -10,7 +10,9 @@ class QueryReport:
 
     ``host_edges_read``, ``host_bytes`` and ``cache_hits`` are this query's
     share of the :class:`BatchReport` figures of the same names (without the
-    cache's own loads).
+    cache's own loads).  ``converged`` is False only for a PageRank with
+    ``fail_on_nonconvergence=False`` that stopped at ``max_iter`` above its
+    ``tol``.
     """
 
     name: str
@@ -22,6 +24,7 @@ class QueryReport:
     host_edges_read: int = 0
     host_bytes: int = 0
     cache_hits: int = 0
+    converged: bool = True
 
 
 @dataclass

@@ -8,9 +8,9 @@ __global__ void hash_find(const long long* table, int bits, const long long* key
   found[k] = probe(table, bits, keys[k]);
 }
 
-// store absent, distinct keys: claim the first empty or deleted slot
+// store absent, distinct keys: claim the first empty or deleted slot, and say which it was
 __global__ void hash_claim(long long* table, int bits, const long long* keys, long long count, long long* placed,
-                           unsigned long long* reused)
+                           long long* replaced)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
@@ -24,7 +24,7 @@ __global__ void hash_claim(long long* table, int bits, const long long* keys, lo
                                          static_cast<unsigned long long>(seen), static_cast<unsigned long long>(key));
       if (was == static_cast<unsigned long long>(seen)) {
         placed[k] = slot;
-        if (seen == CGS_DELETED) atomicAdd(reused, 1ull);
+        replaced[k] = seen;
         return;
       }
       continue;   // lost the slot: look at it again

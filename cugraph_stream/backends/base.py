@@ -73,6 +73,11 @@ class Backend(abc.ABC):
     def synchronize(self):
         """Wait for queued device work (no-op on synchronous devices)."""
 
+    def discard_scratch(self):
+        """Forget the scratch arrays operators reuse between calls (they are made
+        afresh when next needed).  After an operator failed halfway, scratch it
+        leaves clean (zeroed flags) may not be."""
+
     def now(self):
         """Wall-clock seconds after finishing queued device work (for phase timings)."""
         self.synchronize()
@@ -138,8 +143,13 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def hash_claim(self, table, keys):
-        """Store absent, distinct ``keys`` in ``table``; return their positions and
-        how many deleted slots were reused."""
+        """Store absent, distinct ``keys`` in ``table``.
+
+        Returns ``(positions, replaced)``: where each key went, and what that
+        position held before (``-1`` empty or ``-2`` deleted), so that the
+        caller can count reused slots and undo the claim.  The table is
+        written once, when every position is known.
+        """
 
     @abc.abstractmethod
     def hash_build(self, table, keys):

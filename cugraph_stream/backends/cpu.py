@@ -53,6 +53,9 @@ class CPUBackend(Backend):
     xp = np
 
     def __init__(self):
+        self.discard_scratch()
+
+    def discard_scratch(self):
         # scratch arrays reused across calls; only positions written in a
         # call are read back, so they never need clearing (except the flags)
         self._stamp = np.empty(0, dtype=np.int64)
@@ -171,22 +174,23 @@ class CPUBackend(Backend):
         placed = np.empty(keys.size, dtype=np.int64)
         pending = np.arange(keys.size, dtype=np.int64)
         slot = hash_slot(keys, bits)
-        reused = 0
         stamp = self._scratch_stamp(table.size)
+        taken = self._scratch_flag(table.size)     # claimed by an earlier round (the table is not written yet)
         while pending.size:
-            seen = table[slot]
-            free = np.flatnonzero(seen < 0)
+            free = np.flatnonzero((table[slot] < 0) & ~taken[slot])
             # several keys may race for one free slot: the last writer wins it
             stamp[slot[free]] = free
             won = free[stamp[slot[free]] == free]
-            reused += int(np.count_nonzero(seen[won] == _DELETED))
-            table[slot[won]] = keys[pending[won]]
+            taken[slot[won]] = True
             placed[pending[won]] = slot[won]
             lost = np.ones(pending.size, dtype=bool)
             lost[won] = False
             pending = pending[lost]
             slot = (slot[lost] + 1) & mask
-        return placed, reused
+        taken[placed] = False
+        replaced = table[placed]
+        table[placed] = keys
+        return placed, replaced
 
     def hash_build(self, table, keys):
         # Sorted by home slot, key i lands on max(home_i, position_{i-1} + 1):

@@ -107,6 +107,9 @@ class GPUBackend(Backend):
         import cupy
 
         self.xp = cupy
+        self.discard_scratch()
+
+    def discard_scratch(self):
         self._scratches = {}
         self._epoch = 0          # the last epoch handed out for the "stamp" scratch (see kernels/sets.cu)
         self._addresses = weakref.WeakKeyDictionary()   # adjacency -> (version, nbr_at, wgt_at)
@@ -293,13 +296,12 @@ class GPUBackend(Backend):
     def hash_claim(self, table, keys):
         xp = self.xp
         placed = xp.empty(keys.size, dtype=xp.int64)
-        if keys.size == 0:
-            return placed, 0
-        reused = xp.zeros(1, dtype=xp.uint64)
-        kernel = cuda_kernels.get_kernel("hash_index", "hash_claim")
-        kernel((_blocks(keys.size),), (_THREADS,),
-               (table, np.int32(table.size.bit_length() - 1), keys, np.int64(keys.size), placed, reused))
-        return placed, int(reused[0])
+        replaced = xp.empty(keys.size, dtype=xp.int64)
+        if keys.size:
+            kernel = cuda_kernels.get_kernel("hash_index", "hash_claim")
+            kernel((_blocks(keys.size),), (_THREADS,),
+                   (table, np.int32(table.size.bit_length() - 1), keys, np.int64(keys.size), placed, replaced))
+        return placed, replaced
 
     def hash_build(self, table, keys):
         return self.hash_claim(table, keys)[0]

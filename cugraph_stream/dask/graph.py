@@ -35,6 +35,7 @@ import itertools
 import time
 import uuid
 
+from ..queries.base import Query
 from .partitions import iter_partitions, require_dask_frame, require_stream_columns
 from .replica import GraphReplica, concat_frames
 
@@ -406,7 +407,7 @@ class DistributedStreamGraph:
         batch = [queries] if single else list(queries)
         names = []
         for i, query in enumerate(batch):
-            if not (hasattr(query, "name") and hasattr(query, "_attach")):
+            if not isinstance(query, Query):
                 raise ValueError(f"queries: item {i} is not a cugraph_stream query: {query!r}")
             if getattr(query, "graph", None) is not None:
                 raise ValueError(f"queries: {query.name} is already tracked by a graph; "

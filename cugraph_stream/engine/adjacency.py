@@ -16,6 +16,12 @@ any stream.
 Every operation that moves entries returns a :class:`Moves` record so that
 whoever indexes slots (the edge hash index, the mirror adjacency's twin
 pointers) can follow them.
+
+Every change is journaled (see :mod:`cugraph_stream.engine.journal`) with
+pre-images of what it overwrites inside the lists.  Slots past a list's
+degree need none, with one exception that :meth:`Adjacency.remove` covers:
+the tail a deletion vacates was part of the list before the batch, and a
+later insertion of the same batch writes there.
 """
 from __future__ import annotations
 
@@ -24,8 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .growth import ensure_vertex_capacity
+from .journal import Journal
 
 ALIGN_BYTES = 128
+#: an adjacency compacts once its garbage exceeds both its live slots and this many slots
+MIN_COMPACT_SLOTS = 64 * 1024
 
 
 @dataclass
@@ -56,6 +65,8 @@ class Adjacency:
     placement : {"device", "host"}
         Memory of the slot arrays (see ``Backend.aligned_empty``); the
         per-vertex arrays stay in device memory.
+    journal : Journal, optional
+        Where changes are recorded (the store's); a private one by default.
 
     Examples
     --------
@@ -70,9 +81,10 @@ class Adjacency:
     0
     """
 
-    def __init__(self, ops, weight_dtype, with_twin, placement="device"):
+    def __init__(self, ops, weight_dtype, with_twin, placement="device", journal=None):
         xp = ops.xp
         self.ops = ops
+        self.journal = Journal() if journal is None else journal
         self.placement = placement
         self.weight_dtype = np.dtype(weight_dtype)
         self.with_twin = with_twin
@@ -100,7 +112,7 @@ class Adjacency:
     def ensure_vertices(self, n):
         """Make the per-vertex arrays hold at least ``n`` vertices."""
         self.version += 1
-        ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n)
+        ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n, self.journal)
 
     def _slots(self, n, dtype):
         return self.ops.aligned_empty(n, dtype, placement=self.placement)
@@ -118,7 +130,7 @@ class Adjacency:
                 continue
             grown = self._slots(size, dtype)
             grown[: self.end] = old[: self.end]
-            setattr(self, name, grown)
+            self.journal.assign(self, name, grown)
 
     def _round_capacity(self, need):
         """1.5x ``need``, at least one alignment unit, rounded up to whole units."""
@@ -144,10 +156,11 @@ class Adjacency:
         self._ensure_slots(total + total // 4)
         first = xp.cumsum(degree) - degree
         slots = start[src] + xp.arange(src.size, dtype=xp.int64) - first[src]
-        self.nbr[slots] = dst
+        self.nbr[slots] = dst          # slots past the old end: no pre-image needed
         self.wgt[slots] = w
-        self.start[:], self.degree[:], self.capacity[:] = start, degree, room
-        self.end = total
+        for name, values in (("start", start), ("degree", degree), ("capacity", room)):
+            self.journal.write(getattr(self, name), slice(None), values)
+        self.journal.assign(self, "end", total)
         self.version += 1
         return slots
 
@@ -174,10 +187,12 @@ class Adjacency:
         order = xp.argsort(u)
         us, vs, ws = u[order], v[order], w[order]
         slots_sorted = xp.full(us.size, -1, dtype=xp.int64)
+        self.journal.save(self.degree, us)      # entries land past the degree (see remove)
         outgrown, need = self.ops.place_entries(self, us, vs, ws, slots_sorted)
         moves = None
         if outgrown.size:
             moves = self._relocate(outgrown, need)
+            self.journal.save(self.degree, us)
             self.ops.place_entries(self, us, vs, ws, slots_sorted)
         slots = xp.empty_like(slots_sorted)
         slots[order] = slots_sorted
@@ -197,9 +212,11 @@ class Adjacency:
         self._ensure_slots(self.end + room_total)
         new_start = self.end + running[:k] - room
         first = running[k:2 * k] - degree - room_total
+        self.journal.save(self.start, vertices)       # the lists move past the end: the old
+        self.journal.save(self.capacity, vertices)    # slots stay as they were
         moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, first, moved))
-        self.garbage += released
-        self.end += room_total
+        self.journal.assign(self, "garbage", self.garbage + released)
+        self.journal.assign(self, "end", self.end + room_total)
         self.version += 1
         return moves
 
@@ -208,20 +225,34 @@ class Adjacency:
 
         Each list closes its holes with its own last entries.  Returns the
         :class:`Moves` of those entries.
+
+        Journaled: the removed entries and the degrees before the call, and
+        the entries that moved, which stay where they were but are now past
+        the degree, where an insertion of the same batch may write.
         """
         if slots.size == 0:
             return None
         order = self.ops.xp.argsort(slots)
-        return Moves(*self.ops.close_holes(self, u[order], slots[order]))
+        u, slots = u[order], slots[order]
+        self._save_slots(slots)
+        self.journal.save(self.degree, u)
+        moves = Moves(*self.ops.close_holes(self, u, slots))
+        self._save_slots(moves.source)            # unchanged by the call: still their pre-images
+        return moves
+
+    def _save_slots(self, slots):
+        for array in (self.nbr, self.wgt, self.twin):
+            if array is not None:
+                self.journal.save(array, slots)
 
     def release(self, vertices):
         """Give the (empty) lists of removed ``vertices`` back as garbage."""
-        self.garbage += int(self.capacity[vertices].sum())
-        self.capacity[vertices] = 0
-        self.degree[vertices] = 0
+        self.journal.assign(self, "garbage", self.garbage + int(self.capacity[vertices].sum()))
+        self.journal.write(self.capacity, vertices, 0)
+        self.journal.write(self.degree, vertices, 0)
 
     def needs_compaction(self):
-        return self.garbage > max(self.end - self.garbage, 64 * 1024)
+        return self.garbage > max(self.end - self.garbage, MIN_COMPACT_SLOTS)
 
     def compact(self):
         """Rewrite every list contiguously (with 1.25x room); returns the :class:`Moves`."""
@@ -242,13 +273,13 @@ class Adjacency:
                 continue
             fresh = self._slots(size, dtype)
             fresh[new] = arr[old]
-            setattr(self, name, fresh)
-        self.start[:] = 0
-        self.capacity[:] = 0
-        self.start[vertices] = new_start
-        self.capacity[vertices] = room
-        self.end = total
-        self.garbage = 0
+            self.journal.assign(self, name, fresh)
+        start, capacity = xp.zeros_like(self.start), xp.zeros_like(self.capacity)
+        start[vertices], capacity[vertices] = new_start, room
+        self.journal.write(self.start, slice(None), start)
+        self.journal.write(self.capacity, slice(None), capacity)
+        self.journal.assign(self, "end", total)
+        self.journal.assign(self, "garbage", 0)
         self.version += 1
         return Moves(vertices[owner], old, new)
 

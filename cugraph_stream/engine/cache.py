@@ -950,6 +950,30 @@ class HotCache:
             if self.chunks[c] is not None:
                 self._release_chunk(c)
 
+    # ---------------------------------------------------------------- rollback
+    def snapshot(self, bound):
+        """What the cache holds, for :meth:`reload` after a failed batch: per vertex
+        below ``bound``, where its list lies (chunk and offset as one number; -1
+        when not cached), and the id format.  One pass, no synchronisation."""
+        xp = self.ops.xp
+        bound = self._scan_bound(bound)
+        place = self.chunk_id[:bound].astype(xp.int64) * self.chunk_slots + self.chunk_offset[:bound]
+        return xp.where(self.in_cache[:bound], place, -1), self.id_bytes
+
+    def reload(self, snapshot, adjacency, bound=None):
+        """Hold again the lists of ``snapshot`` (from :meth:`snapshot`), read from
+        ``adjacency`` as it is now (restored by a rollback): the cache is emptied
+        and they are loaded in their old order, so the same lists are cached
+        (only their places in the chunks may differ)."""
+        xp = self.ops.xp
+        place, id_bytes = snapshot
+        self.clear()
+        self._flags[:] = 0                  # a refresh that failed halfway may have left some set
+        if id_bytes != self.id_bytes:
+            self._size_chunks(id_bytes)
+        cached = xp.flatnonzero(place >= 0)
+        self.load(cached[xp.argsort(place[cached])], adjacency, RefreshReport(), bound)
+
     # ----------------------------------------------------------------- reading
     def view(self, adjacency):
         """Where every vertex's list is, cache or store (see :class:`CacheView`)."""

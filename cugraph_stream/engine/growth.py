@@ -4,10 +4,12 @@ from __future__ import annotations
 MIN_VERTICES = 1024
 
 
-def ensure_vertex_capacity(xp, owner, names, n):
+def ensure_vertex_capacity(xp, owner, names, n, journal=None):
     """Grow ``owner``'s per-vertex arrays ``names`` to hold at least ``n`` entries.
 
-    New entries are zero; existing ones are kept.
+    New entries are zero; existing ones are kept.  With a ``journal``
+    (:class:`~cugraph_stream.engine.journal.Journal`), the replacement is
+    recorded, so a rollback brings the old arrays back.
 
     >>> import numpy as np
     >>> class State: pass
@@ -24,4 +26,7 @@ def ensure_vertex_capacity(xp, owner, names, n):
         old = getattr(owner, name)
         grown = xp.zeros(size, dtype=old.dtype)
         grown[:have] = old
-        setattr(owner, name, grown)
+        if journal is None:
+            setattr(owner, name, grown)
+        else:
+            journal.assign(owner, name, grown)

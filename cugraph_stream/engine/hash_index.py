@@ -9,6 +9,8 @@ stream that inserts and deletes the same edges forever.
 """
 from __future__ import annotations
 
+from .journal import Journal
+
 EMPTY = -1
 DELETED = -2
 MIN_CAPACITY = 1024
@@ -22,7 +24,8 @@ def arc_key(xp, u, v):
 class EdgeIndex:
     """Map arc keys (see :func:`arc_key`) to int64 values (out-adjacency slots).
 
-    ``placement`` is the memory of the table (see ``Backend.aligned_empty``).
+    ``placement`` is the memory of the table (see ``Backend.aligned_empty``);
+    changes are recorded in ``journal`` (the store's; a private one by default).
 
     Examples
     --------
@@ -34,18 +37,21 @@ class EdgeIndex:
     [1, -1]
     """
 
-    def __init__(self, ops, capacity=MIN_CAPACITY, placement="device"):
+    def __init__(self, ops, capacity=MIN_CAPACITY, placement="device", journal=None):
         self.ops = ops
         self.placement = placement
+        self.journal = Journal() if journal is None else journal
         self.live = 0
         self.deleted = 0
+        self.keys = self.values = None
         self._allocate(capacity)
 
     def _allocate(self, capacity):
         xp = self.ops.xp
-        self.keys = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
-        self.keys.fill(EMPTY)
-        self.values = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
+        keys = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
+        keys.fill(EMPTY)
+        self.journal.assign(self, "keys", keys)
+        self.journal.assign(self, "values", self.ops.aligned_empty(capacity, xp.int64, placement=self.placement))
 
     @property
     def capacity(self):
@@ -66,10 +72,11 @@ class EdgeIndex:
         if keys.size == 0:
             return
         self._reserve(int(keys.size))
-        pos, reused = self.ops.hash_claim(self.keys, keys)
-        self.values[pos] = values
-        self.live += int(keys.size)
-        self.deleted -= reused
+        pos, replaced = self.ops.hash_claim(self.keys, keys)
+        self.journal.saved(self.keys, pos, replaced)
+        self.values[pos] = values             # positions that held no key: nothing to keep
+        self.journal.assign(self, "live", self.live + int(keys.size))
+        self.journal.assign(self, "deleted", self.deleted - int((replaced == DELETED).sum()))
 
     def build(self, keys, values, room=0):
         """Fill an empty index with distinct ``keys`` at once (bulk load),
@@ -79,16 +86,16 @@ class EdgeIndex:
         self._allocate(self._capacity_for(int(keys.size) + room))
         if keys.size:
             self.values[self.ops.hash_build(self.keys, keys)] = values
-        self.live = int(keys.size)
+        self.journal.assign(self, "live", int(keys.size))
 
     def erase(self, keys, positions=None):
         """Remove ``keys``, all present (at ``positions``, from :meth:`locate`, when given)."""
         if keys.size == 0:
             return
         pos = self.locate(keys) if positions is None else positions
-        self.keys[pos] = DELETED
-        self.live -= int(keys.size)
-        self.deleted += int(keys.size)
+        self.journal.write(self.keys, pos, DELETED)
+        self.journal.assign(self, "live", self.live - int(keys.size))
+        self.journal.assign(self, "deleted", self.deleted + int(keys.size))
 
     @staticmethod
     def _capacity_for(entries):
@@ -106,7 +113,8 @@ class EdgeIndex:
         xp = self.ops.xp
         held = xp.flatnonzero(self.keys >= 0)
         keys, values = self.keys[held], self.values[held]
-        self.live = self.deleted = 0
+        self.journal.assign(self, "live", 0)
+        self.journal.assign(self, "deleted", 0)
         self.build(keys, values, room=extra)
 
     def memory_bytes(self):

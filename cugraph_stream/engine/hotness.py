@@ -21,6 +21,7 @@ batches before it.
 from __future__ import annotations
 
 from .growth import ensure_vertex_capacity
+from .journal import Journal
 
 DEFAULT_TAU = 3
 
@@ -36,6 +37,9 @@ class Hotness:
         Batches in the window, 1 to 32.  Each batch gets a field of
         ``32 // tau`` bits, so a vertex counts at most ``2**(32 // tau) - 1``
         accesses per batch (1023 with the default ``tau=3``).
+    journal : Journal, optional
+        Where changes are recorded (the store's): the counts are kept whole
+        at their first change in a transaction (one copy per batch).
 
     Attributes
     ----------
@@ -62,12 +66,13 @@ class Hotness:
     [0, 0, 5, 0]
     """
 
-    def __init__(self, ops, tau=DEFAULT_TAU):
+    def __init__(self, ops, tau=DEFAULT_TAU, journal=None):
         tau = int(tau)
         if not 1 <= tau <= 32:
             raise ValueError(f"tau must be between 1 and 32 batches, got {tau}")
         xp = ops.xp
         self.ops = ops
+        self.journal = Journal() if journal is None else journal
         self.tau = tau
         self.field_bits = 32 // tau
         self.field_max = (1 << self.field_bits) - 1
@@ -81,7 +86,7 @@ class Hotness:
 
     def ensure_vertices(self, n):
         """Make :attr:`counts` hold at least ``n`` vertices (new ones start cold)."""
-        ensure_vertex_capacity(self.ops.xp, self, ("counts",), n)
+        ensure_vertex_capacity(self.ops.xp, self, ("counts",), n, self.journal)
 
     def record(self, vertices, counts=None, distinct=False, bound=None, times=1):
         """Add accesses to the current batch's field.
@@ -122,6 +127,7 @@ class Hotness:
             # float64 sums are exact up to 2**53; anything that large saturates anyway
             added = xp.minimum(added, self.field_max).astype(xp.uint32)
         field_max = xp.uint32(self.field_max)
+        self.journal.save_all(self.counts)
         word = self.counts[vertices]
         current = word & field_max
         # min(current + added, field_max) in the words' own uint32, without passing 2**32
@@ -133,6 +139,7 @@ class Hotness:
         (only the words below ``upto``, when given: those above must be zero, as the
         words of vertices never recorded are)."""
         xp = self.ops.xp
+        self.journal.save_all(self.counts)
         words = self.counts if upto is None else self.counts[:int(upto)]
         if self.tau == 1:
             words.fill(0)
@@ -167,7 +174,7 @@ class Hotness:
     def forget(self, vertices):
         """Reset removed ``vertices`` (their internal ids will be reused)."""
         if vertices.size:
-            self.counts[vertices] = 0
+            self.journal.write(self.counts, vertices, 0)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.counts)

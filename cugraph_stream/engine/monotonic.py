@@ -17,6 +17,12 @@ Valid vertices keep values that some path of the new graph achieves, so the
 push phase converges to the same fixpoint as a computation from scratch,
 which :class:`MonotonicEngine` also offers (``incremental=False``): the
 engine's own recompute mode, used as a reference and a baseline.
+
+``previous_value`` and ``previous_parent`` hold the committed result (what
+the last update published); ``value`` and ``parent`` are the working copy an
+update changes.  The update ends by committing the vertices it changed
+(journaled), so a failed batch rolls back by copying the committed result
+over the working one (:meth:`MonotonicEngine.rollback`).
 """
 from __future__ import annotations
 
@@ -91,11 +97,29 @@ class MonotonicEngine:
         self._frontier = xp.empty(0, dtype=xp.int64)
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
+        self._changed_before = self.changed      # ``changed`` when the open transaction began
+        self.converged = True                    # (a monotonic update always converges)
 
     # ----------------------------------------------------------------- state
     def _ensure(self):
+        """Per-vertex arrays for every vertex; join the store's open transaction."""
+        journal = self.store.journal
+        if journal.recording and not journal.is_enlisted(self):
+            journal.enlist(self)
+            self._changed_before = self.changed
         ensure_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
-                               self.store.vertex_bound)
+                               self.store.vertex_bound, journal)
+
+    def rollback(self):
+        """Put the committed result back into the working arrays (after the journal
+        restored the committed ones); see the module docstring."""
+        xp = self.ops.xp
+        self.value[...] = self.previous_value
+        self.parent[...] = self.previous_parent
+        self.changed = self._changed_before
+        self._frontier = xp.empty(0, dtype=xp.int64)
+        self._touched = []
+        self._new = xp.empty(0, dtype=xp.int64)
 
     def _reset(self, vertices):
         """Values a vertex holds before anything reaches it; parents -1."""
@@ -197,10 +221,15 @@ class MonotonicEngine:
         return Work(activated=int(activated.size), edges_scanned=edges_read)
 
     def _record_changes(self):
-        """Remember which live vertices changed value or parent in this update."""
-        xp = self.ops.xp
+        """Commit: remember which live vertices changed value or parent in this
+        update, and copy their values and parents into the committed result."""
+        xp, journal = self.ops.xp, self.store.journal
         touched = xp.concatenate(self._touched)
         self._touched = []
+        if journal.recording:                  # every vertex the commit may write
+            candidates = xp.concatenate((self._new, touched))
+            journal.save(self.previous_value, candidates)
+            journal.save(self.previous_parent, candidates)
         self.changed = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
                                                self.previous_parent, self.store.vertices.alive,
                                                self.parents_in_result)

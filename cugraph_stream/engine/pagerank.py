@@ -26,16 +26,48 @@ what they did before, so only the added and removed neighbours and ``u``
 itself need residual corrections.  A batch's correction costs O(changed
 edges), not O(degree) per changed source (a hub gaining one edge does not
 touch its other neighbours).
+
+``rank`` and ``residual`` are the working arrays; ``committed_rank`` and
+``committed_residual`` hold what the last update published.  An update ends
+by copying the entries it wrote into the committed arrays (journaled, all of
+them after a dense round), so a failed batch rolls back by copying them back
+(:meth:`PageRankEngine.rollback`).
 """
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from .growth import ensure_vertex_capacity
 from .monotonic import Work
 
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
-#: dense rounds contract the error geometrically; this many means something is wrong
-MAX_ROUNDS = 100_000
+
+
+def smallest_tol(alpha):
+    """The smallest ``tol`` the float64 residuals reach reliably for damping ``alpha``.
+
+    Rounding leaves each residual a few units in the last place of the rank
+    it came with, and the error bound divides their sum by ``1 - alpha``: a
+    thousand units of float64 roundoff, scaled so.
+
+    >>> f"{smallest_tol(0.85):.2g}"
+    '1.5e-12'
+    """
+    return 1000 * float(np.finfo(np.float64).eps) / (1.0 - float(alpha))
+
+
+def rounds_needed(alpha, tol):
+    """Dense rounds (power-iteration steps) that take the error bound from its
+    worst start, ``2 / (1 - alpha)``, down to the ``tol / 2`` an update aims
+    for: each contracts it by ``alpha`` at least.
+
+    >>> rounds_needed(0.85, 1e-6)
+    106
+    """
+    return math.ceil(math.log(tol * (1.0 - alpha) / 4.0) / math.log(alpha))
 
 
 class PageRankEngine:
@@ -50,6 +82,12 @@ class PageRankEngine:
         Bound on the L1 distance between the result and the exact PageRank.
     incremental : bool
         False restarts from scratch after every batch (recompute mode).
+    max_iter : int, optional
+        Most dense rounds of one update; default twice :func:`rounds_needed`
+        (at least 100).  Sparse rounds are bounded by the support they grow.
+    fail_on_nonconvergence : bool
+        Raise ``RuntimeError`` when ``max_iter`` rounds leave the bound above
+        ``tol`` (default); else stop there and say so in :attr:`converged`.
 
     Examples
     --------
@@ -66,21 +104,59 @@ class PageRankEngine:
     [0.350877, 0.649123]
     """
 
-    def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True):
+    def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True, max_iter=None,
+                 fail_on_nonconvergence=True):
         xp = store.ops.xp
         self.store = store
         self.ops = store.ops
         self.alpha = float(alpha)
         self.tol = float(tol)
         self.incremental = incremental
+        self.max_iter = max(100, 2 * rounds_needed(self.alpha, self.tol)) if max_iter is None else int(max_iter)
+        self.fail_on_nonconvergence = bool(fail_on_nonconvergence)
+        self.converged = True                           # whether the last update reached ``tol``
         self.rank = xp.zeros(0, dtype=xp.float64)
         self.residual = xp.zeros(0, dtype=xp.float64)   # s: the residual without the uniform share
+        self.committed_rank = xp.zeros(0, dtype=xp.float64)
+        self.committed_residual = xp.zeros(0, dtype=xp.float64)
         self.support = xp.empty(0, dtype=xp.int64)      # vertices the last batch gave residual to
         self.rank_sum = 0.0
         self.dangling_rank = 0.0                        # D(p)
+        self._written = []              # vertices this update wrote (besides ``support``), or None: all
+        self._before = None             # the scalars when the open transaction began
 
     def _ensure(self):
-        ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual"), self.store.vertex_bound)
+        """Per-vertex arrays for every vertex; join the store's open transaction."""
+        journal = self.store.journal
+        if journal.recording and not journal.is_enlisted(self):
+            journal.enlist(self)
+            self._before = (self.rank_sum, self.dangling_rank, self.converged)
+        ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
+                               self.store.vertex_bound, journal)
+
+    def _commit(self):
+        """Copy what this update wrote into the committed arrays (journaled)."""
+        xp, journal = self.ops.xp, self.store.journal
+        if self._written is None:
+            written = slice(None)
+            journal.save_all(self.committed_rank)
+            journal.save_all(self.committed_residual)
+        else:
+            written = self.ops.unique(xp.concatenate(self._written + [self.support]), self.rank.size)
+            journal.save(self.committed_rank, written)
+            journal.save(self.committed_residual, written)
+        self.committed_rank[written] = self.rank[written]
+        self.committed_residual[written] = self.residual[written]
+        self._written = []
+
+    def rollback(self):
+        """Put the committed arrays back into the working ones (after the journal
+        restored them) and the scalars as they were; see the module docstring."""
+        self.rank[...] = self.committed_rank
+        self.residual[...] = self.committed_residual
+        self.rank_sum, self.dangling_rank, self.converged = self._before
+        self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
+        self._written = []
 
     def _alive(self):
         return self.store.vertices.sorted_internal
@@ -102,6 +178,7 @@ class PageRankEngine:
     def initialize(self):
         """Start from ``p = 1`` on every vertex (one push of 1 everywhere)."""
         self._ensure()
+        self._written = None
         alive = self._alive()
         self.rank[alive] = 0.0
         self.residual[alive] = 0.0
@@ -195,6 +272,8 @@ class PageRankEngine:
             touched += [sources, delta.inserted_v, delta.deleted_v]
             work.edges_scanned = delta.changed_arcs
         removed = delta.removed_vertices
+        if self._written is not None:
+            self._written.append(removed)
         if removed.size:                 # removed vertices have no edges left: all dangling
             held = float(self.rank[removed].sum())
             self.rank_sum -= held
@@ -224,10 +303,13 @@ class PageRankEngine:
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
     def converge(self):
-        """Push until the error bound is at most ``tol``.
+        """Push until the error bound is at most ``tol``, then commit.
 
         Nothing is pushed while the bound already holds; otherwise pushes go
         on down to ``tol / 2``, so that the next small batch often needs none.
+        After ``max_iter`` dense rounds above ``tol``: ``RuntimeError`` with
+        ``fail_on_nonconvergence`` (the transaction then rolls back), else
+        the update ends there with :attr:`converged` False.
         """
         xp = self.ops.xp
         work = Work()
@@ -242,14 +324,23 @@ class PageRankEngine:
         sparse = True
         plan = None
         spreads = 0
-        for _ in range(MAX_ROUNDS):
+        while True:
             if self.error_bound() <= goal:
                 self.rank_sum = float(self.rank[index].sum())
                 self.dangling_rank = float(self.rank[index][self._dangling(index)].sum())
                 if self.error_bound() <= goal:
+                    self.converged = True
                     break
             goal = 0.5 * self.tol
             sparse = sparse and 0 < self.support.size < SPARSE_SHARE * n
+            if not sparse and spreads == self.max_iter:
+                self.converged = self.error_bound() <= self.tol
+                if self.converged:
+                    break
+                if self.fail_on_nonconvergence:
+                    raise RuntimeError(f"PageRank did not reach tol={self.tol} in max_iter={self.max_iter} "
+                                       f"rounds (error bound {self.error_bound():.3g})")
+                break
             if sparse:
                 step, receivers = self._push(self.support, self.residual[self.support])
                 grown = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
@@ -261,13 +352,12 @@ class PageRankEngine:
                 plan = plan if plan is not None else self._spread_plan(alive)
                 step = self._spread(plan, self.residual[plan[0]] + self._uniform_share())
                 spreads += 1
-                self.support = alive
+                self._written = None
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
-        else:
-            raise RuntimeError(f"PageRank did not reach tol={self.tol} in {MAX_ROUNDS} rounds "
-                               f"(error bound {self.error_bound():.3g})")
+            self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
         self._record_spreads(alive, spreads)
+        self._commit()
         self.support = xp.empty(0, dtype=xp.int64)
         return work
 
@@ -276,4 +366,5 @@ class PageRankEngine:
         return self.rank[vertices] / self.rank_sum
 
     def memory_bytes(self):
-        return self.ops.memory_bytes(self.rank, self.residual, self.support)
+        return self.ops.memory_bytes(self.rank, self.residual, self.committed_rank, self.committed_residual,
+                                     self.support)

@@ -10,9 +10,17 @@ edge index maps each arc of the out-adjacency to its slot.
 :meth:`GraphStore.apply` turns a :class:`ReducedBatch` into a
 :class:`StoreDelta`: the arcs that appeared, disappeared or changed weight,
 which is all the incremental queries need to know about a batch.
+
+Changes run inside :meth:`GraphStore.transaction`: every part of the store
+(vertex table, adjacencies, edge index, hotness) records what it overwrites
+in the store's :class:`~cugraph_stream.engine.journal.Journal`, and the
+queries' engines do the same for their committed state, so an exception
+anywhere in a batch restores the graph and its results exactly.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +30,7 @@ from .adjacency import Adjacency
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
+from .journal import Journal
 from .reads import ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
@@ -86,11 +95,13 @@ class GraphStore:
         self.weight_dtype = np.dtype(weight_dtype)
         self.placement = placement
         memory = "device" if placement == "device" else "host"
-        self.vertices = VertexTable(ops)
-        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=memory)
-        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=memory) if self.directed
-                    else self.out)
-        self.index = EdgeIndex(ops, placement=memory)
+        self.journal = Journal()
+        self.vertices = VertexTable(ops, self.journal)
+        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=memory,
+                             journal=self.journal)
+        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=memory, journal=self.journal)
+                    if self.directed else self.out)
+        self.index = EdgeIndex(ops, placement=memory, journal=self.journal)
         self.num_edges = 0
         # what the queries read from host memory, counted where the adjacency lives there
         self.reads = ReadCounters(ops) if placement != "device" else None
@@ -103,7 +114,58 @@ class GraphStore:
             for side, adj, weights in sides:
                 adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights,
                                      id_bytes=3)
-                self.cached.append((side, adj, Hotness(ops, tau)))
+                self.cached.append((side, adj, Hotness(ops, tau, self.journal)))
+        self._cache_snapshots = None      # what the caches held when this transaction first refreshed them
+
+    # ---------------------------------------------------------- transactions
+    @contextlib.contextmanager
+    def transaction(self, interrupts=None):
+        """Run a change of the store (and of the engines reading it) all or nothing.
+
+        Opens the journal; on an exception, undoes every journaled change and
+        rolls back the participants (the queries' engines, the caches), then
+        re-raises; otherwise waits for the device (so that a failed kernel
+        fails the transaction, not the next one) and commits.
+        ``interrupts`` (:class:`~cugraph_stream.interrupts.DeferredInterrupts`)
+        is polled at every journal entry.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32)
+        >>> try:
+        ...     with store.transaction():
+        ...         _ = store.add_vertices(np.array([7, 8]))
+        ...         raise MemoryError("out of memory halfway")
+        ... except MemoryError:
+        ...     pass
+        >>> store.num_vertices
+        0
+        """
+        self.journal.begin(interrupts)
+        self.journal.enlist(self)
+        self._cache_snapshots = None
+        try:
+            yield self
+            self.ops.synchronize()
+        except BaseException:
+            self.journal.rollback()
+            raise
+        self.journal.commit()
+
+    def rollback(self):
+        """Participant's part of a rollback (the journal restored the arrays): addresses
+        derived from the lists are stale, operator scratch may be half written, and
+        the caches reload what they held before."""
+        for adj in (self.out, self.inn):
+            adj.version += 1
+        self.ops.discard_scratch()
+        snapshots, self._cache_snapshots = self._cache_snapshots, None
+        if snapshots is not None:
+            for (_, adj, _), snapshot in zip(self.cached, snapshots):
+                adj.cache.reload(snapshot, adj, bound=self.vertex_bound)
+                adj.version += 1
 
     @property
     def num_vertices(self):
@@ -182,7 +244,7 @@ class GraphStore:
         old = self._reweight(uu, uv, uw)
         iu, iv, iw = self._arcs(batch.insert_u, batch.insert_v, batch.insert_w)
         self._insert(iu, iv, iw)
-        self.num_edges += int(batch.insert_u.size) - int(batch.delete_u.size)
+        self.journal.assign(self, "num_edges", self.num_edges + int(batch.insert_u.size) - int(batch.delete_u.size))
         self._compact_if_needed()
         empty = xp.empty(0, dtype=xp.int64)
         return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
@@ -216,9 +278,9 @@ class GraphStore:
             by_target = xp.argsort(av, kind="stable")
             in_slots = xp.empty_like(slots)
             in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
-            self.out.twin[slots] = in_slots
+            self.out.twin[slots] = in_slots       # fresh slots: nothing to keep
             self.inn.twin[in_slots] = slots
-        self.num_edges = int(eu.size)
+        self.journal.assign(self, "num_edges", int(eu.size))
         delta = self.empty_delta()
         delta.inserted_u, delta.inserted_v, delta.inserted_w = au, av, aw
         return delta
@@ -243,9 +305,9 @@ class GraphStore:
             return w
         slots = self.index.values[self.index.locate(arc_key(self.ops.xp, u, v))]   # present arcs
         old = self.out.wgt[slots]
-        self.out.wgt[slots] = w
+        self.journal.write(self.out.wgt, slots, w)
         if self.directed:
-            self.inn.wgt[self.out.twin[slots]] = w
+            self.journal.write(self.inn.wgt, self.out.twin[slots], w)
         return old
 
     def _insert(self, u, v, w):
@@ -257,13 +319,19 @@ class GraphStore:
         if self.directed:
             in_slots, moves = self.inn.append(v, u, w)
             self._follow_in(moves)
-            self.out.twin[slots] = in_slots
+            self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
             self.inn.twin[in_slots] = slots
 
     def _follow_out(self, moves):
         """Point the edge index (and the in-adjacency twins) at moved out-entries."""
         if moves is None or moves.size == 0:
             return
+        if self.journal.recording:
+            # before the move the index held each moved arc at its source slot
+            keys = arc_key(self.ops.xp, moves.owner, self.out.nbr[moves.target])
+            self.journal.on_rollback(functools.partial(_point_index_at, self.index, keys, moves.source))
+            if self.directed:
+                self.journal.save(self.inn.twin, self.out.twin[moves.target])
         self.ops.follow_moves(self.out, moves.owner, moves.target, self.index.keys, self.index.values,
                               self.inn.twin if self.directed else None)
 
@@ -271,6 +339,8 @@ class GraphStore:
         """Point the out-adjacency twins at moved in-entries."""
         if moves is None or moves.size == 0:
             return
+        if self.journal.recording:
+            self.journal.save(self.out.twin, self.inn.twin[moves.target])
         self.ops.follow_moves(self.inn, moves.owner, moves.target, mirror_twin=self.out.twin)
 
     def _compact_if_needed(self):
@@ -319,6 +389,8 @@ class GraphStore:
         :class:`RefreshReport` of each cache.
         """
         caches = [adj.cache for _, adj, _ in self.cached]
+        if self.journal.recording and self._cache_snapshots is None:     # for a rollback
+            self._cache_snapshots = [cache.snapshot(self.vertex_bound) for cache in caches]
         for cache in caches:
             cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
         bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
@@ -405,3 +477,8 @@ class GraphStore:
             problems.append("vertex count disagrees with the alive mask")
         if problems:
             raise RuntimeError("graph store is inconsistent: " + "; ".join(problems))
+
+
+def _point_index_at(index, keys, slots):
+    """Undo of a move followed by the edge index: ``keys`` map to ``slots`` again."""
+    index.values[index.locate(keys)] = slots

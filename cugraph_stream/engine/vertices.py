@@ -9,6 +9,7 @@ also gives results in vertex order for free.
 from __future__ import annotations
 
 from .growth import ensure_vertex_capacity
+from .journal import Journal
 
 
 class VertexTable:
@@ -28,9 +29,10 @@ class VertexTable:
     [0]
     """
 
-    def __init__(self, ops):
+    def __init__(self, ops, journal=None):
         xp = ops.xp
         self.ops = ops
+        self.journal = Journal() if journal is None else journal
         self.external = xp.empty(0, dtype=xp.int64)   # external id of each internal id
         self.alive = xp.zeros(0, dtype=bool)
         self.size = 0                                 # internal ids handed out so far
@@ -45,35 +47,37 @@ class VertexTable:
 
     def add(self, external):
         """Create vertices for absent ``external`` ids (ascending, distinct); return their internal ids."""
-        xp = self.ops.xp
+        xp, journal = self.ops.xp, self.journal
         k = int(external.size)
         if k == 0:
             return xp.empty(0, dtype=xp.int64)
         reused = min(k, int(self.free.size))
         internal = xp.concatenate((self.free[self.free.size - reused:][::-1],
                                    xp.arange(self.size, self.size + k - reused, dtype=xp.int64)))
-        self.free = self.free[: self.free.size - reused]
-        self.size += k - reused
-        ensure_vertex_capacity(xp, self, ("external", "alive"), self.size)
-        self.external[internal] = external
-        self.alive[internal] = True
-        self.sorted_external, self.sorted_internal = self.ops.merge_sorted(
+        sorted_external, sorted_internal = self.ops.merge_sorted(
             self.sorted_external, self.sorted_internal, external, internal)
-        self.count += k
+        journal.assign(self, "free", self.free[: self.free.size - reused])
+        journal.assign(self, "size", self.size + k - reused)
+        ensure_vertex_capacity(xp, self, ("external", "alive"), self.size, journal)
+        journal.write(self.external, internal, external)
+        journal.write(self.alive, internal, True)
+        journal.assign(self, "sorted_external", sorted_external)
+        journal.assign(self, "sorted_internal", sorted_internal)
+        journal.assign(self, "count", self.count + k)
         return internal
 
     def remove(self, internal):
         """Delete live vertices ``internal`` (distinct); their ids become reusable."""
-        xp = self.ops.xp
+        xp, journal = self.ops.xp, self.journal
         if internal.size == 0:
             return
-        self.alive[internal] = False
-        self.free = xp.concatenate((self.free, internal))
         keep = xp.ones(self.count, dtype=bool)
         keep[xp.searchsorted(self.sorted_external, self.external[internal])] = False
-        self.sorted_external = self.sorted_external[keep]
-        self.sorted_internal = self.sorted_internal[keep]
-        self.count -= int(internal.size)
+        journal.write(self.alive, internal, False)
+        journal.assign(self, "free", xp.concatenate((self.free, internal)))
+        journal.assign(self, "sorted_external", self.sorted_external[keep])
+        journal.assign(self, "sorted_internal", self.sorted_internal[keep])
+        journal.assign(self, "count", self.count - int(internal.size))
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,

@@ -6,6 +6,8 @@ it turns that state into result frames in external vertex ids.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..engine.monotonic import MonotonicEngine
@@ -51,28 +53,32 @@ class Query:
         return self.name
 
     # ------------------------------------------------------------ life cycle
-    def _attach(self, graph):
-        """Bind to ``graph`` and compute from scratch (after validation)."""
+    def _start(self, store):
+        """Validate, then compute from scratch on ``store``; returns the engine (not yet bound)."""
         if self.graph is not None:
             raise ValueError(f"{self.name} is already tracked by a graph; create a new query object")
-        self._validate(graph)
-        self.graph = graph
-        self.engine = self._make_engine(graph._store)
-        self.engine.initialize()
-        self.engine.converge()
+        self._validate(store)
+        engine = self._make_engine(store)
+        engine.initialize()
+        engine.converge()
+        return engine
+
+    def _bind(self, graph, engine):
+        """Become ``graph``'s tracked query, kept by ``engine`` (once its transaction committed)."""
+        self.graph, self.engine = graph, engine
 
     def _detach(self):
         self.graph = None
 
-    def _validate(self, graph):
-        """Raise ``ValueError`` if the query cannot run on ``graph``."""
+    def _validate(self, store):
+        """Raise ``ValueError`` if the query cannot run on ``store``'s graph."""
 
     def _make_engine(self, store):
         raise NotImplementedError
 
     def _update(self, delta):
         """Bring the result up to date with a batch; return a :class:`QueryReport`."""
-        ops = self.graph._ops
+        ops = self.engine.ops
         t0 = ops.now()
         fix = self.engine.correct(delta)
         t1 = ops.now()
@@ -80,11 +86,20 @@ class Query:
         t2 = ops.now()
         return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
                            edges_scanned=fix.edges_scanned + run.edges_scanned,
-                           correct_s=t1 - t0, compute_s=t2 - t1)
+                           correct_s=t1 - t0, compute_s=t2 - t1, converged=self.engine.converged)
 
     def _require_graph(self):
         if self.graph is None:
             raise ValueError(f"{self.name} is not tracked by any graph; call graph.track(query) first")
+
+    @contextlib.contextmanager
+    def _committed(self):
+        """Hold the graph's lock while reading: results of a committed state, never
+        of a batch in progress in another thread."""
+        self._require_graph()
+        with self.graph.lock:
+            self._require_graph()        # untracked while waiting
+            yield
 
     def result(self):
         """The current result as a DataFrame, one row per vertex, sorted by vertex."""
@@ -120,8 +135,8 @@ class MonotonicQuery(Query):
         source = store.ops.asarray(parse_ids(np.asarray([self.source]), None, "source"))
         return int(store.ops.to_host(store.vertices.lookup(source))[0])
 
-    def _validate(self, graph):
-        if self.source is not None and self._internal_source(graph._store) < 0:
+    def _validate(self, store):
+        if self.source is not None and self._internal_source(store) < 0:
             raise ValueError(f"source vertex {self.source} is not in the graph")
 
     def _make_engine(self, store):
@@ -133,7 +148,7 @@ class MonotonicQuery(Query):
         return self.engine.value[internal]
 
     def _frame(self, internal):
-        store, ops = self.graph._store, self.graph._ops
+        store, ops = self.engine.store, self.engine.ops
         xp = ops.xp
         columns = {"vertex": store.vertices.external[internal], self.value_column: self._values(internal)}
         if self.has_predecessor:
@@ -143,13 +158,13 @@ class MonotonicQuery(Query):
 
     def result(self):
         """One row per vertex, sorted by vertex id."""
-        self._require_graph()
-        return self._frame(self.graph._store.vertices.sorted_internal)
+        with self._committed():
+            return self._frame(self.engine.store.vertices.sorted_internal)
 
     def changes(self):
         """Rows of :meth:`result` whose value or predecessor changed in the last update."""
-        self._require_graph()
-        xp = self.graph._ops.xp
-        changed = self.engine.changed
-        order = xp.argsort(self.graph._store.vertices.external[changed])
-        return self._frame(changed[order])
+        with self._committed():
+            xp = self.engine.ops.xp
+            changed = self.engine.changed
+            order = xp.argsort(self.engine.store.vertices.external[changed])
+            return self._frame(changed[order])

@@ -32,6 +32,6 @@ class WidestPath(MonotonicQuery):
         return widest_path_rule(store.weight_dtype)
 
     def _values(self, internal):
-        xp = self.graph._ops.xp
+        xp = self.engine.ops.xp
         width = self.engine.value[internal]
         return xp.where(width == self.engine.rule.unreachable, 0, width).astype(width.dtype)

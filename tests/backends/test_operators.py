@@ -46,13 +46,31 @@ def test_hash_claim_find_build(ops):
     rng = np.random.default_rng(1)
     keys = np.unique(rng.integers(0, 2**40, 700))
     table = ops.asarray(np.full(2048, -1, dtype=np.int64))
-    pos, reused = ops.hash_claim(table, ops.asarray(keys))
-    assert reused == 0 and len(set(host(ops, pos).tolist())) == keys.size
+    pos, replaced = ops.hash_claim(table, ops.asarray(keys))
+    assert (host(ops, replaced) == -1).all() and len(set(host(ops, pos).tolist())) == keys.size
     assert (host(ops, ops.hash_find(table, ops.asarray(keys))) == host(ops, pos)).all()
     assert (host(ops, ops.hash_find(table, ops.asarray(keys + 2**41))) == -1).all()
     fresh = ops.asarray(np.full(2048, -1, dtype=np.int64))
     placed = ops.hash_build(fresh, ops.asarray(keys))
     assert (host(ops, ops.hash_find(fresh, ops.asarray(keys))) == host(ops, placed)).all()
+
+
+def test_hash_claim_reports_what_each_key_replaced(ops):
+    # keys racing for the same home slots, some landing on tombstones: each position
+    # is claimed once, and ``replaced`` is what the table held there before
+    rng = np.random.default_rng(2)
+    keys = np.unique(rng.integers(0, 2**40, 300))
+    table = ops.asarray(np.full(1024, -1, dtype=np.int64))
+    first, _ = ops.hash_claim(table, ops.asarray(keys[:200]))
+    table[first[::3]] = -2                                   # erase a third of them
+    before = host(ops, table).copy()
+    pos, replaced = ops.hash_claim(table, ops.asarray(keys[200:]))
+    pos, replaced = host(ops, pos), host(ops, replaced)
+    assert len(set(pos.tolist())) == pos.size
+    assert (replaced == before[pos]).all() and set(replaced.tolist()) <= {-1, -2}
+    assert (replaced == -2).any() and (host(ops, table)[pos] == keys[200:]).all()
+    untouched = np.setdiff1d(np.arange(1024), pos)
+    assert (host(ops, table)[untouched] == before[untouched]).all()
 
 
 @pytest.mark.parametrize("seed", range(4))

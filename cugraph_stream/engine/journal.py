@@ -1,0 +1,178 @@
+"""The undo journal: what a call changed, so that a failure can take it all back.
+
+Every public call that changes a graph (``apply``, ``add_vertices``,
+``remove_vertices``, ``track``) runs as one transaction of the store's
+:class:`Journal`.  While a transaction is open, every write to persistent
+state is preceded by a journal entry that can undo it:
+
+* :meth:`Journal.save` / :meth:`Journal.write` keep the values at the
+  positions about to be overwritten (a pre-image), whatever writes them: plain
+  array assignments of the engine, or an operator whose write positions the
+  engine knows beforehand;
+* :meth:`Journal.saved` records a pre-image known without reading it (an
+  operator that reports what it replaced);
+* :meth:`Journal.save_all` keeps a whole array once per transaction (for
+  arrays rewritten everywhere, or written at many scattered places);
+* :meth:`Journal.assign` records an attribute's old value (a scalar, or an
+  array replaced by a grown or compacted one) before setting the new one;
+* :meth:`Journal.on_rollback` registers an undo step computed by the caller.
+
+State that is recomputed rather than logged (the queries' working arrays,
+whose committed copies are journaled; the hot-list cache, reloaded from the
+restored store) belongs to *participants*: objects with a ``rollback()``
+method, enlisted once per transaction, called after every entry has been
+undone.
+
+:meth:`Journal.rollback` undoes the entries newest first, so an array
+replaced during the transaction gets its old object back before the writes
+made to that old object are undone.  The cost of a transaction is its
+entries: pre-images of what the batch changed, not copies of the graph.
+
+Examples
+--------
+>>> import numpy as np
+>>> class State: pass
+>>> s = State(); s.values = np.arange(5); s.count = 5
+>>> journal = Journal()
+>>> journal.begin()
+>>> journal.write(s.values, np.array([1, 3]), -1)
+>>> journal.assign(s, "count", 7)
+>>> s.values.tolist(), s.count
+([0, -1, 2, -1, 4], 7)
+>>> journal.rollback()
+>>> s.values.tolist(), s.count
+([0, 1, 2, 3, 4], 5)
+"""
+from __future__ import annotations
+
+
+class RollbackError(RuntimeError):
+    """Undoing a failed transaction failed too: the state is no longer known to be consistent."""
+
+
+class Journal:
+    """Undo log of one transaction at a time (see the module docstring).
+
+    Outside a transaction every method only does its write (or nothing), so
+    the engine's classes also run without one (doctests, direct use).
+    """
+
+    def __init__(self):
+        self._entries = None          # None: no transaction open
+        self._whole = set()           # ids of the arrays saved whole in this transaction
+        self._participants = {}       # id -> participant, in enlisting order
+        self._interrupts = None       # a DeferredInterrupts to poll at each entry, or None
+
+    @property
+    def recording(self):
+        """Whether a transaction is open."""
+        return self._entries is not None
+
+    def begin(self, interrupts=None):
+        """Open a transaction.  ``interrupts`` (a
+        :class:`~cugraph_stream.interrupts.DeferredInterrupts`) is polled at
+        every entry, so a deferred Ctrl-C stops the work at the next one."""
+        if self._entries is not None:
+            raise RuntimeError("a transaction is already open on this graph")
+        self._entries = []
+        self._whole = set()
+        self._participants = {}
+        self._interrupts = interrupts
+
+    def checkpoint(self):
+        """Raise ``KeyboardInterrupt`` if one was deferred (a safe point to stop)."""
+        if self._interrupts is not None:
+            self._interrupts.raise_pending()
+
+    # --------------------------------------------------------------- entries
+    def save(self, array, index):
+        """Keep ``array[index]`` (an integer index array, a slice or a Python int) before it is overwritten."""
+        if self._entries is None:
+            return
+        self.checkpoint()
+        if isinstance(index, int):
+            index = slice(index, index + 1)
+        if isinstance(index, slice):
+            values = array[index].copy()          # a view otherwise
+        else:
+            index = index.copy() if hasattr(index, "copy") else index   # callers may reuse theirs
+            values = array[index]                 # integer indexing copies
+        self._entries.append((_put, array, index, values))
+
+    def saved(self, array, index, values):
+        """Record that ``array[index]`` held ``values`` before a write that already happened
+        (an operator that returns what it replaced)."""
+        if self._entries is not None:
+            self._entries.append((_put, array, index, values))
+
+    def save_all(self, array):
+        """Keep the whole of ``array`` once per transaction (later saves of it are free)."""
+        if self._entries is None or id(array) in self._whole:
+            return
+        self.checkpoint()
+        self._whole.add(id(array))
+        self._entries.append((_put, array, slice(None), array.copy()))
+
+    def write(self, array, index, values):
+        """``array[index] = values``, journaled."""
+        self.save(array, index)
+        array[index] = values
+
+    def assign(self, owner, name, value):
+        """``setattr(owner, name, value)``, keeping the old value (a scalar or an array
+        replaced by another one)."""
+        if self._entries is not None:
+            self.checkpoint()
+            self._entries.append((setattr, owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def on_rollback(self, undo):
+        """Run ``undo()`` when the transaction rolls back, in its place among the entries."""
+        if self._entries is not None:
+            self.checkpoint()
+            self._entries.append((_call, undo))
+
+    def enlist(self, participant):
+        """Have ``participant.rollback()`` run after the entries are undone (once per transaction)."""
+        if self._entries is not None:
+            self._participants.setdefault(id(participant), participant)
+
+    def is_enlisted(self, participant):
+        return id(participant) in self._participants
+
+    # ---------------------------------------------------------------- ending
+    def commit(self):
+        """Close the transaction, keeping every change."""
+        self._close()
+
+    def rollback(self):
+        """Undo every entry, newest first, then roll back the participants; close the transaction.
+
+        Raises :class:`RollbackError` (from the original error) if an undo step fails.
+        """
+        entries, participants = self._entries or [], list(self._participants.values())
+        self._close()
+        try:
+            for entry in reversed(entries):
+                entry[0](*entry[1:])
+            for participant in participants:
+                participant.rollback()
+        except BaseException as error:
+            raise RollbackError(f"{type(error).__name__}: {error}") from error
+
+    def _close(self):
+        self._entries = None
+        self._whole = set()
+        self._participants = {}
+        self._interrupts = None
+
+    def __len__(self):
+        return 0 if self._entries is None else len(self._entries)
+
+
+def _put(array, index, values):
+    array[index] = values
+
+
+def _call(undo):
+    undo()

@@ -1,0 +1,236 @@
+"""All or nothing under any failure: a fault injected at every operator call.
+
+For each graph call (``apply``, ``remove_vertices``, ``add_vertices``,
+``track``) the sweep fails the call at its first operator call, then at its
+second, and so on (``cugraph_stream.backends.faults.FaultInjector``), until
+the call runs through.  After every failure the graph must equal what it was
+before the call: edges, vertices, every query's ``result()`` and
+``changes()``, the last report, the store's invariants, the hot-list cache
+(the same lists, equal to the store's) and the hotness counts.  The call
+that finally runs through must then leave every query equal to the
+from-scratch references (``tests/reference.py``), as must the batches after
+it.  Batches are built to create and remove vertices, relocate outgrown
+lists, compact the adjacency, rebuild the edge index, refresh the cache and
+converge every query kind.
+"""
+import random
+
+import numpy as np
+import pytest
+
+import cugraph_stream as cgs
+from cugraph_stream.backends.faults import FaultInjector
+from cugraph_stream.engine import adjacency
+from reference import ALL_KINDS, Harness, host, random_batch
+
+
+class InjectedFault(MemoryError):
+    """The failure the sweep injects (a MemoryError, as an allocation would raise)."""
+
+
+class InjectedInterrupt(KeyboardInterrupt):
+    """A Ctrl-C raised at an operator call."""
+
+
+@pytest.fixture
+def compact_early(monkeypatch):
+    """Compact an adjacency as soon as its garbage exceeds its live slots (not 64K slots)."""
+    monkeypatch.setattr(adjacency, "MIN_COMPACT_SLOTS", 0)
+
+
+def internals(g):
+    """What the public state does not show: the last report, the caches' lists and the hotness."""
+    store = g._store
+    bound = store.vertex_bound
+    out = {"last_report": g.last_report, "num_vertices": store.num_vertices, "index live": store.index.live}
+    for side, adj, hotness in store.cached:
+        out[f"hotness {side}"] = store.ops.to_host(hotness.counts[:bound]).tolist()
+        cached = store.ops.to_host(store.ops.xp.flatnonzero(adj.cache.in_cache[:bound]))
+        out[f"cached {side}"] = sorted(cached.tolist())
+    return out
+
+
+def sweep(h, call, error=InjectedFault, where="call", stride=1):
+    """Fail ``call(h.g)`` at operator call 0, ``stride``, 2 ``stride``, ... until it runs
+    through; after each failure the graph must be as before.  Returns the result of
+    the run that went through and the number of failures injected."""
+    ops = h.g._ops
+    before, hidden = h.state(), internals(h.g)
+    at = 0
+    while True:
+        with FaultInjector(ops, at=at, error=error) as fault:
+            try:
+                result = call(h.g)
+            except error:
+                assert fault.fired, f"{where}: {error.__name__} raised but not injected"
+        if not fault.fired:
+            return result, at // stride
+        w = f"{where}: failed at operator call {at} ({fault.names[at]})"
+        h.assert_state(before, w)
+        assert internals(h.g) == hidden, w
+        h.g._store.check_cache()
+        at += stride
+
+
+def apply_swept(h, rows, where, **kw):
+    """:func:`sweep` over applying ``rows``; then the model follows and everything is checked."""
+    batch = _frame(rows)
+    before = h.snapshot()
+    report, failures = sweep(h, lambda g: g.apply(batch, weight="weight"), where=where, **kw)
+    h.model.apply_rows(rows)
+    h.check_all(where, before)
+    assert failures > 10, f"{where}: only {failures} operator calls"
+    return report
+
+
+def _frame(rows):
+    import pandas as pd
+    return pd.DataFrame({"src": np.array([r[0] for r in rows], dtype=np.int64),
+                         "dst": np.array([r[1] for r in rows], dtype=np.int64),
+                         "op": [("insert" if r[2] == 1 else "delete") for r in rows],
+                         "weight": [np.nan if r[3] is None else float(r[3]) for r in rows]})
+
+
+def make_harness(backend, placement, directed, seed, n_edges=60, kinds=ALL_KINDS,
+                 modes=("incremental", "recompute")):
+    rng = random.Random(seed)
+    ids = [rng.randrange(-2**40, 2**40) for _ in range(24)]
+    weights = [0.0, 0.5, 1.0, 2.0, 3.0, 7.25]
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(n_edges)]
+    edges.append((ids[0], ids[1], 1.0))
+    sources = {k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}
+    h = Harness(cgs, directed=directed, backend=backend, edges=edges, sources=sources,
+                kinds=kinds, modes=modes, placement=placement, tol=1e-8)
+    return h, rng, ids, weights
+
+
+def tree_rows(h, kind="SSSP"):
+    """Delete rows for edges of ``kind``'s predecessor tree (to invalidate subtrees)."""
+    q = next(q for k, m, q in h.queries if k == kind and m == "incremental")
+    df = host(q.result())
+    tree = df[df["predecessor"] != -1]
+    return [(int(p), int(v), -1, None) for p, v in zip(tree["predecessor"], tree["vertex"])][:3]
+
+
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, compact_early):
+    h, rng, ids, weights = make_harness(backend, placement, directed, seed=1)
+    fresh = [rng.randrange(-2**62, 2**62) for _ in range(5)]
+    rows = random_batch(rng, h.model, ids + fresh, 20, weights)
+    rows += tree_rows(h)
+    rows += [(ids[2], v, 1, 1.5) for v in ids[3:15]]            # one list outgrows its room
+    rows += [(fresh[0], fresh[1], 1, 0.0), (ids[0], fresh[0], 1, 0.25)]
+    apply_swept(h, rows, "mixed batch")
+    # later batches stay exact
+    for step in range(3):
+        h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
+
+
+def test_remove_and_add_vertices_roll_back(backend, placement, compact_early):
+    h, rng, ids, weights = make_harness(backend, placement, True, seed=2)
+    removed = [v for v in ids[1:12] if v in h.model.vertices]
+    before = h.snapshot()
+    report, failures = sweep(h, lambda g: g.remove_vertices(np.array(removed, dtype=np.int64)),
+                             where="remove_vertices")
+    h.model.remove_vertices(removed)
+    h.check_all("remove_vertices", before)
+    assert failures > 10 and report.removed_vertices == len(removed)
+    added = [rng.randrange(-2**62, 2**62) for _ in range(4)] + removed[:3]
+    before = h.snapshot()
+    report, _ = sweep(h, lambda g: g.add_vertices(np.array(added, dtype=np.int64)), where="add_vertices")
+    h.model.add_vertices(added)
+    h.check_all("add_vertices", before)
+    # the freed ids were reused by the new vertices: batches over them stay exact
+    for step in range(3):
+        h.apply(random_batch(rng, h.model, ids + added, 15, weights))
+
+
+def test_edge_index_rebuild_and_compaction_roll_back(backend, compact_early):
+    # 700 new arcs in one batch rebuild the edge index (1024 slots fill past 5/8) and relocate
+    # lists; removing most vertices leaves their lists as garbage, which the next batch compacts
+    h, rng, ids, weights = make_harness(backend, "device", True, seed=3, n_edges=40,
+                                        kinds=("SSSP", "WCC", "PageRank"), modes=("incremental",))
+    many = [rng.randrange(0, 2**20) for _ in range(120)]
+    rows = [(rng.choice(ids + many), rng.choice(many), 1, rng.choice(weights)) for _ in range(700)]
+    rows.append((ids[0], many[0], 1, 1.0))
+    index = h.g._store.index
+    capacity = index.capacity
+    apply_swept(h, rows, "index rebuild", stride=7)
+    assert index.capacity > capacity
+    gone = [v for v in many[:100] if v in h.model.vertices]
+    before = h.snapshot()
+    sweep(h, lambda g: g.remove_vertices(np.array(gone, dtype=np.int64)), where="remove most", stride=3)
+    h.model.remove_vertices(gone)
+    h.check_all("remove most", before)
+    out = h.g._store.out
+    assert out.needs_compaction()
+    apply_swept(h, [(ids[0], ids[1], 1, 2.0), (ids[2], ids[0], 1, 0.5)], "compaction")
+    assert out.garbage == 0
+
+
+@pytest.mark.parametrize("kind", ["SSSP", "WCC", "PageRank"])
+def test_track_leaves_nothing_attached_when_it_fails(backend, placement, kind):
+    h, rng, ids, weights = make_harness(backend, placement, True, seed=4, kinds=("BFS",),
+                                        modes=("incremental",))
+    make = {"SSSP": lambda: cgs.SSSP(source=ids[0]), "WCC": lambda: cgs.WCC(),
+            "PageRank": lambda: cgs.PageRank(tol=1e-8)}[kind]
+    queries = []
+
+    def track(g):
+        queries.append(make())
+        return g.track(queries[-1])
+
+    q, failures = sweep(h, track, where=f"track {kind}")
+    assert failures > 3
+    assert all(p.graph is None and p.engine is None for p in queries[:-1])
+    assert h.g.queries[-1] is q and q.graph is h.g
+    h.queries.append((kind, "incremental", q))
+    h.qparams.append(dict(source=ids[0] if kind == "SSSP" else None, alpha=0.85, tol=1e-8))
+    h.check_all(f"track {kind}")
+    h.apply(random_batch(rng, h.model, ids, 15, weights))
+
+
+@pytest.mark.parametrize("error", [InjectedInterrupt, RuntimeError], ids=["interrupt", "runtime-error"])
+def test_other_failures_roll_back_too(error):
+    h, rng, ids, weights = make_harness("cpu", "cached", True, seed=5)
+    rows = random_batch(rng, h.model, ids, 20, weights) + tree_rows(h)
+    batch = _frame(rows)
+    before = h.snapshot()
+    _, failures = sweep(h, lambda g: g.apply(batch, weight="weight"), error=error, where=error.__name__, stride=3)
+    h.model.apply_rows(rows)
+    h.check_all(error.__name__, before)
+    assert failures > 5
+
+
+def test_pagerank_that_cannot_converge_rolls_the_batch_back():
+    h, rng, ids, weights = make_harness("cpu", "device", True, seed=6, kinds=("SSSP", "PageRank"),
+                                        modes=("incremental",))
+    pagerank = next(q for k, _, q in h.queries if k == "PageRank")
+    before, hidden = h.state(), internals(h.g)
+    pagerank.engine.max_iter = 0            # no dense round allowed
+    rows = [(u, v, -1, None) for u, v in list(h.model.edges)[:20]]
+    with pytest.raises(RuntimeError, match="did not reach tol"):
+        h.g.apply(_frame(rows), weight="weight")
+    h.assert_state(before, "PageRank failed")
+    assert internals(h.g) == hidden
+    pagerank.engine.max_iter = 1000
+    h.apply(rows)
+
+
+def test_pagerank_without_fail_on_nonconvergence_reports_it():
+    g = cgs.StreamGraph.from_edgelist({"src": np.arange(50), "dst": (np.arange(50) + 1) % 50})
+    q = g.track(cgs.PageRank(tol=1e-10, max_iter=2, fail_on_nonconvergence=False))
+    report = g.apply({"src": np.array([0, 7]), "dst": np.array([7, 30]), "op": np.array([1, 1])})
+    assert report.queries[0].converged is False
+    assert abs(float(q.result()["pagerank"].sum()) - 1.0) < 1e-9
+    with pytest.raises(RuntimeError, match="max_iter=2"):
+        g.track(cgs.PageRank(tol=1e-10, max_iter=2))
+    assert len(g.queries) == 1
+
+
+def test_pagerank_refuses_an_unreachable_tol():
+    with pytest.raises(ValueError, match="tol must be at least 1.5e-12 for alpha=0.85"):
+        cgs.PageRank(tol=1e-16)
+    with pytest.raises(ValueError, match="max_iter"):
+        cgs.PageRank(max_iter=0)
+    cgs.PageRank(tol=2e-12)

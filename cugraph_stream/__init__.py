@@ -8,9 +8,9 @@
 [[3, 1, 1]]
 """
 from ._version import __version__
-from .graph import StreamGraph
+from .graph import GraphBrokenError, StreamGraph
 from .queries import BFS, SSSP, WCC, PageRank, WidestPath
 from .report import BatchReport, QueryReport
 
-__all__ = ["__version__", "StreamGraph", "BFS", "SSSP", "WidestPath", "WCC", "PageRank",
+__all__ = ["__version__", "StreamGraph", "GraphBrokenError", "BFS", "SSSP", "WidestPath", "WCC", "PageRank",
            "BatchReport", "QueryReport"]

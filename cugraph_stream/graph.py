@@ -6,10 +6,13 @@ changes, and an exception raised later (``MemoryError``, a CUDA out-of-memory
 error, ``KeyboardInterrupt``, a query that cannot converge, an internal
 error) rolls the graph, its store, its edge index, its caches and every
 tracked query back to the state before the call, then propagates.  Ctrl-C
-is held back where an operator is halfway through its writes and delivered
-at the next safe point.  Should a rollback itself fail, the graph is marked
-broken and every later call raises :class:`GraphBrokenError`, instead of
-answering from an inconsistent state.
+is held back while an operator is halfway through its writes and raised at
+the next safe point, which rolls the call back: a ``KeyboardInterrupt`` out
+of ``apply`` means the batch was not applied (unless it arrived in the last
+instructions, after the commit: it is then delivered once the call
+returns).  Should a rollback itself fail, the graph is marked broken and
+every later call raises :class:`GraphBrokenError`, instead of answering from
+an inconsistent state.
 
 A graph may be shared by threads: changes are serialised by a lock
 (:attr:`StreamGraph.lock`), and reads (``result()``, ``changes()``,

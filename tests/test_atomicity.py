@@ -21,6 +21,7 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.backends.faults import FaultInjector
 from cugraph_stream.engine import adjacency
+from cugraph_stream.engine import journal as journal_module
 from reference import ALL_KINDS, Harness, host, random_batch
 
 
@@ -202,6 +203,49 @@ def test_other_failures_roll_back_too(error):
     assert failures > 5
 
 
+class InterruptAtCheckpoint:
+    """Raise ``KeyboardInterrupt`` at the ``at``-th journal checkpoint: where a deferred
+    Ctrl-C is delivered (between journal entries, not only at operator calls)."""
+
+    def __init__(self, monkeypatch, at):
+        self.at, self.seen, self.fired = at, 0, False
+        monkeypatch.setattr(journal_module.Journal, "checkpoint", lambda journal: self._checkpoint())
+
+    def _checkpoint(self):
+        index, self.seen = self.seen, self.seen + 1
+        if index == self.at:
+            self.fired = True
+            raise InjectedInterrupt
+
+
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+def test_ctrl_c_at_every_journal_checkpoint_rolls_back(monkeypatch, directed, compact_early):
+    h, rng, ids, weights = make_harness("cpu", "cached", directed, seed=7, n_edges=120)
+    fresh = [rng.randrange(-2**62, 2**62) for _ in range(5)]
+    rows = random_batch(rng, h.model, ids + fresh, 60, weights) + tree_rows(h)
+    rows += [(ids[2], v, 1, 1.5) for v in ids[3:20]]
+    batch = _frame(rows)
+    before, hidden = h.state(), internals(h.g)
+    at = 0
+    while True:
+        with monkeypatch.context() as patch:
+            interrupt = InterruptAtCheckpoint(patch, at)
+            try:
+                h.g.apply(batch, weight="weight")
+            except InjectedInterrupt:
+                pass
+        if not interrupt.fired:
+            break
+        w = f"Ctrl-C at journal checkpoint {at}"
+        h.assert_state(before, w)
+        assert internals(h.g) == hidden, w
+        h.g._store.check_cache()
+        at += 1
+    assert at > 50
+    h.model.apply_rows(rows)
+    h.check_all("after the sweep")
+
+
 def test_pagerank_that_cannot_converge_rolls_the_batch_back():
     h, rng, ids, weights = make_harness("cpu", "device", True, seed=6, kinds=("SSSP", "PageRank"),
                                         modes=("incremental",))
@@ -234,3 +278,24 @@ def test_pagerank_refuses_an_unreachable_tol():
     with pytest.raises(ValueError, match="max_iter"):
         cgs.PageRank(max_iter=0)
     cgs.PageRank(tol=2e-12)
+
+
+def test_a_failed_rollback_marks_the_graph_broken(monkeypatch):
+    h, rng, ids, weights = make_harness("cpu", "device", True, seed=8, kinds=("SSSP",), modes=("incremental",))
+    engine = h.g.queries[0].engine
+
+    def fail(*args):
+        raise InjectedFault("while converging")
+
+    def cannot(*args):
+        raise MemoryError("no memory to roll back")
+    monkeypatch.setattr(engine, "converge", fail)
+    monkeypatch.setattr(engine, "rollback", cannot)
+    with pytest.raises(cgs.GraphBrokenError, match="could not be rolled back") as broken:
+        h.g.apply(_frame(random_batch(rng, h.model, ids, 20, weights)), weight="weight")
+    assert "MemoryError: no memory to roll back, while undoing InjectedFault: while converging" in str(broken.value)
+    assert isinstance(broken.value.__cause__.__cause__, InjectedFault)
+    for call in (lambda: h.g.apply(_frame([(ids[0], ids[1], 1, 1.0)]), weight="weight"),
+                 h.g.edges, lambda: h.g.track(cgs.WCC()), lambda: h.g.add_vertices([5])):
+        with pytest.raises(cgs.GraphBrokenError, match="this graph is broken"):
+            call()

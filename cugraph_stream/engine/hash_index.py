@@ -74,7 +74,8 @@ class EdgeIndex:
         self._reserve(int(keys.size))
         pos, replaced = self.ops.hash_claim(self.keys, keys)
         self.journal.saved(self.keys, pos, replaced)
-        self.values[pos] = values             # positions that held no key: nothing to keep
+        # a position may hold a key erased earlier in the same transaction: its value comes back too
+        self.journal.write(self.values, pos, values)
         self.journal.assign(self, "live", self.live + int(keys.size))
         self.journal.assign(self, "deleted", self.deleted - int((replaced == DELETED).sum()))
 

@@ -30,7 +30,7 @@ from .adjacency import Adjacency
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
-from .journal import Journal
+from .journal import Journal, RollbackError
 from .reads import ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
@@ -124,8 +124,10 @@ class GraphStore:
 
         Opens the journal; on an exception, undoes every journaled change and
         rolls back the participants (the queries' engines, the caches), then
-        re-raises; otherwise waits for the device (so that a failed kernel
-        fails the transaction, not the next one) and commits.
+        re-raises (:class:`~cugraph_stream.engine.journal.RollbackError`, from the
+        original error, if the rollback fails too); otherwise waits for the device (so that a failed kernel
+        fails the transaction, not the next one) and commits, unless a
+        deferred Ctrl-C is pending: then it rolls back too.
         ``interrupts`` (:class:`~cugraph_stream.interrupts.DeferredInterrupts`)
         is polled at every journal entry.
 
@@ -149,8 +151,12 @@ class GraphStore:
         try:
             yield self
             self.ops.synchronize()
-        except BaseException:
-            self.journal.rollback()
+            self.journal.checkpoint()        # a Ctrl-C that came during the work undoes it
+        except BaseException as error:
+            try:
+                self.journal.rollback()
+            except RollbackError as failure:
+                raise RollbackError(f"{failure}, while undoing {type(error).__name__}: {error}") from error
             raise
         self.journal.commit()
 

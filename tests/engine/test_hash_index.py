@@ -59,3 +59,30 @@ def test_bulk_build_spills_past_the_end_and_wraps(ops):
     assert index.get(np.array([10**12])).tolist() == [-1]
     with pytest.raises(ValueError, match="empty"):
         index.build(keys, keys)
+
+
+def test_rollback_restores_keys_and_values_when_tombstones_are_reused(ops):
+    # erase then insert in one transaction: new keys land on the tombstones just made
+    # (and on the values those positions held); a rollback brings back the exact table
+    from cugraph_stream.engine.journal import Journal
+    journal = Journal()
+    index = EdgeIndex(ops, journal=journal)
+    keys = np.arange(0, 200, dtype=np.int64) * 7919
+    index.insert(keys, np.arange(200))
+    before = index.keys.copy(), index.values.copy(), index.live, index.deleted
+    journal.begin()
+    index.erase(keys[:100])
+    index.insert(keys[:100], np.arange(100) + 10**6)           # back where they were, with other values
+    assert index.capacity == before[0].size                     # (no rebuild: the same arrays)
+    journal.rollback()
+    assert np.array_equal(index.keys, before[0]) and (index.live, index.deleted) == before[2:]
+    held = before[0] >= 0
+    assert np.array_equal(index.values[held], before[1][held])
+    assert index.get(keys).tolist() == list(range(200))
+    # and across a rebuild that grows the table
+    journal.begin()
+    index.erase(keys[:100])
+    index.insert(np.arange(2000, 2600, dtype=np.int64) * 104729, np.arange(600))
+    assert index.capacity > before[0].size
+    journal.rollback()
+    assert np.array_equal(index.keys, before[0]) and index.get(keys).tolist() == list(range(200))

@@ -36,6 +36,7 @@ from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .frame.batch import INSERT, parse_ids, read_rows
 from .frame.columns import num_rows
+from .floats import ordered_bits
 from .frame.output import make_frame
 from .interrupts import DeferredInterrupts
 from .report import BatchReport
@@ -257,8 +258,9 @@ class StreamGraph:
         """
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
-            if w.size and float(w.min()) < 0:
-                row = int(self._ops.to_host(self._ops.xp.flatnonzero(w < 0))[0])
+            negative = ordered_bits(w) < 0
+            if bool(negative.any()):
+                row = int(self._ops.to_host(self._ops.xp.flatnonzero(negative))[0])
                 raise ValueError(f"{query.name} needs non-negative weights, but edge "
                                  f"({int(self._store.vertices.external[u[row]])}, "
                                  f"{int(self._store.vertices.external[v[row]])}) weighs {float(w[row])}")

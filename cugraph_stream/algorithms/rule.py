@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..floats import ordered_bits
+
 EXTENDS = ("add", "add_one", "min", "copy")
 ORDERS = ("min", "max")
 
@@ -64,5 +66,7 @@ class Rule:
         return self.extend == "min"
 
     def is_worse_weight(self, old, new):
-        """Where a weight change ``old -> new`` can make a tree edge's value worse."""
+        """Where a weight change ``old -> new`` can make a tree edge's value worse
+        (compared as IEEE floats, subnormals included, on any array library)."""
+        old, new = ordered_bits(old), ordered_bits(new)
         return new < old if self.improves_on_increase else new > old

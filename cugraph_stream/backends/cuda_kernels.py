@@ -1,6 +1,20 @@
 """Launcher of the CUDA sources in ``kernels/``: read by path, compiled by NVRTC
-through CuPy's ``RawModule`` with every template instance named up front
-(``name_expressions``), memoized per device.
+with every template instance named up front (``name_expressions``), memoized
+per device (and kept on disk beside CuPy's kernel cache).
+
+Subnormal numbers are kept (IEEE float32 arithmetic, as on the CPU backend).
+CuPy compiles every kernel it builds at run time -- ``RawModule``,
+``RawKernel``, ``ElementwiseKernel``, its ufuncs -- with ``-ftz=true`` appended
+*after* the caller's options (``cupy.cuda.compiler._compile_with_cache_cuda``,
+CuPy 9 to 14 at least), and NVRTC honours the last ``-ftz``: there a float32
+addition, comparison, ``minimum`` or conversion (``cvt.ftz``) reads and writes
+subnormals as 0 (seen on the H100 with CuPy 14.2), so a distance of 1e-45
+came out 0.  The modules here are therefore compiled
+through ``cupy.cuda.compiler.compile_using_nvrtc``, which adds no ``-ftz``,
+with :data:`COMPILE_OPTIONS` (``-ftz=false``), and loaded with
+``cupy.cuda.function.Module``.  float64 is never flushed (PTX has ``.ftz``
+for ``.f32`` only).  :mod:`cugraph_stream.floats` converts and compares floats outside
+these kernels without flushing (CuPy's ``astype`` and comparisons flush).
 
 Source lookup: an installed wheel carries the sources as
 ``cugraph_stream/kernels/*.cu``; a source checkout keeps them in the
@@ -9,6 +23,11 @@ repository's top-level ``kernels/``.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import os
+import struct
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -58,20 +77,112 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "sets": lambda: ["distinct", "sorted_lookup", "merge_sorted"] + [f"record_changes<{v}>" for v in VALUE_TYPES.values()]}
 
 
-@functools.lru_cache(maxsize=None)
-def _module(source, device_id):
+#: NVRTC options of every module: C++17 and IEEE float32 (no flush to zero)
+COMPILE_OPTIONS = ("-std=c++17", "-ftz=false")
+#: version of the on-disk cache entries (bump when their layout changes)
+_CACHE_FORMAT = b"cgs-nvrtc-1"
+
+
+def _cache_dir():
+    """Where compiled modules are kept (CuPy's kernel cache folder), or None
+    (``CUPY_CACHE_IN_MEMORY=1``: nothing goes to disk)."""
+    if os.environ.get("CUPY_CACHE_IN_MEMORY", "") not in ("", "0"):
+        return None
+    return Path(os.environ.get("CUPY_CACHE_DIR") or Path("~/.cupy/kernel_cache").expanduser())
+
+
+def _cache_key(code, options, names):
+    """Everything the compiled image depends on: the source and every header
+    beside it (CuPy's own cache key leaves included headers out), the options,
+    the instances, NVRTC, CuPy and the device."""
     import cupy
 
-    path = kernels_dir() / f"{source}.cu"
+    digest = hashlib.sha256(_CACHE_FORMAT)
+    headers = sorted(kernels_dir().glob("*.cuh"))
+    device = cupy.cuda.Device()
+    parts = [code, repr(options), repr(names), repr(cupy.cuda.nvrtc.getVersion()), cupy.__version__,
+             device.compute_capability, os.environ.get("CUPY_COMPILE_WITH_PTX", "")]
+    parts += [f"{h.name}\0{h.read_text()}" for h in headers]
+    for part in parts:
+        digest.update(part.encode() + b"\0\0")
+    return digest.hexdigest()
+
+
+def _load_cached(path, names):
+    try:
+        data = path.read_bytes()
+        size = struct.unpack_from("<I", data, 0)[0]
+        header = json.loads(data[4:4 + size])
+        image = data[4 + size:]
+    except (OSError, ValueError, struct.error):
+        return None
+    if sorted(header.get("mapping", {})) != sorted(names) or header.get("sha256") != hashlib.sha256(image).hexdigest():
+        return None
+    return image, header["mapping"]
+
+
+def _store_cached(path, image, mapping):
+    header = json.dumps({"mapping": mapping, "sha256": hashlib.sha256(image).hexdigest()}).encode()
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix="cgs_", delete=False) as out:
+            temporary = out.name
+            out.write(struct.pack("<I", len(header)) + header + image)
+        os.replace(temporary, path)          # readers see a whole entry or none
+    except OSError:                          # a read-only or full cache: compile again next time
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+def _compile(code, options, names):
+    """``(image, mapping)``: the module's cubin (or PTX) and each name's lowered name."""
+    from cupy.cuda import compiler
+
+    folder = _cache_dir()
+    path = None if folder is None else folder / f"cgs_{_cache_key(code, options, names)}.bin"
+    if path is not None:
+        held = _load_cached(path, names)
+        if held is not None:
+            return held
+    # not CuPy's compile_with_cache (RawModule): it appends -ftz=true (see the module docstring)
+    image, mapping = compiler.compile_using_nvrtc(code, options, name_expressions=names)
+    if isinstance(image, str):
+        image = image.encode()
+    mapping = {name: (lowered.decode() if isinstance(lowered, bytes) else lowered)
+               for name, lowered in mapping.items()}
+    if path is not None:
+        _store_cached(path, image, mapping)
+    return image, mapping
+
+
+@functools.lru_cache(maxsize=None)
+def _module(source, device_id):
+    """``(module, mapping)`` of ``source``.cu on device ``device_id``."""
+    import cupy
+    from cupy.cuda import function
+
+    folder = kernels_dir()
     with cupy.cuda.Device(device_id):
-        module = cupy.RawModule(code=path.read_text(), options=("-std=c++17", f"-I{kernels_dir()}"),
-                                name_expressions=SOURCES[source]())
-        module.compile()
-    return module
+        image, mapping = _compile((folder / f"{source}.cu").read_text(), COMPILE_OPTIONS + (f"-I{folder}",),
+                                  list(SOURCES[source]()))
+        module = function.Module()
+        module.load(image)
+    return module, mapping
+
+
+@functools.lru_cache(maxsize=None)
+def _function(source, name, device_id):
+    module, mapping = _module(source, device_id)
+    return module.get_function(mapping[name])
 
 
 def get_kernel(source, name):
-    """The compiled kernel ``name`` (a template instance name) from ``source``.cu."""
+    """The compiled kernel ``name`` (a template instance name) from ``source``.cu,
+    called as ``kernel(grid, block, args)``."""
     import cupy
 
-    return _module(source, cupy.cuda.Device().id).get_function(name)
+    return _function(source, name, cupy.cuda.Device().id)

@@ -19,6 +19,12 @@ the store's slot arrays (GPU memory, or pinned host memory read in place) or,
 with placement ``"cached"``, in a chunk of the hot-list cache.  The
 addresses are derived by one elementwise kernel and kept until the
 adjacency's ``version`` changes.
+
+Values keep their subnormals, as on the CPU: the kernels are compiled without
+flush-to-zero (see :mod:`cugraph_stream.backends.cuda_kernels`, which also
+says why CuPy's own float32 arithmetic cannot be), and no CuPy arithmetic,
+comparison or conversion here touches a weight or a value (float conversions
+go through :func:`~cugraph_stream.floats.exact_astype`).
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from ..floats import exact_astype
 from . import cuda_kernels
 from .base import Backend
 from .chunks import PACKED_IDS_TAG
@@ -376,8 +383,8 @@ class GPUBackend(Backend):
         name = f"place_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
-            (owners, neighbours.astype(xp.int64, copy=False), weights.astype(adj.wgt.dtype, copy=False), np.int64(n),
-             adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, outgrown, need, count))
+            (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
+             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, outgrown, need, count))
         k = int(count.get()[0])
         return outgrown[:k], need[:k]
 
@@ -393,8 +400,9 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("batch", name)(
                 (_blocks(n),), (_THREADS,),
                 (keys, ops.astype(xp.int8, copy=False), weights, np.int64(n), table,
-                 np.int32(table.size.bit_length() - 1), table_slots, stored_weights.astype(weights.dtype, copy=False),
-                 inserted, inserted_w, deleted, updated, updated_w, counters))
+                 np.int32(table.size.bit_length() - 1), table_slots,
+                 exact_astype(stored_weights, weights.dtype), inserted, inserted_w, deleted, updated,
+                 updated_w, counters))
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in counters.get())   # the one sync
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)

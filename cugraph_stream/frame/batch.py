@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..floats import exact_astype, ordered_bits
 from .columns import num_rows, read_column, require_columns
 
 INSERT = 1
@@ -186,9 +187,9 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
         raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
-    weights = values.astype(xp.float64, copy=False)
+    weights = exact_astype(values, np.float64)            # (subnormals kept on the GPU too)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
-        cast = xp.where(is_insert, weights, 0.0).astype(weight_dtype)
+        cast = exact_astype(xp.where(is_insert, weights, 0.0), weight_dtype)
     if not check:
         return cast
     bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
@@ -251,12 +252,13 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
     problems = (codes == 0) | ~xp.isfinite(weights)
     if nonnegative_for is not None:
-        problems |= weights < 0          # delete rows hold 0
+        negative = ordered_bits(weights) < 0   # delete rows hold 0; -1e-45 is negative on the GPU too
+        problems |= negative
     if problems.any():
         if op is not None:
             parse_ops(*op_column, op)
         parse_weights(*weight_column, weight, is_insert, weight_dtype)
-        row = _first(weights < 0)
+        row = _first(negative)
         raise ValueError(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
                          f"but {nonnegative_for} needs non-negative weights")
     return Rows(src, dst, weights, codes)

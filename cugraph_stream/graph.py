@@ -242,6 +242,36 @@ class StreamGraph:
         with self.lock:
             return self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
 
+    @_exclusive
+    def compact(self):
+        """Give memory back to what the graph holds now; returns :meth:`memory_bytes`.
+
+        Rewrites every neighbour list contiguously (with a quarter more room)
+        and shrinks the per-vertex arrays (the store's and the queries') and
+        the edge index once they are far larger than the vertices and edges
+        need.  It happens by itself past a garbage threshold, which vertex
+        removals reach; call it after deleting many edges of vertices you keep.
+
+        Examples
+        --------
+        >>> import numpy as np, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist({"src": np.arange(100_000), "dst": np.arange(1, 100_001)})
+        >>> _ = g.track(cgs.BFS(source=0))
+        >>> _ = g.apply({"src": np.arange(99_990), "dst": np.arange(1, 99_991), "op": np.full(99_990, -1)})
+        >>> held = g.memory_bytes()
+        >>> g.compact() < held / 10            # 10 edges left among 100,001 vertices
+        True
+        """
+        with self._transaction():
+            self._store.compact()
+            self._fit_memory()
+        return self.memory_bytes()
+
+    def _fit_memory(self):
+        self._store.fit_memory()
+        for query in self._queries:
+            query.engine.fit_capacity()
+
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"
         return (f"StreamGraph({kind}, backend={self.backend!r}, placement={self.placement!r}, "
@@ -474,6 +504,7 @@ class StreamGraph:
             report.deleted = edges_before - store.num_edges
             report.times["store"] = ops.now() - t0
             self._update_queries(delta, report)
+            self._fit_memory()              # the bound may have come down
         self.last_report = report
         return report
 

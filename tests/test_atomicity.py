@@ -148,25 +148,25 @@ def test_remove_and_add_vertices_roll_back(backend, placement, compact_early):
 
 def test_edge_index_rebuild_and_compaction_roll_back(backend, compact_early):
     # 700 new arcs in one batch rebuild the edge index (1024 slots fill past 5/8) and relocate
-    # lists; removing most vertices leaves their lists as garbage, which the next batch compacts
+    # lists; removing most vertices leaves their lists as garbage, which the removal compacts,
+    # and the edge index then shrinks back
     h, rng, ids, weights = make_harness(backend, "device", True, seed=3, n_edges=40,
                                         kinds=("SSSP", "WCC", "PageRank"), modes=("incremental",))
     many = [rng.randrange(0, 2**20) for _ in range(120)]
     rows = [(rng.choice(ids + many), rng.choice(many), 1, rng.choice(weights)) for _ in range(700)]
     rows.append((ids[0], many[0], 1, 1.0))
-    index = h.g._store.index
-    capacity = index.capacity
+    capacity = h.g._store.index.capacity
     apply_swept(h, rows, "index rebuild", stride=7)
-    assert index.capacity > capacity
+    grown = h.g._store.index.capacity
+    assert grown > capacity
     gone = [v for v in many[:100] if v in h.model.vertices]
     before = h.snapshot()
     sweep(h, lambda g: g.remove_vertices(np.array(gone, dtype=np.int64)), where="remove most", stride=3)
     h.model.remove_vertices(gone)
     h.check_all("remove most", before)
-    out = h.g._store.out
-    assert out.needs_compaction()
-    apply_swept(h, [(ids[0], ids[1], 1, 2.0), (ids[2], ids[0], 1, 0.5)], "compaction")
-    assert out.garbage == 0
+    store = h.g._store
+    assert store.out.garbage == 0 and store.index.capacity < grown
+    apply_swept(h, [(ids[0], ids[1], 1, 2.0), (ids[2], ids[0], 1, 0.5)], "after compaction")
 
 
 @pytest.mark.parametrize("kind", ["SSSP", "WCC", "PageRank"])
@@ -299,3 +299,24 @@ def test_a_failed_rollback_marks_the_graph_broken(monkeypatch):
                  h.g.edges, lambda: h.g.track(cgs.WCC()), lambda: h.g.add_vertices([5])):
         with pytest.raises(cgs.GraphBrokenError, match="this graph is broken"):
             call()
+
+
+def test_removing_the_newest_vertices_lowers_the_bound_and_rolls_back(backend, placement, compact_early):
+    # the vertices added last hold the top internal ids: removing them lowers the vertex bound,
+    # evicts their cached lists and fits the per-vertex arrays, all inside the transaction
+    h, rng, ids, weights = make_harness(backend, placement, True, seed=9)
+    newest = [rng.randrange(2**50, 2**60) for _ in range(5000)]
+    rows = [(rng.choice(newest), rng.choice(newest + ids), 1, rng.choice(weights)) for _ in range(9000)]
+    rows += [(ids[0], newest[0], 1, 1.0)]
+    h.apply(rows)
+    h.apply(random_batch(rng, h.model, newest[:40] + ids, 30, weights))     # the cache reads new lists
+    store = h.g._store
+    bound = store.vertex_bound
+    gone = [v for v in newest if v in h.model.vertices]
+    before = h.snapshot()
+    sweep(h, lambda g: g.remove_vertices(np.array(gone, dtype=np.int64)), where="remove newest", stride=5)
+    h.model.remove_vertices(gone)
+    h.check_all("remove newest", before)
+    assert store.vertex_bound < bound / 10 and store.vertices.external.size < bound / 2
+    for step in range(2):
+        h.apply(random_batch(rng, h.model, ids + newest[:10], 20, weights))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .growth import ensure_vertex_capacity
+from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
 ALIGN_BYTES = 128
@@ -113,6 +113,13 @@ class Adjacency:
         """Make the per-vertex arrays hold at least ``n`` vertices."""
         self.version += 1
         ensure_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n, self.journal)
+
+    def fit_vertices(self, n):
+        """Fit the per-vertex arrays to ``n`` vertices (see :func:`fit_vertex_capacity`)."""
+        if not fit_vertex_capacity(self.ops.xp, self, ("start", "degree", "capacity"), n, self.journal):
+            return False
+        self.version += 1
+        return True
 
     def _slots(self, n, dtype):
         return self.ops.aligned_empty(n, dtype, placement=self.placement)

@@ -62,7 +62,7 @@ import numpy as np
 from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_allocator,
                                chunk_layout, read_ids)
 from .adjacency import ALIGN_BYTES
-from .growth import ensure_vertex_capacity
+from .growth import MIN_VERTICES, ensure_vertex_capacity
 from .reads import NBR_ITEMSIZE, transactions
 
 #: default chunk size (Grapin's 32 MB)
@@ -584,6 +584,7 @@ class HotCache:
         self.cached_degree = xp.zeros(0, dtype=xp.int32)
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
+        self._bound_seen = 0     # the highest bound a refresh scanned since: vertices may be cached below it
 
     @property
     def _chunk_weight_dtype(self):
@@ -647,6 +648,19 @@ class HotCache:
         ensure_vertex_capacity(self.ops.xp, self, self._PER_VERTEX, n)
         if self.chunk_id.size > have:
             self.chunk_id[have:] = -1
+
+    def fit_vertices(self, n):
+        """Shrink the per-vertex arrays to about ``n`` vertices once they hold four
+        times more; the cache is emptied then (the next refresh reloads it).
+        Returns whether they shrank."""
+        if int(self.chunk_id.size) <= 2 * max(2 * n, MIN_VERTICES):
+            return False
+        self.clear()
+        size = max(2 * n, MIN_VERTICES)
+        for name in self._PER_VERTEX:
+            setattr(self, name, self.ops.xp.zeros(size, dtype=getattr(self, name).dtype))
+        self.chunk_id[:] = -1
+        return True
 
     @property
     def usable_bytes(self):
@@ -724,6 +738,8 @@ class HotCache:
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
+        # the bound comes down when the top vertices are removed: their lists go too
+        upto, self._bound_seen = max(scanned, self._bound_seen), scanned
         if self.chunks_held == 0:
             return
         flags = self._flags
@@ -731,7 +747,7 @@ class HotCache:
         changed = changed_vertices.astype(xp.int64, copy=False)
         flags[candidates] = _CANDIDATE
         flags[changed] |= _CHANGED
-        evicted = xp.flatnonzero(self.in_cache[:scanned] & (flags[:scanned] != _CANDIDATE))
+        evicted = xp.flatnonzero(self.in_cache[:upto] & (flags[:upto] != _CANDIDATE))
         evicted_changed = ((flags[evicted] & _CHANGED) != 0).sum()
         flags[candidates] = 0
         flags[changed] = 0
@@ -830,6 +846,7 @@ class HotCache:
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
+        self._bound_seen = max(self._bound_seen, scanned)
         candidates = candidates.astype(xp.int64, copy=False)
         pending = candidates[~self.in_cache[candidates]]
         degree = adjacency.degree[pending].astype(xp.int64)
@@ -949,12 +966,13 @@ class HotCache:
         for c in range(self.max_chunks):
             if self.chunks[c] is not None:
                 self._release_chunk(c)
+        self._bound_seen = 0
 
     # ---------------------------------------------------------------- rollback
-    def snapshot(self, bound):
+    def snapshot(self, bound=None):
         """What the cache holds, for :meth:`reload` after a failed batch: per vertex
-        below ``bound``, where its list lies (chunk and offset as one number; -1
-        when not cached), and the id format.  One pass, no synchronisation."""
+        (below ``bound``, when given), where its list lies (chunk and offset as one
+        number; -1 when not cached), and the id format.  One pass, no synchronisation."""
         xp = self.ops.xp
         bound = self._scan_bound(bound)
         place = self.chunk_id[:bound].astype(xp.int64) * self.chunk_slots + self.chunk_offset[:bound]

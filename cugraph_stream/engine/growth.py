@@ -1,4 +1,5 @@
-"""Per-vertex arrays that grow with the graph (doubling, so growth is amortized O(1))."""
+"""Per-vertex arrays that follow the graph: doubling as it grows (amortized O(1)),
+halving back once it has shrunk to a quarter of their size."""
 from __future__ import annotations
 
 MIN_VERTICES = 1024
@@ -21,12 +22,41 @@ def ensure_vertex_capacity(xp, owner, names, n, journal=None):
     have = int(getattr(owner, names[0]).size)
     if n <= have:
         return
-    size = max(n, 2 * have, MIN_VERTICES)
+    _resize(xp, owner, names, max(n, 2 * have, MIN_VERTICES), journal)
+
+
+def fit_vertex_capacity(xp, owner, names, n, journal=None):
+    """Grow the arrays as :func:`ensure_vertex_capacity` does, or, when they hold more
+    than four times ``n`` entries (and over :data:`MIN_VERTICES`), shrink them to
+    twice ``n``, keeping the first ``n`` entries (the vertices below the bound).
+    Returns whether they changed size.
+
+    >>> import numpy as np
+    >>> class State: pass
+    >>> s = State(); s.value = np.arange(100_000)
+    >>> fit_vertex_capacity(np, s, ("value",), 5000), s.value.size, int(s.value[4999])
+    (True, 10000, 4999)
+    >>> fit_vertex_capacity(np, s, ("value",), 3000)      # within four times: kept
+    False
+    """
+    have = int(getattr(owner, names[0]).size)
+    if n > have:
+        ensure_vertex_capacity(xp, owner, names, n, journal)
+        return True
+    size = max(2 * n, MIN_VERTICES)
+    if have <= 2 * size:
+        return False
+    _resize(xp, owner, names, size, journal)
+    return True
+
+
+def _resize(xp, owner, names, size, journal):
     for name in names:
         old = getattr(owner, name)
-        grown = xp.zeros(size, dtype=old.dtype)
-        grown[:have] = old
+        resized = xp.zeros(size, dtype=old.dtype)
+        kept = min(size, int(old.size))
+        resized[:kept] = old[:kept]
         if journal is None:
-            setattr(owner, name, grown)
+            setattr(owner, name, resized)
         else:
-            journal.assign(owner, name, grown)
+            journal.assign(owner, name, resized)

@@ -5,7 +5,8 @@ batch reduction, deletions and weight updates independent of vertex degrees
 (a hub's list is never scanned to find one of its edges).  Deleted entries
 become tombstones that later insertions reuse; the table is rebuilt when
 entries and tombstones fill 5/8 of it, so memory stays bounded under a
-stream that inserts and deletes the same edges forever.
+stream that inserts and deletes the same edges forever, and rebuilt smaller
+(:meth:`EdgeIndex.fit`) once its entries fill less than 1/8 of it.
 """
 from __future__ import annotations
 
@@ -109,8 +110,28 @@ class EdgeIndex:
     def _reserve(self, extra):
         """Rebuild (without tombstones, larger if needed) before entries and
         tombstones would fill 5/8 of the table."""
-        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
-            return
+        if 8 * (self.live + self.deleted + extra) > 5 * self.capacity:
+            self._rebuild(extra)
+
+    def fit(self):
+        """Rebuild a table whose entries fill less than 1/8 of it at the size they need
+        (a quarter to half full).  Returns whether it did.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> index = EdgeIndex(get_backend("cpu"))
+        >>> index.insert(np.arange(10_000), np.arange(10_000))
+        >>> index.erase(np.arange(100, 10_000))
+        >>> index.capacity, index.fit(), index.capacity, index.get(np.array([7, 500])).tolist()
+        (32768, True, 1024, [7, -1])
+        """
+        if self.capacity <= MIN_CAPACITY or 8 * self.live >= self.capacity:
+            return False
+        self._rebuild(0)
+        return True
+
+    def _rebuild(self, extra):
+        """The table afresh, without tombstones, sized for its entries and ``extra`` more."""
         xp = self.ops.xp
         held = xp.flatnonzero(self.keys >= 0)
         keys, values = self.keys[held], self.values[held]

@@ -20,7 +20,7 @@ batches before it.
 """
 from __future__ import annotations
 
-from .growth import ensure_vertex_capacity
+from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
 DEFAULT_TAU = 3
@@ -87,6 +87,10 @@ class Hotness:
     def ensure_vertices(self, n):
         """Make :attr:`counts` hold at least ``n`` vertices (new ones start cold)."""
         ensure_vertex_capacity(self.ops.xp, self, ("counts",), n, self.journal)
+
+    def fit_vertices(self, n):
+        """Fit :attr:`counts` to ``n`` vertices (see :func:`fit_vertex_capacity`)."""
+        return fit_vertex_capacity(self.ops.xp, self, ("counts",), n, self.journal)
 
     def record(self, vertices, counts=None, distinct=False, bound=None, times=1):
         """Add accesses to the current batch's field.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .growth import ensure_vertex_capacity
+from .growth import ensure_vertex_capacity, fit_vertex_capacity
 
 
 @dataclass
@@ -102,13 +102,20 @@ class MonotonicEngine:
 
     # ----------------------------------------------------------------- state
     def _ensure(self):
-        """Per-vertex arrays for every vertex; join the store's open transaction."""
+        """Per-vertex arrays for every vertex below the store's bound; join the
+        store's open transaction."""
         journal = self.store.journal
         if journal.recording and not journal.is_enlisted(self):
             journal.enlist(self)
             self._changed_before = self.changed
         ensure_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
                                self.store.vertex_bound, journal)
+
+    def fit_capacity(self):
+        """Shrink the per-vertex arrays once the store's vertex bound is far below
+        them (after vertices were removed; see :func:`fit_vertex_capacity`)."""
+        fit_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
+                            self.store.vertex_bound, self.store.journal)
 
     def rollback(self):
         """Put the committed result back into the working arrays (after the journal

@@ -39,11 +39,13 @@ import math
 
 import numpy as np
 
-from .growth import ensure_vertex_capacity
+from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .monotonic import Work
 
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
+#: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
+RESCALE_FACTOR = 2.0 ** 20
 
 
 def smallest_tol(alpha):
@@ -126,13 +128,20 @@ class PageRankEngine:
         self._before = None             # the scalars when the open transaction began
 
     def _ensure(self):
-        """Per-vertex arrays for every vertex; join the store's open transaction."""
+        """Per-vertex arrays for every vertex below the store's bound; join the
+        store's open transaction."""
         journal = self.store.journal
         if journal.recording and not journal.is_enlisted(self):
             journal.enlist(self)
             self._before = (self.rank_sum, self.dangling_rank, self.converged)
         ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
                                self.store.vertex_bound, journal)
+
+    def fit_capacity(self):
+        """Shrink the per-vertex arrays once the store's vertex bound is far below
+        them (after vertices were removed; see :func:`fit_vertex_capacity`)."""
+        fit_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
+                            self.store.vertex_bound, self.store.journal)
 
     def _commit(self):
         """Copy what this update wrote into the committed arrays (journaled)."""
@@ -219,6 +228,35 @@ class PageRankEngine:
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] += received - amount
         return Work(activated=int(amount.size), edges_scanned=read)
+
+    def _rescale(self, index, n):
+        """Bring ``sum(p)`` back near ``n`` when it has drifted by more than
+        :data:`RESCALE_FACTOR` (vertices removed with their rank make it shrink
+        batch after batch); a power-of-two factor, so nothing rounds."""
+        if not n or RESCALE_FACTOR ** -1 <= self.rank_sum / n <= RESCALE_FACTOR:
+            return
+        factor = 2.0 ** round(math.log2(n / self.rank_sum))
+        self.rank[index] *= factor
+        self.residual[index] *= factor
+        self.rank_sum *= factor
+        self.dangling_rank *= factor
+        self._written = None
+
+    def _refresh_residual(self, plan):
+        """Recompute ``s = alpha * P^T p - p`` exactly, in one pass over the in-lists.
+
+        Corrections made while ``p`` had a much larger scale (before vertices
+        holding most of the rank were removed) leave roundoff in ``s`` that can
+        exceed what ``tol`` allows at the current scale; dense rounds cannot
+        remove it, a fresh residual does."""
+        alive, gather, factor, dangling, share = plan
+        p = self.rank[alive]
+        share[alive] = p * factor
+        received, read = self.ops.gather_sum(gather, share)
+        self.residual[alive] = received - p
+        self.rank_sum = float(p.sum())
+        self.dangling_rank = float(p[dangling].sum())
+        return Work(activated=int(p.size), edges_scanned=read)
 
     def _record_spreads(self, alive, rounds):
         """Record ``rounds`` spreads' reads at once: each read the same lists."""
@@ -320,12 +358,16 @@ class PageRankEngine:
             work = self.initialize()
             alive = self._alive()
         index = self._index(alive)
+        self._rescale(index, n)
         goal = self.tol
         sparse = True
         plan = None
         spreads = 0
+        refreshed, dense_bound = False, None
+        stall = 0.5 * (1.0 + self.alpha)       # a dense round contracts the bound by alpha or better
         while True:
-            if self.error_bound() <= goal:
+            bound = self.error_bound()
+            if bound <= goal:
                 self.rank_sum = float(self.rank[index].sum())
                 self.dangling_rank = float(self.rank[index][self._dangling(index)].sum())
                 if self.error_bound() <= goal:
@@ -350,13 +392,18 @@ class PageRankEngine:
                 self.support = grown
             else:
                 plan = plan if plan is not None else self._spread_plan(alive)
-                step = self._spread(plan, self.residual[plan[0]] + self._uniform_share())
-                spreads += 1
+                if dense_bound is not None and bound > stall * dense_bound and not refreshed:
+                    step = self._refresh_residual(plan)       # stuck at roundoff: clear it once
+                    refreshed = True
+                else:
+                    step = self._spread(plan, self.residual[plan[0]] + self._uniform_share())
+                    spreads += 1
+                dense_bound = bound
                 self._written = None
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
             self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
-        self._record_spreads(alive, spreads)
+        self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
         self._commit()
         self.support = xp.empty(0, dtype=xp.int64)
         return work

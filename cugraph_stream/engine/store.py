@@ -203,7 +203,10 @@ class GraphStore:
                           empty, empty)
 
     def remove_vertices(self, internal):
-        """Remove live vertices with all their edges; return the :class:`StoreDelta`."""
+        """Remove live vertices with all their edges; return the :class:`StoreDelta`.
+
+        The per-vertex arrays keep their size until :meth:`fit_memory` (the
+        queries first read the removed vertices' entries)."""
         xp = self.ops.xp
         slots, owner = self.out.slots_of(internal)
         u, v = internal[owner], self.out.nbr[slots].astype(xp.int64)
@@ -223,8 +226,37 @@ class GraphStore:
         if self.directed:
             self.inn.release(internal)
         self.vertices.remove(internal)
+        self._compact_if_needed()           # the released lists are garbage now
         delta.removed_vertices = internal
         return delta
+
+    # ---------------------------------------------------------------- memory
+    def compact(self):
+        """Rewrite every list contiguously (whatever the garbage) and :meth:`fit_memory`."""
+        self._follow_out(self.out.compact())
+        if self.directed:
+            self._follow_in(self.inn.compact())
+        self.fit_memory()
+
+    def fit_memory(self):
+        """Give back what a shrunk graph no longer needs: per-vertex capacity far above
+        the vertex bound (vertex table, adjacencies, hotness; a cache whose arrays
+        shrink is emptied, to reload at the next refresh) and edge-index slots far
+        above the edges.  Returns whether anything shrank."""
+        self._snapshot_caches()
+        bound = self.vertex_bound
+        shrunk = self.vertices.fit()
+        for adj in ((self.out, self.inn) if self.directed else (self.out,)):
+            shrunk |= adj.fit_vertices(bound)
+        for _, adj, hotness in self.cached:
+            shrunk |= hotness.fit_vertices(bound)
+            if adj.cache.fit_vertices(bound):
+                adj.version += 1
+                shrunk = True
+        shrunk |= self.index.fit()
+        if shrunk:
+            self.ops.discard_scratch()        # sized for the old bound
+        return shrunk
 
     # ----------------------------------------------------------------- edges
     def _arcs(self, u, v, w=None):
@@ -252,6 +284,7 @@ class GraphStore:
         self._insert(iu, iv, iw)
         self.journal.assign(self, "num_edges", self.num_edges + int(batch.insert_u.size) - int(batch.delete_u.size))
         self._compact_if_needed()
+        self.index.fit()
         empty = xp.empty(0, dtype=xp.int64)
         return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
 
@@ -395,8 +428,7 @@ class GraphStore:
         :class:`RefreshReport` of each cache.
         """
         caches = [adj.cache for _, adj, _ in self.cached]
-        if self.journal.recording and self._cache_snapshots is None:     # for a rollback
-            self._cache_snapshots = [cache.snapshot(self.vertex_bound) for cache in caches]
+        self._snapshot_caches()
         for cache in caches:
             cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
         bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
@@ -412,6 +444,12 @@ class GraphStore:
             hotness.advance(upto=bound)
             adj.version += 1           # cached copies may have moved
         return reports
+
+    def _snapshot_caches(self):
+        """What the caches hold, once per transaction, before anything changes them (for a rollback)."""
+        if self.journal.recording and self._cache_snapshots is None and self.cached:
+            # every vertex, not only those below the bound: a removal may have lowered it already
+            self._cache_snapshots = [adj.cache.snapshot() for _, adj, _ in self.cached]
 
     def check_cache(self):
         """Raise ``RuntimeError`` unless every cached list equals the store's (a debugging aid)."""

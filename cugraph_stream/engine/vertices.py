@@ -3,12 +3,15 @@
 External ids are arbitrary int64 values.  Internal ids are dense, so every
 per-vertex array of the engine is indexed directly; an internal id freed by
 vertex removal is handed to the next new vertex (last freed, first reused).
+Freed ids above the highest live one are given up instead, so the vertex
+bound (and every per-vertex array sized by it) comes back down when a graph
+shrinks.
 Lookups use a sorted copy of the live external ids (binary search), which
 also gives results in vertex order for free.
 """
 from __future__ import annotations
 
-from .growth import ensure_vertex_capacity
+from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
 
@@ -27,6 +30,8 @@ class VertexTable:
     >>> vt.remove(np.array([0]))
     >>> vt.add(np.array([9])).tolist()        # id 0 is reused
     [0]
+    >>> vt.remove(np.array([1])); vt.size     # the top id is given up
+    1
     """
 
     def __init__(self, ops, journal=None):
@@ -74,10 +79,20 @@ class VertexTable:
         keep = xp.ones(self.count, dtype=bool)
         keep[xp.searchsorted(self.sorted_external, self.external[internal])] = False
         journal.write(self.alive, internal, False)
-        journal.assign(self, "free", xp.concatenate((self.free, internal)))
+        free = xp.concatenate((self.free, internal))
+        if bool((internal == self.size - 1).any()):       # the top id went: lower the bound
+            live = xp.flatnonzero(self.alive[: self.size])
+            bound = int(live[-1]) + 1 if live.size else 0
+            free = free[free < bound]
+            journal.assign(self, "size", bound)
+        journal.assign(self, "free", free)
         journal.assign(self, "sorted_external", self.sorted_external[keep])
         journal.assign(self, "sorted_internal", self.sorted_internal[keep])
         journal.assign(self, "count", self.count - int(internal.size))
+
+    def fit(self):
+        """Shrink the per-vertex arrays to the bound (see :func:`fit_vertex_capacity`)."""
+        return fit_vertex_capacity(self.ops.xp, self, ("external", "alive"), self.size, self.journal)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,

@@ -376,6 +376,7 @@ class StreamGraph:
         w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
         report.times["validate"] = ops.now() - t0
         with self._transaction():
+            self._store.note_weights(rows.largest_weight)
             self._apply_rows(src, dst, w, codes, report)
         self.last_report = report
         return report

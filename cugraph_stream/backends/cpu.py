@@ -22,7 +22,8 @@ def hash_slot(keys, bits):
 def extend(rule, values, weights):
     """Candidate values sent along edges of the given weights (see ``Rule``)."""
     if rule.extend == "add":
-        return values + weights.astype(values.dtype, copy=False)
+        with np.errstate(over="ignore"):      # a sum past the dtype: the engine raises OverflowError
+            return values + weights.astype(values.dtype, copy=False)
     if rule.extend == "add_one":
         return values + values.dtype.type(1)
     if rule.extend == "min":

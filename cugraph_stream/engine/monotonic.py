@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 
 
@@ -224,8 +226,40 @@ class MonotonicEngine:
         for adj in self.push_adjacencies:
             self.store.record_reads(adj, activated, reads_weights=self.rule.uses_weights)
         self._frontier = activated[:0]
+        self._check_overflow()
         self._record_changes()
         return Work(activated=int(activated.size), edges_scanned=edges_read)
+
+    def _check_overflow(self):
+        """Raise ``OverflowError`` if a path sum overflowed the value dtype.
+
+        A sum that rounds to the dtype's maximum or beyond cannot be told from
+        "unreachable" (the maximum): the vertex would be reported unreachable
+        although a path reaches it.  Only sums (SSSP) can overflow, and only
+        when the largest weight times the vertex count (with room for
+        rounding) reaches the maximum; then every arc from a reached vertex
+        is checked, once per update.
+        """
+        rule, store = self.rule, self.store
+        if rule.extend != "add":
+            return
+        n = store.num_vertices
+        limit = float(rule.unreachable)
+        if store.largest_weight * n * (1.0 + n * float(np.finfo(rule.value_dtype).eps)) < limit:
+            return
+        xp = self.ops.xp
+        u, v, w = store.edge_arrays()
+        if not store.directed:                      # both directions of every edge
+            u, v, w = xp.concatenate((u, v)), xp.concatenate((v, u)), xp.concatenate((w, w))
+        reached = self.value[u] != rule.unreachable
+        with np.errstate(over="ignore"):
+            over = reached & (self.value[u] + w.astype(rule.value_dtype) >= rule.unreachable)
+        stranded = v[over][self.value[v[over]] == rule.unreachable]
+        if stranded.size:
+            vertex = int(store.vertices.external[stranded[0]])
+            raise OverflowError(f"vertex {vertex} is reachable but its shortest distance is at least the "
+                                f"largest {np.dtype(rule.value_dtype)} ({limit:.4g}), which marks "
+                                "unreachable vertices; use weight_dtype='float64' or smaller weights")
 
     def _record_changes(self):
         """Commit: remember which live vertices changed value or parent in this

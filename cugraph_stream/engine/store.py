@@ -103,6 +103,8 @@ class GraphStore:
                     if self.directed else self.out)
         self.index = EdgeIndex(ops, placement=memory, journal=self.journal)
         self.num_edges = 0
+        # an upper bound on every weight's magnitude (never lowered): whether a path sum can overflow
+        self.largest_weight = 0.0
         # what the queries read from host memory, counted where the adjacency lives there
         self.reads = ReadCounters(ops) if placement != "device" else None
         # (side, adjacency, hotness) of each cached adjacency
@@ -181,6 +183,11 @@ class GraphStore:
     def vertex_bound(self):
         """Internal ids are below this bound."""
         return self.vertices.size
+
+    def note_weights(self, largest):
+        """Raise :attr:`largest_weight` to ``largest`` (a batch's largest weight magnitude)."""
+        if largest > self.largest_weight:
+            self.journal.assign(self, "largest_weight", float(largest))
 
     # -------------------------------------------------------------- vertices
     def add_vertices(self, external):

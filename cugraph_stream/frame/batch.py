@@ -28,6 +28,7 @@ class Rows:
     dst: object      # int64 external ids
     weight: object   # graph weight dtype; 0 on delete rows
     op: object       # int8: 1 insert, -1 delete
+    largest_weight: float = 1.0    # the largest weight magnitude of any row (0 on delete rows)
 
     def __len__(self):
         return int(self.src.size)
@@ -254,11 +255,13 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     if nonnegative_for is not None:
         negative = ordered_bits(weights) < 0   # delete rows hold 0; -1e-45 is negative on the GPU too
         problems |= negative
-    if problems.any():
+    largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
+    bad, largest = xp.stack((problems.any(), largest)).astype(xp.float64).tolist()   # one transfer
+    if bad:
         if op is not None:
             parse_ops(*op_column, op)
         parse_weights(*weight_column, weight, is_insert, weight_dtype)
         row = _first(negative)
         raise ValueError(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
                          f"but {nonnegative_for} needs non-negative weights")
-    return Rows(src, dst, weights, codes)
+    return Rows(src, dst, weights, codes, largest)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import cugraph_stream as cgs
-from reference import (CACHE_OPTIONS, INT32_MAX, ModelGraph, check_changes, check_query,
+from reference import (CACHE_OPTIONS, host, INT32_MAX, ModelGraph, check_changes, check_query,
                        check_report_counts, deadline, make_batch, networkx_pagerank,
                        random_graph_rows, reference_pagerank, reference_sssp,
                        reference_sssp_python, scipy_keeps_explicit_zeros)
@@ -363,6 +363,31 @@ def test_subnormal_weights_keep_subnormal_distances(backend, placement, wdt):
     h.apply([ins(3, 1, 0.0), dele(0, 1)])           # vertex 1 now through 3, vertex 2 still tiny after it
     h.check(q)
     assert col(q, "distance").tolist() == [0, 1.0, dt(dt(1.0) + tiny), 1.0]
+
+
+@pytest.mark.parametrize("wdt", ["float32", "float64"])
+def test_a_distance_beyond_the_dtype_raises_overflow_and_changes_nothing(backend, wdt):
+    # two edges of 0.6 * max: the sum overflows, and vertex 2 would read as unreachable
+    big = 0.6 * float(np.finfo(wdt).max)
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [big, 1.0]}),
+                                      weight="w", weight_dtype=wdt, backend=backend)
+    paths = g.track(cgs.SSSP(source=0))
+    widths = g.track(cgs.WidestPath(source=0))          # min over edges: never overflows
+    before = paths.result(), g.edges()
+    batch = pd.DataFrame({"src": [1, 0], "dst": [2, 3], "w": [big, 1.0], "op": ["insert", "insert"]})
+    with pytest.raises(OverflowError, match="vertex 2 is reachable but its shortest distance"):
+        g.apply(batch, weight="w")
+    pd.testing.assert_frame_equal(host(paths.result()), host(before[0]))
+    pd.testing.assert_frame_equal(host(g.edges()), host(before[1]))
+    assert g.number_of_vertices() == 3
+    with pytest.raises(OverflowError):                  # and tracking one on such a graph fails whole
+        g2 = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [big, big]}),
+                                           weight="w", weight_dtype=wdt, backend=backend)
+        g2.track(cgs.SSSP(source=0))
+    assert g2.queries == ()
+    g.apply(batch.assign(w=[0.5 * big, 1.0]), weight="w")      # representable again: applies
+    assert host(paths.result())["distance"].tolist()[2] == np.dtype(wdt).type(big) + np.dtype(wdt).type(0.5 * big)
+    assert host(widths.result())["width"].tolist()[2] == np.dtype(wdt).type(0.5 * big)
 
 
 # ===================================================== transitive invalidation

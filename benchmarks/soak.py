@@ -117,6 +117,7 @@ from .common import (
     versions,
     write,
 )
+from .stream.report import fmt_bytes
 
 #: default sizes per backend (see the module docstring for why)
 DEFAULTS = {
@@ -964,16 +965,6 @@ def summarize(record):
         summary["shrink_growth"] = growth
     summary["ok"] = summary["checks_failed"] == 0 and summary["error"] is None
     return summary
-
-
-def fmt_bytes(value):
-    """Bytes in KiB/MiB/GiB; '-' for None."""
-    if value is None:
-        return "-"
-    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if abs(value) >= size:
-            return f"{value / size:,.1f} {unit}"
-    return f"{value:,.0f} B"
 
 
 def fmt_delta(value):

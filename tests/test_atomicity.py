@@ -182,7 +182,7 @@ def test_track_leaves_nothing_attached_when_it_fails(backend, placement, kind):
         return g.track(queries[-1])
 
     q, failures = sweep(h, track, where=f"track {kind}")
-    assert failures > 3
+    assert failures >= 2            # (the GPU computes WCC in a few fused calls)
     assert all(p.graph is None and p.engine is None for p in queries[:-1])
     assert h.g.queries[-1] is q and q.graph is h.g
     h.queries.append((kind, "incremental", q))

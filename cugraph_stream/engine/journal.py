@@ -133,12 +133,13 @@ class Journal:
             self._entries.append((_call, undo))
 
     def enlist(self, participant):
-        """Have ``participant.rollback()`` run after the entries are undone (once per transaction)."""
-        if self._entries is not None:
-            self._participants.setdefault(id(participant), participant)
-
-    def is_enlisted(self, participant):
-        return id(participant) in self._participants
+        """Have ``participant.rollback()`` run after the entries are undone (once per
+        transaction).  Returns True when it joined now (a transaction is open and it
+        had not joined yet): the moment to remember what its rollback restores."""
+        if self._entries is None or id(participant) in self._participants:
+            return False
+        self._participants[id(participant)] = participant
+        return True
 
     # ---------------------------------------------------------------- ending
     def commit(self):

@@ -107,8 +107,7 @@ class MonotonicEngine:
         """Per-vertex arrays for every vertex below the store's bound; join the
         store's open transaction."""
         journal = self.store.journal
-        if journal.recording and not journal.is_enlisted(self):
-            journal.enlist(self)
+        if journal.enlist(self):
             self._changed_before = self.changed
         ensure_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
                                self.store.vertex_bound, journal)

@@ -131,8 +131,7 @@ class PageRankEngine:
         """Per-vertex arrays for every vertex below the store's bound; join the
         store's open transaction."""
         journal = self.store.journal
-        if journal.recording and not journal.is_enlisted(self):
-            journal.enlist(self)
+        if journal.enlist(self):
             self._before = (self.rank_sum, self.dangling_rank, self.converged)
         ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
                                self.store.vertex_bound, journal)

@@ -598,6 +598,117 @@ class StreamGraph:
                 raise ValueError(f"partition {index}: {error}") from error
         return reports
 
+    # ----------------------------------------------------------- checkpoints
+    @_exclusive
+    def save(self, path):
+        """Write the whole state to the checkpoint directory ``path``; returns ``path``.
+
+        Saves the vertices (with their internal ids and the free list), the
+        edges and weights, every tracked query with its parameters, values,
+        parents (PageRank: its estimate and residuals) and last changes, and
+        the cache's hotness, as Arrow IPC files and a ``metadata.json``
+        (the layout: :mod:`cugraph_stream.checkpoint`).  :meth:`load` rebuilds
+        the graph, on this backend or the other: the loaded graph's results
+        and ``changes()`` equal these, and applying the same batches to both
+        gives the same results (PageRank within float64 rounding, where the
+        summation order differs).  Not saved: :attr:`last_report`, and the
+        cache's contents (the first batch after loading reloads the cache from
+        the saved hotness).
+
+        Holds the graph's lock while writing, so the checkpoint is one
+        committed state (batches from other threads wait).  Atomic: the files
+        go to a temporary sibling directory, fsynced, then renamed to
+        ``path``.  A checkpoint already at ``path`` is renamed aside and
+        deleted once the new one is in place (for the instant between the two
+        renames ``path`` does not exist; a crash there leaves both in
+        ``.<name>.old-*`` and ``.<name>.tmp-*`` siblings).
+
+        ``pickle`` and ``copy.deepcopy`` work too, for a copy in this process
+        or another running the same version of cugraph_stream: of a CPU graph
+        of any placement, of a GPU graph with ``placement="device"`` (a copy's
+        arrays are plain device memory, so a ``"host"`` or ``"cached"`` GPU
+        graph would not keep its placement, and its cache's chunks do not
+        pickle).  A checkpoint is the open format meant to last: readable by
+        any Arrow library, across versions, between backends, and for every
+        placement.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A directory that does not exist yet, or an earlier checkpoint
+            (replaced).
+
+        Returns
+        -------
+        str or os.PathLike
+            ``path``.
+
+        Raises
+        ------
+        ValueError
+            If ``path`` exists and is not a checkpoint (it is left alone), or
+            a tracked query is not one of this package's.
+
+        Examples
+        --------
+        >>> import os, shutil, tempfile, pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [2.0, 3.0]}),
+        ...                                   weight="w")
+        >>> paths = g.track(cgs.SSSP(source=0))
+        >>> folder = tempfile.mkdtemp()
+        >>> saved = g.save(os.path.join(folder, "graph.ckpt"))
+        >>> sorted(os.listdir(saved))
+        ['edges.arrow', 'free.arrow', 'metadata.json', 'query-0-changed.arrow', 'query-0.arrow', 'vertices.arrow']
+        >>> h = cgs.StreamGraph.load(saved)
+        >>> h.queries[0].result()["distance"].tolist()
+        [0.0, 2.0, 5.0]
+        >>> _ = h.apply(pd.DataFrame({"src": [0], "dst": [2], "w": [1.0]}), weight="w", op=None)
+        >>> h.queries[0].changes()["distance"].tolist()
+        [1.0]
+        >>> shutil.rmtree(folder)
+        """
+        from .checkpoint import write_checkpoint
+
+        return write_checkpoint(path, self._store, self._queries, self.backend)
+
+    @classmethod
+    def load(cls, path, backend=None):
+        """The graph saved by :meth:`save` at ``path``, with its tracked queries.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A checkpoint directory.
+        backend : {"cpu", "gpu", "auto"}, optional
+            Default: the backend it was saved from where available here, else
+            ``"cpu"``.  Placement and cache settings are the saved ones.
+
+        Returns
+        -------
+        StreamGraph
+            Its queries are in :attr:`queries`, in tracking order (new query
+            objects: those of the saved graph stay with it).
+
+        Raises
+        ------
+        FileNotFoundError
+            If ``path`` does not exist.
+        cugraph_stream.checkpoint.CheckpointError
+            A ``ValueError``: ``path`` is not a checkpoint, was written by a
+            newer version, or a file is missing, truncated or damaged (its
+            message names the file).
+        """
+        from .checkpoint import read_checkpoint
+
+        checkpoint = read_checkpoint(path)             # verified before anything is built
+        graph = cls(**checkpoint.graph_options(backend))
+        with graph.lock, graph._ops.allocation_scope():
+            checkpoint.restore_store(graph._store)
+            for query, engine in checkpoint.restore_queries(graph._store):
+                query._bind(graph, engine)
+                graph._queries.append(query)
+        return graph
+
     # ------------------------------------------------------------- cuGraph
     @classmethod
     def from_cugraph(cls, G, backend="auto", weight_dtype=None, source=None, destination=None,

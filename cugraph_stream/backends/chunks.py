@@ -129,6 +129,11 @@ class _Accounting:
         self._held[id(chunk.nbr)] = (chunk, nbytes)
         return chunk
 
+    def __setstate__(self, state):
+        # a copy (pickle, deepcopy) holds new chunk objects: key them by their own ids
+        self.__dict__.update(state)
+        self._held = {id(chunk.nbr): (chunk, nbytes) for chunk, nbytes in self._held.values()}
+
     def release(self, chunk):
         """Forget ``chunk``; its memory goes back (to the heap or the pool) once
         the last view of it is dropped."""

@@ -116,6 +116,10 @@ class GPUBackend(Backend):
         self.xp = cupy
         self.discard_scratch()
 
+    def __reduce__(self):
+        # a copy of a graph gets operators of its own: scratch is made afresh as needed
+        return (GPUBackend, ())
+
     def discard_scratch(self):
         self._scratches = {}
         self._epoch = 0          # the last epoch handed out for the "stamp" scratch (see kernels/sets.cu)

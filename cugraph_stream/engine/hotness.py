@@ -182,3 +182,35 @@ class Hotness:
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.counts)
+
+    # ------------------------------------------------------------ checkpoints
+    def export_state(self, upto):
+        """The words of the vertices below ``upto`` (the vertex bound) that are not
+        zero, for a checkpoint: a dict of host arrays ``internal`` (ascending)
+        and ``counts`` (uint32, packed as :attr:`counts` is)."""
+        ops, xp = self.ops, self.ops.xp
+        words = self.counts[: int(upto)]
+        internal = xp.flatnonzero(words)
+        return {"internal": ops.to_host(internal), "counts": ops.to_host(words[internal])}
+
+    def import_state(self, state):
+        """Set the words of :meth:`export_state` (same ``tau``); every other word is zero.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> hot = Hotness(get_backend("cpu"), tau=3)
+        >>> hot.ensure_vertices(4); hot.record(np.array([1, 1, 3])); hot.advance()
+        >>> copy = Hotness(get_backend("cpu"), tau=3)
+        >>> copy.import_state(hot.export_state(upto=4))
+        >>> copy.score(upto=4).tolist()
+        [0, 2, 0, 1]
+        """
+        ops, xp = self.ops, self.ops.xp
+        internal = ops.asarray(state["internal"], dtype=xp.int64)
+        counts = ops.asarray(state["counts"])
+        if counts.dtype != xp.uint32:
+            raise ValueError(f"hotness counts of dtype {counts.dtype}, expected uint32")
+        if internal.size:
+            self.ensure_vertices(int(internal.max()) + 1)
+        self.counts[...] = 0
+        self.counts[internal] = counts

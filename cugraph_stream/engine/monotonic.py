@@ -276,3 +276,40 @@ class MonotonicEngine:
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)
+
+    # ------------------------------------------------------------ checkpoints
+    def export_state(self):
+        """The committed result, for a checkpoint (see :mod:`cugraph_stream.checkpoint`).
+
+        Returns a dict of host NumPy arrays: ``internal`` (the live vertices,
+        ascending), their ``value`` and ``parent`` (internal ids, -1 for none),
+        and ``changed`` (the vertices the last update changed, as
+        ``changes()`` lists them).  Read it under the graph's lock.
+        """
+        ops, xp = self.ops, self.ops.xp
+        live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
+        return {"internal": ops.to_host(live), "value": ops.to_host(self.previous_value[live]),
+                "parent": ops.to_host(self.previous_parent[live]),
+                "changed": ops.to_host(self.changed).copy()}
+
+    def import_state(self, state):
+        """Take the result of :meth:`export_state` (host or device arrays) as the
+        committed one, on a store restored with the same vertices.
+
+        Working and committed arrays both get it; vertices below the bound
+        that are not live hold the values of a reset (as removed vertices do).
+        Raises ``ValueError`` if the values are not of the rule's dtype.
+        """
+        ops, xp = self.ops, self.ops.xp
+        self._ensure()
+        value = ops.asarray(state["value"])
+        if value.dtype != self.value.dtype:
+            raise ValueError(f"values of dtype {value.dtype}, expected {self.value.dtype}")
+        internal = ops.asarray(state["internal"], dtype=xp.int64)
+        self._reset(xp.arange(self.store.vertex_bound, dtype=xp.int64))
+        self.value[internal] = value
+        self.parent[internal] = ops.asarray(state["parent"], dtype=xp.int64)
+        self.previous_value[...] = self.value
+        self.previous_parent[...] = self.parent
+        self.changed = xp.array(ops.asarray(state["changed"], dtype=xp.int64))
+        self._changed_before = self.changed

@@ -414,3 +414,37 @@ class PageRankEngine:
     def memory_bytes(self):
         return self.ops.memory_bytes(self.rank, self.residual, self.committed_rank, self.committed_residual,
                                      self.support)
+
+    # ------------------------------------------------------------ checkpoints
+    def export_state(self):
+        """The committed state, for a checkpoint (see :mod:`cugraph_stream.checkpoint`).
+
+        Returns a dict: ``internal`` (the live vertices, ascending), their
+        ``rank`` (the unnormalised estimate ``p``) and ``residual`` (``s``) as
+        host NumPy arrays, and the scalars ``rank_sum``, ``dangling_rank``
+        and ``converged``.  Read it under the graph's lock.
+        """
+        ops, xp = self.ops, self.ops.xp
+        live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
+        return {"internal": ops.to_host(live), "rank": ops.to_host(self.committed_rank[live]),
+                "residual": ops.to_host(self.committed_residual[live]), "rank_sum": float(self.rank_sum),
+                "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged)}
+
+    def import_state(self, state):
+        """Take the state of :meth:`export_state` (host or device arrays) as the
+        committed one, on a store restored with the same vertices: working and
+        committed arrays both get it; other vertices hold rank and residual 0."""
+        ops, xp = self.ops, self.ops.xp
+        self._ensure()
+        internal = ops.asarray(state["internal"], dtype=xp.int64)
+        for name in ("rank", "residual"):
+            array = getattr(self, name)
+            array[...] = 0.0
+            array[internal] = ops.asarray(state[name], dtype=xp.float64)
+        self.committed_rank[...] = self.rank
+        self.committed_residual[...] = self.residual
+        self.rank_sum = float(state["rank_sum"])
+        self.dangling_rank = float(state["dangling_rank"])
+        self.converged = bool(state["converged"])
+        self.support = xp.empty(0, dtype=xp.int64)
+        self._written = []

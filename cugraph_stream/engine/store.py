@@ -529,6 +529,74 @@ class GraphStore:
         if problems:
             raise RuntimeError("graph store is inconsistent: " + "; ".join(problems))
 
+    # ------------------------------------------------------------ checkpoints
+    def edge_positions(self):
+        """:meth:`edge_arrays` in list order, with where each edge sits in its lists.
+
+        Returns ``(u, v, w, u_position, v_position)``: the edges as
+        :meth:`edge_arrays` gives them (undirected: ``u <= v``), ordered by
+        ``u`` and then by their place in ``u``'s out-list; ``u_position`` is
+        that place, ``v_position`` the place of the edge in ``v``'s in-list
+        (undirected: of the arc ``v -> u`` in ``v``'s list).  With them,
+        :meth:`restore_edges` rebuilds every list in the same order, which
+        keeps the order the engines read neighbours in (ties between parents,
+        float sums) as it was.
+        """
+        xp = self.ops.xp
+        vertices = xp.flatnonzero(self.out.degree[: self.vertex_bound] > 0)
+        slots, owner = self.out.slots_of(vertices)
+        u, v, w = vertices[owner], self.out.nbr[slots].astype(xp.int64), self.out.wgt[slots]
+        u_position = slots - self.out.start[u]
+        if self.directed:
+            return u, v, w, u_position, self.out.twin[slots] - self.inn.start[v]
+        keep = u <= v
+        u, v, w, u_position = u[keep], v[keep], w[keep], u_position[keep]
+        return u, v, w, u_position, self.find(v, u) - self.out.start[v]     # a loop: its own slot
+
+    def restore_vertices(self, internal, external, size, free):
+        """Give an empty store a saved vertex table (see :meth:`VertexTable.restore`),
+        sizing the per-vertex arrays of the adjacencies, caches and hotness for it."""
+        if self.num_edges or self.out.end or self.vertices.size:
+            raise ValueError("GraphStore.restore_vertices needs an empty store")
+        self.vertices.restore(internal, external, size, free)
+        self.out.ensure_vertices(self.vertex_bound)
+        self.inn.ensure_vertices(self.vertex_bound)
+        for _, adj, hotness in self.cached:
+            adj.cache.ensure_vertices(int(adj.start.size))
+            hotness.ensure_vertices(int(adj.start.size))
+
+    def restore_edges(self, u, v, w, u_position, v_position):
+        """Bulk-insert distinct edges ``(u, v, w)`` (undirected: ``u <= v``) into a
+        store without edges, each list in the order of the positions
+        :meth:`edge_positions` gives (only their order within a list counts).
+
+        As :meth:`load` (one pass for the lists, the edge index and the twins),
+        but keeping a saved list order instead of sorting by neighbour.
+        """
+        xp = self.ops.xp
+        if self.num_edges or self.out.end:
+            raise ValueError("GraphStore.restore_edges needs a store without edges")
+        if u.size == 0:
+            return
+        if self.directed:
+            by_u = xp.lexsort(xp.stack((u_position, u)))
+            au, av, aw = u[by_u], v[by_u], w[by_u]
+        else:
+            mirror = u != v
+            au, av, aw = self._arcs(u, v, w)
+            position = xp.concatenate((u_position, v_position[mirror]))
+            by_u = xp.lexsort(xp.stack((position, au)))
+            au, av, aw = au[by_u], av[by_u], aw[by_u]
+        slots = self.out.build(au, av, aw)
+        self.index.build(arc_key(xp, au, av), slots)
+        if self.directed:
+            by_v = xp.lexsort(xp.stack((v_position[by_u], av)))
+            in_slots = xp.empty_like(slots)
+            in_slots[by_v] = self.inn.build(av[by_v], au[by_v], aw[by_v])
+            self.out.twin[slots] = in_slots
+            self.inn.twin[in_slots] = slots
+        self.journal.assign(self, "num_edges", int(u.size))
+
 
 def _point_index_at(index, keys, slots):
     """Undo of a move followed by the edge index: ``keys`` map to ``slots`` again."""

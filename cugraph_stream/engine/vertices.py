@@ -97,3 +97,42 @@ class VertexTable:
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,
                                      self.sorted_external, self.sorted_internal)
+
+    def restore(self, internal, external, size, free):
+        """Fill an empty table with a saved state (a checkpoint): live vertices
+        ``internal`` (distinct) with their ``external`` ids (distinct), the bound
+        ``size`` and the free ids ``free`` in reuse order (the last is reused first).
+
+        Every id below ``size`` must be live or free, once: the state
+        :meth:`add` and :meth:`remove` keep.  Raises ``ValueError`` otherwise.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> vt = VertexTable(get_backend("cpu"))
+        >>> vt.restore(np.array([2, 0]), np.array([-7, 2**63 - 1]), 4, np.array([3, 1]))
+        >>> vt.lookup(np.array([2**63 - 1, -7])).tolist(), vt.add(np.array([5, 6])).tolist()
+        ([0, 2], [1, 3])
+        """
+        xp = self.ops.xp
+        if self.size or self.count:
+            raise ValueError("VertexTable.restore needs an empty table")
+        internal = self.ops.asarray(internal, dtype=xp.int64)
+        external = self.ops.asarray(external, dtype=xp.int64)
+        free = xp.array(self.ops.asarray(free, dtype=xp.int64))       # an own copy: add() slices it
+        size = int(size)
+        if internal.shape != external.shape:
+            raise ValueError(f"{internal.size} internal ids but {external.size} external ids")
+        owned = xp.concatenate((internal, free))
+        if owned.size and (int(owned.min()) < 0 or int(owned.max()) >= size):
+            raise ValueError(f"an internal id lies outside 0 .. {size - 1}")
+        if int(owned.size) != size or (size and not bool((xp.bincount(owned, minlength=size) == 1).all())):
+            raise ValueError(f"the live and free internal ids do not cover 0 .. {size - 1} once each")
+        order = xp.argsort(external)
+        sorted_external = external[order]
+        if sorted_external.size > 1 and bool((sorted_external[1:] == sorted_external[:-1]).any()):
+            raise ValueError("two vertices share an external id")
+        ensure_vertex_capacity(xp, self, ("external", "alive"), size)
+        self.external[internal] = external
+        self.alive[internal] = True
+        self.size, self.count, self.free = size, int(internal.size), free
+        self.sorted_external, self.sorted_internal = sorted_external, internal[order]

@@ -536,3 +536,21 @@ def test_validate_raises_what_apply_raises_and_changes_nothing(batch, match):
     assert g.edges().equals(before)
     assert g.validate(pd.DataFrame({"src": [1], "dst": [3], "w": [2.0], "op": [1]}), weight="w") is None
     assert g.edges().equals(before)                 # validating applies nothing
+
+
+def test_a_dropped_graph_is_freed_at_once_and_its_queries_keep_their_results():
+    # no reference cycle between a graph and its queries: dropping the graph frees it
+    # without waiting for the cycle collector (graphs rebuilt in a loop would pile up)
+    import gc
+    import weakref
+    gc.disable()
+    try:
+        g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+        q = g.track(cgs.BFS(source=0))
+        assert q.graph is g
+        gone = weakref.ref(g)
+        del g
+        assert gone() is None and q.graph is None
+        assert q.result()["distance"].tolist() == [0, 1, 2]      # the last committed state
+    finally:
+        gc.enable()

@@ -7,6 +7,7 @@ it turns that state into result frames in external vertex ids.
 from __future__ import annotations
 
 import contextlib
+import weakref
 
 import numpy as np
 
@@ -35,8 +36,24 @@ class Query:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
-        self.graph = None
+        self._graph = None     # a weak reference to the tracking graph: it holds its queries, not the other way
         self.engine = None
+
+    @property
+    def graph(self):
+        """The graph that tracks this query, or None (not tracked, or the graph is gone:
+        a query keeps its engine, so its last results stay readable)."""
+        return None if self._graph is None else self._graph()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_graph"] = self.graph            # weak references do not pickle
+        return state
+
+    def __setstate__(self, state):
+        graph = state.pop("_graph")
+        self.__dict__.update(state)
+        self._graph = None if graph is None else weakref.ref(graph)
 
     @property
     def name(self):
@@ -65,10 +82,10 @@ class Query:
 
     def _bind(self, graph, engine):
         """Become ``graph``'s tracked query, kept by ``engine`` (once its transaction committed)."""
-        self.graph, self.engine = graph, engine
+        self._graph, self.engine = weakref.ref(graph), engine
 
     def _detach(self):
-        self.graph = None
+        self._graph, self.engine = None, None
 
     def _validate(self, store):
         """Raise ``ValueError`` if the query cannot run on ``store``'s graph."""
@@ -89,7 +106,7 @@ class Query:
                            correct_s=t1 - t0, compute_s=t2 - t1, converged=self.engine.converged)
 
     def _require_graph(self):
-        if self.graph is None:
+        if self.engine is None:
             raise ValueError(f"{self.name} is not tracked by any graph; call graph.track(query) first")
 
     @contextlib.contextmanager
@@ -97,7 +114,8 @@ class Query:
         """Hold the graph's lock while reading: results of a committed state, never
         of a batch in progress in another thread."""
         self._require_graph()
-        with self.graph.lock:
+        graph = self.graph
+        with contextlib.nullcontext() if graph is None else graph.lock:
             self._require_graph()        # untracked while waiting
             yield
 

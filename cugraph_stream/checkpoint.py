@@ -469,6 +469,8 @@ class Checkpoint:
                         raise self._error(f"query {i} lacks its {key}")
                     state[key] = float(value)
                 state["converged"] = bool(scalars.get("converged", True))
+                if "exact_rank_sum" in scalars:
+                    state["exact_rank_sum"] = float(scalars["exact_rank_sum"])
             live = np.sort(state["internal"])
             if live.size != int(self._alive.sum()) or not np.array_equal(live, np.flatnonzero(self._alive)):
                 raise self._error(f"query {i} ({kind}) holds other vertices than the graph")

@@ -46,6 +46,8 @@ from .monotonic import Work
 SPARSE_SHARE = 1 / 16
 #: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
 RESCALE_FACTOR = 2.0 ** 20
+#: the residual is recomputed exactly once ``sum(p)`` has shrunk this much since it last was
+DRIFT_FACTOR = 16.0
 
 
 def smallest_tol(alpha):
@@ -126,13 +128,15 @@ class PageRankEngine:
         self.dangling_rank = 0.0                        # D(p)
         self._written = []              # vertices this update wrote (besides ``support``), or None: all
         self._before = None             # the scalars when the open transaction began
+        # sum(p) when the residual was last computed exactly (see :meth:`_refresh_residual`)
+        self.exact_rank_sum = 0.0
 
     def _ensure(self):
         """Per-vertex arrays for every vertex below the store's bound; join the
         store's open transaction."""
         journal = self.store.journal
         if journal.enlist(self):
-            self._before = (self.rank_sum, self.dangling_rank, self.converged)
+            self._before = (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum)
         ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
                                self.store.vertex_bound, journal)
 
@@ -162,7 +166,7 @@ class PageRankEngine:
         restored them) and the scalars as they were; see the module docstring."""
         self.rank[...] = self.committed_rank
         self.residual[...] = self.committed_residual
-        self.rank_sum, self.dangling_rank, self.converged = self._before
+        self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum = self._before
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         self._written = []
 
@@ -193,6 +197,7 @@ class PageRankEngine:
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         work = self._spread(self._spread_plan(alive), self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64))
+        self.exact_rank_sum = self.rank_sum          # a spread from zero computes the residual exactly
         self._record_spreads(alive, 1)
         return work
 
@@ -239,6 +244,7 @@ class PageRankEngine:
         self.residual[index] *= factor
         self.rank_sum *= factor
         self.dangling_rank *= factor
+        self.exact_rank_sum *= factor
         self._written = None
 
     def _refresh_residual(self, plan):
@@ -253,7 +259,7 @@ class PageRankEngine:
         share[alive] = p * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
-        self.rank_sum = float(p.sum())
+        self.rank_sum = self.exact_rank_sum = float(p.sum())
         self.dangling_rank = float(p[dangling].sum())
         return Work(activated=int(p.size), edges_scanned=read)
 
@@ -358,11 +364,20 @@ class PageRankEngine:
             alive = self._alive()
         index = self._index(alive)
         self._rescale(index, n)
+        plan = None
+        if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum:
+            # roundoff of corrections made at the larger scale: relative to sum(p) it grew as
+            # much as sum(p) shrank (removed vertices take their rank), and the bound below
+            # reads the stored residual: make it exact again first
+            plan = self._spread_plan(alive)
+            step = self._refresh_residual(plan)
+            work.activated += step.activated
+            work.edges_scanned += step.edges_scanned
+            self._written = None
         goal = self.tol
         sparse = True
-        plan = None
         spreads = 0
-        refreshed, dense_bound = False, None
+        refreshed, dense_bound = plan is not None, None
         stall = 0.5 * (1.0 + self.alpha)       # a dense round contracts the bound by alpha or better
         while True:
             bound = self.error_bound()
@@ -428,7 +443,8 @@ class PageRankEngine:
         live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
         return {"internal": ops.to_host(live), "rank": ops.to_host(self.committed_rank[live]),
                 "residual": ops.to_host(self.committed_residual[live]), "rank_sum": float(self.rank_sum),
-                "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged)}
+                "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged),
+                "exact_rank_sum": float(self.exact_rank_sum)}
 
     def import_state(self, state):
         """Take the state of :meth:`export_state` (host or device arrays) as the
@@ -446,5 +462,7 @@ class PageRankEngine:
         self.rank_sum = float(state["rank_sum"])
         self.dangling_rank = float(state["dangling_rank"])
         self.converged = bool(state["converged"])
+        # (checkpoints before exact_rank_sum existed: as if the saved residual were exact)
+        self.exact_rank_sum = float(state.get("exact_rank_sum", self.rank_sum))
         self.support = xp.empty(0, dtype=xp.int64)
         self._written = []

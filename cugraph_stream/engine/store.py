@@ -126,10 +126,11 @@ class GraphStore:
 
         Opens the journal; on an exception, undoes every journaled change and
         rolls back the participants (the queries' engines, the caches), then
-        re-raises (:class:`~cugraph_stream.engine.journal.RollbackError`, from the
-        original error, if the rollback fails too); otherwise waits for the device (so that a failed kernel
-        fails the transaction, not the next one) and commits, unless a
-        deferred Ctrl-C is pending: then it rolls back too.
+        re-raises (:class:`~cugraph_stream.engine.journal.RollbackError`, from
+        the original error, if the rollback fails too); otherwise waits for the
+        device (so that a failed kernel fails the transaction, not the next
+        one) and commits, unless a deferred Ctrl-C is pending: then it rolls
+        back too.
         ``interrupts`` (:class:`~cugraph_stream.interrupts.DeferredInterrupts`)
         is polled at every journal entry.
 

@@ -18,9 +18,7 @@ import functools
 
 import numpy as np
 
-
-def _is_cupy(array):
-    return type(array).__module__.split(".")[0] == "cupy"
+from .arrays import is_cupy
 
 
 # inline PTX without .ftz: CuPy compiles ElementwiseKernels with -ftz=true, which
@@ -47,7 +45,7 @@ def exact_astype(array, dtype):
     if array.dtype == dtype:
         return array
     key = (array.dtype.name, dtype.name)
-    if key not in _CONVERSIONS or not _is_cupy(array):
+    if key not in _CONVERSIONS or not is_cupy(array):
         return array.astype(dtype)
     import cupy
 

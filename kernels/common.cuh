@@ -31,7 +31,7 @@ __device__ __forceinline__ const T* list(const unsigned long long* at, long long
 }
 
 // bit of a list address whose neighbour ids are packed in 3 bytes
-// (cugraph_stream.backends.chunks.PACKED_IDS_TAG)
+// (cugraph_stream.chunk_layout.PACKED_IDS_TAG)
 constexpr unsigned long long PACKED_IDS_TAG = 1ull << 63;
 
 // A neighbour list: 4-byte ids, or 3-byte ids (little-endian, below 2**24)

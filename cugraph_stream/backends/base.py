@@ -15,12 +15,14 @@ Conventions shared by every operator:
   only small scalars (counts, sizes) come back to the host.
 * Vertex ids inside the engine are dense internal ids (``int64``).
 * An adjacency (:class:`cugraph_stream.engine.adjacency.Adjacency`) exposes
-  per-vertex ``start``, ``degree`` and per-slot ``nbr`` and ``wgt`` arrays;
-  vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``.  Its
-  ``cache`` (a :class:`~cugraph_stream.engine.cache.HotCache`, or None) holds
-  copies of hot lists in device memory, equal to the store's after every
-  batch, which a backend may read instead; ``version`` changes whenever a
-  list or its cached copy may have moved.
+  what :class:`AdjacencyLists` declares: per-vertex ``start``, ``degree`` and
+  per-slot ``nbr`` and ``wgt`` arrays; vertex ``u``'s neighbours are
+  ``nbr[start[u]:start[u] + degree[u]]``.  Its ``cache`` (a
+  :class:`~cugraph_stream.engine.cache.HotCache`, read as
+  :class:`CachedLists`, or None) holds copies of hot lists in device memory,
+  equal to the store's after every batch, which a backend may read instead;
+  ``version`` changes whenever a list or its cached copy may have moved.
+  These two protocols are all a backend reads of the engine's objects.
 * A relaxation rule (:class:`cugraph_stream.algorithms.rule.Rule`) names how a
   value travels along an edge (``extend``: ``"add"``, ``"add_one"``,
   ``"min"`` or ``"copy"``) and which of two values is better (``order``:
@@ -32,6 +34,77 @@ from __future__ import annotations
 import abc
 import contextlib
 import time
+from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+
+#: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
+EMPTY_KEY = -1
+DELETED_KEY = -2
+
+
+@runtime_checkable
+class CachedLists(Protocol):
+    """What a backend reads of an adjacency's hot-list cache (the engine's
+    :class:`~cugraph_stream.engine.cache.HotCache`).
+
+    Vertex ``v`` below ``in_cache.size`` with ``in_cache[v]`` has a copy of
+    its list (the adjacency's ``degree[v]`` entries) from slot
+    ``chunk_offset[v]`` of chunk ``chunk_id[v]`` on.  That chunk's neighbour
+    array starts at address ``nbr_pointers[chunk_id[v]]``, tagged with
+    :data:`~cugraph_stream.chunk_layout.PACKED_IDS_TAG` when ``id_bytes`` is 3
+    (packed ids, see :mod:`cugraph_stream.chunk_layout`); with ``weights``
+    its weight array starts at ``wgt_pointers[chunk_id[v]]``, else the
+    weights are read from the adjacency.  Vertices at or beyond
+    ``in_cache.size`` are not cached.
+    """
+
+    #: per vertex (bool): whether its list has a cached copy
+    in_cache: Any
+    #: per vertex (int32): the chunk holding the copy, -1 when none
+    chunk_id: Any
+    #: per vertex (int32): the copy's first slot in its chunk
+    chunk_offset: Any
+    #: per chunk id (uint64): address of the neighbour array (tagged when packed), 0 when unused
+    nbr_pointers: Any
+    #: per chunk id (uint64): address of the weight array, 0 when unused or without weights
+    wgt_pointers: Any
+    #: whether the chunks hold weights
+    weights: bool
+    #: bytes per cached neighbour id: 4, or 3 (packed)
+    id_bytes: int
+
+
+@runtime_checkable
+class AdjacencyLists(Protocol):
+    """What a backend reads (and the list operators write) of one direction of
+    the graph (the engine's :class:`~cugraph_stream.engine.adjacency.Adjacency`).
+
+    Vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``, with
+    weights at the same slots of ``wgt``; the list owns ``capacity[u]`` slots.
+    Whatever a backend derives from the lists (such as per-vertex addresses)
+    it may keep while ``version`` stays the same: the adjacency changes it
+    whenever a list, or its cached copy, may start elsewhere.  Instances are
+    hashable by identity and weakly referenceable, so a backend may key what
+    it derives by the adjacency.
+    """
+
+    #: per vertex (int64): first slot of the list
+    start: Any
+    #: per vertex (int64): entries of the list
+    degree: Any
+    #: per vertex (int64): slots the list owns
+    capacity: Any
+    #: per slot (int32): neighbour ids
+    nbr: Any
+    #: per slot: weights
+    wgt: Any
+    #: per slot (int64): the same edge's slot in the mirror adjacency, or None
+    twin: Optional[Any]
+    #: where the slot arrays live: ``"device"``, or ``"host"`` (read in place)
+    placement: str
+    #: changes whenever a list or its cached copy may start elsewhere
+    version: int
+    #: copies of hot lists, or None
+    cache: Optional[CachedLists]
 
 
 class Backend(abc.ABC):
@@ -86,6 +159,21 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def memory_bytes(self, *arrays):
         """Bytes held by ``arrays`` on this backend's device."""
+
+    @abc.abstractmethod
+    def chunk_allocator(self, capacity_bytes=None, **options):
+        """An allocator of hot-cache chunks in this backend's memory (see
+        :mod:`cugraph_stream.backends.chunks`).
+
+        ``capacity_bytes`` bounds the bytes its chunks hold at once (on the
+        GPU also the size of the chunks' own RMM pool); ``options`` go to the
+        device allocator (a host allocator ignores them).  Caches given the
+        same allocator share its capacity.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> type(get_backend("cpu").chunk_allocator(1 << 20)).__name__
+        'HostChunkAllocator'
+        """
 
     # -------------------------------------------------------------- primitives
     @abc.abstractmethod
@@ -157,7 +245,7 @@ class Backend(abc.ABC):
 
     # ------------------------------------------------------------ adjacency
     @abc.abstractmethod
-    def close_holes(self, adj, owners, slots):
+    def close_holes(self, adj: AdjacencyLists, owners, slots):
         """Remove the entries at ``slots`` of ``adj`` (rows sorted by slot, distinct).
 
         ``owners[i]`` owns ``slots[i]``.  Each list keeps its first
@@ -169,7 +257,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def move_lists(self, adj, vertices, new_start, room, first, moved):
+    def move_lists(self, adj: AdjacencyLists, vertices, new_start, room, first, moved):
         """Move the lists of ``vertices`` (distinct) of ``adj`` to fresh slots.
 
         List ``k`` goes to ``new_start[k]`` (``nbr``, ``wgt`` and ``twin``
@@ -180,7 +268,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
+    def follow_moves(self, adj: AdjacencyLists, owners, targets, table=None, table_values=None, mirror_twin=None):
         """Point what indexes slots at entries of ``adj`` that moved to ``targets``.
 
         ``owners[i]`` owns the list of ``targets[i]``.  With ``table`` (an
@@ -191,7 +279,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def place_entries(self, adj, owners, neighbours, weights, slots):
+    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner) to the lists of ``adj``.
 
         A list with room for all its rows gets them after its entries (its
@@ -208,18 +296,18 @@ class Backend(abc.ABC):
         ``target[target_start[i] + k] = source[source_start[i] + k]`` for
         ``k < lengths[i]``, every list ``i``.  A pair holds neighbour arrays
         (``int32``, or a cache chunk's packed ids, ``uint8`` rows of 3: either
-        converts to the other; see :mod:`cugraph_stream.backends.chunks`) or
+        converts to the other; see :mod:`cugraph_stream.chunk_layout`) or
         value arrays of one dtype; ``source`` and ``target`` do not overlap.
         The hot-list cache loads and compacts its chunks with it.
         """
 
     # ------------------------------------------------------ batch reduction
     @abc.abstractmethod
-    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
         """Net change of each edge named by batch rows, rows sorted by arc key.
 
         ``keys`` (int64 arc keys) are sorted, with the rows of one key in
-        batch order; ``ops`` holds ``1`` (insert) or ``-1`` (delete) and
+        batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and
         ``weights`` each row's weight.  An edge starts in the state the edge
         index (``table`` with ``table_slots``, see :meth:`hash_find`) and
         ``stored_weights`` (weight per slot) give it, and each row applies in
@@ -236,7 +324,7 @@ class Backend(abc.ABC):
 
     # --------------------------------------------------------- graph operators
     @abc.abstractmethod
-    def relax(self, adj, frontier, value, parent, rule):
+    def relax(self, adj: AdjacencyLists, frontier, value, parent, rule):
         """Push ``value`` along the out-edges of ``frontier`` (advance).
 
         ``frontier`` holds distinct vertices with reachable values.
@@ -247,7 +335,7 @@ class Backend(abc.ABC):
         distinct vertices whose value improved, and the edges read.
         """
 
-    def converge(self, adjs, frontier, value, parent, rule):
+    def converge(self, adjs: Sequence[AdjacencyLists], frontier, value, parent, rule):
         """Relax from ``frontier`` along every adjacency of ``adjs`` until no value improves.
 
         Step after step, the vertices improved by one step form the next
@@ -279,7 +367,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def pull(self, adj, targets, value, parent, rule):
+    def pull(self, adj: AdjacencyLists, targets, value, parent, rule):
         """Re-seed ``targets`` from their neighbours in ``adj`` (in-adjacency).
 
         For every ``targets[i] = v`` and ``u`` in ``adj``'s list of ``v``,
@@ -289,7 +377,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def invalidate(self, adjs, seeds, parent):
+    def invalidate(self, adjs: Sequence[AdjacencyLists], seeds, parent):
         """Invalidate ``seeds`` and, transitively, every vertex whose parent is
         invalidated, until none is left (not just one round).
 
@@ -300,7 +388,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def gather_plan(self, adj, vertices):
+    def gather_plan(self, adj: AdjacencyLists, vertices):
         """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged)."""
 
     @abc.abstractmethod
@@ -312,7 +400,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
+    def pagerank_push(self, adj: AdjacencyLists, active, amount, rank, residual, alpha):
         """Forward push of ``amount[i]`` at each ``active[i]`` (distinct vertices).
 
         ``rank[u] += amount``, ``residual[u] -= amount``, and

@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .base import Backend
-from .chunks import read_ids, write_ids
+from ..arrays import is_cupy
+from ..chunk_layout import read_ids, write_ids
+from .base import EMPTY_KEY, Backend
+from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_EMPTY = -1
-_DELETED = -2
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 
 
@@ -64,7 +64,7 @@ class CPUBackend(Backend):
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
-        if type(array).__module__.split(".")[0] == "cupy":
+        if is_cupy(array):
             array = array.get()      # device arrays handed to the CPU engine
         return np.asarray(array, dtype=dtype)
 
@@ -80,6 +80,9 @@ class CPUBackend(Backend):
 
     def memory_bytes(self, *arrays):
         return int(sum(a.nbytes for a in arrays if a is not None))
+
+    def chunk_allocator(self, capacity_bytes=None, **options):
+        return HostChunkAllocator(capacity_bytes)
 
     # -------------------------------------------------------------- primitives
     def _scratch_stamp(self, bound):
@@ -164,7 +167,7 @@ class CPUBackend(Backend):
             wanted = keys[pending]
             hit = seen == wanted
             found[pending[hit]] = slot[hit]
-            go_on = ~hit & (seen != _EMPTY)
+            go_on = ~hit & (seen != EMPTY_KEY)
             pending = pending[go_on]
             slot = (slot[go_on] + 1) & mask
         return found
@@ -286,7 +289,7 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
         n = int(keys.size)
         if n == 0:
             counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
@@ -303,7 +306,7 @@ class CPUBackend(Backend):
         weight_before = weight_before.astype(weights.dtype, copy=False)
         # state just before each row: from the store for a key's first row,
         # else from the row before it
-        is_insert = ops == 1
+        is_insert = codes == 1
         row_present = np.where(starts, present_before[group], np.concatenate(([False], is_insert[:-1])))
         row_weight = np.where(starts, weight_before[group], np.concatenate((weights[:1], weights[:-1])))
         ignored_rows = ~is_insert & ~row_present

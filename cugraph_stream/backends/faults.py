@@ -36,7 +36,7 @@ import inspect
 from .base import Backend
 
 #: Backend methods that are not operators: setup and the rollback's own cleanup
-NOT_OPERATORS = frozenset({"allocation_scope", "discard_scratch", "unavailable_reason"})
+NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "unavailable_reason"})
 
 
 def operator_names():

@@ -33,10 +33,11 @@ import weakref
 
 import numpy as np
 
+from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import Backend
-from .chunks import PACKED_IDS_TAG
+from .base import AdjacencyLists, Backend
+from .chunks import DeviceChunkAllocator
 
 _THREADS = 256
 _SMALL_DEGREE = 32      # below: a thread per vertex
@@ -169,6 +170,9 @@ class GPUBackend(Backend):
     def memory_bytes(self, *arrays):
         return int(sum(a.nbytes for a in arrays if a is not None))
 
+    def chunk_allocator(self, capacity_bytes=None, **options):
+        return DeviceChunkAllocator(pool_bytes=capacity_bytes, **options)
+
     def _flag(self, name, bound):
         """A zeroed byte map of at least ``bound`` entries; callers re-zero what they set."""
         return self._scratch(name, bound, self.xp.uint8, zeroed=True)
@@ -197,7 +201,7 @@ class GPUBackend(Backend):
         """The first ``kept[0]`` entries of ``out`` (one copy to the host)."""
         return out[: int(kept.get()[0])]
 
-    def _lists(self, adj):
+    def _lists(self, adj: AdjacencyLists):
         """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
         neighbours and weights (in the store, in device or pinned host
         memory, or in the adjacency's cache), recomputed when ``adj.version``
@@ -393,7 +397,7 @@ class GPUBackend(Backend):
         return outgrown[:k], need[:k]
 
     # ------------------------------------------------------ batch reduction
-    def net_changes(self, keys, ops, weights, table, table_slots, stored_weights):
+    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
         xp = self.xp
         n = int(keys.size)
         inserted, deleted, updated = (xp.empty(n, dtype=xp.int64) for _ in range(3))
@@ -403,7 +407,7 @@ class GPUBackend(Backend):
             name = f"net_changes<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>"
             cuda_kernels.get_kernel("batch", name)(
                 (_blocks(n),), (_THREADS,),
-                (keys, ops.astype(xp.int8, copy=False), weights, np.int64(n), table,
+                (keys, codes.astype(xp.int8, copy=False), weights, np.int64(n), table,
                  np.int32(table.size.bit_length() - 1), table_slots,
                  exact_astype(stored_weights, weights.dtype), inserted, inserted_w, deleted, updated,
                  updated_w, counters))

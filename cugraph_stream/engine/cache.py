@@ -1,30 +1,30 @@
-"""The hot-subgraph cache: the most valuable neighbour lists, copied into fast memory.
+"""The hot-subgraph cache: copies of the most valuable neighbour lists, in fast memory.
 
 With the ``cached`` placement the adjacency stays in host memory, read in
 place by the GPU, and the lists whose caching saves the most host memory
-traffic, judged by how often they were read over the last ``tau`` batches
-(:class:`~cugraph_stream.engine.hotness.Hotness`), are also kept in GPU memory
-under a byte budget (Grapin, sections 5 and 6).  This module is the policy
-and the bookkeeping, written once against ``ops.xp`` and the operators, so
-that the NumPy backend runs (and tests) exactly what the GPU runs:
+traffic (:mod:`cugraph_stream.engine.cache_selection`) are also kept in GPU
+memory under a byte budget (Grapin, sections 5 and 6).  This module is the
+cache itself, written once against ``ops.xp`` and the operators, so that
+the NumPy backend runs (and tests) exactly what the GPU runs:
+:class:`HotCache`, a CSR stored in fixed-size chunks, with the per-vertex
+arrays backends read it through
+(:class:`~cugraph_stream.backends.base.CachedLists`), and the steps that
+bring it up to date: :meth:`HotCache.evict` and :meth:`HotCache.load`
+(Grapin's Algorithm 3: evict, compact, consolidate, allocate, load), each
+counted in a :class:`RefreshReport`.  (What the queries read, from the
+cache and from host memory, is counted by :mod:`cugraph_stream.engine.reads`;
+the host-side reference reader is :mod:`cugraph_stream.engine.cache_view`.)
 
-* :func:`list_values` and :func:`select_candidates`: the lists to hold, by
-  host bytes saved per cached byte (sort, prefix sum, binary search), over
-  one cache or jointly over the caches that share one budget.
-* :class:`HotCache`: the cache itself, a CSR stored in fixed-size chunks,
-  brought up to date once per batch by :meth:`HotCache.refresh` (Grapin's
-  Algorithm 3: evict, compact, consolidate, allocate, load), and the
-  per-vertex arrays kernels read it through (:meth:`HotCache.view`).
-(What the queries read, from the cache and from host memory, is counted by
-:mod:`cugraph_stream.engine.reads`.)
+One refresh protocol, once per batch, in
+:meth:`~cugraph_stream.engine.store.GraphStore.refresh_cache` (after the
+host store applied the batch, before any kernel reads lists): select the
+lists of every cache of the budget together
+(:func:`~cugraph_stream.engine.cache_selection.select_in_chunks`), then
+every cache evicts, then every cache loads (so that chunks one cache gives
+up serve the others), then the hotness window moves on.
 
 Where this departs from Grapin, and why:
 
-* **Value per byte, not hotness alone.**  Host memory is read in 128-byte
-  transactions, so a read of a 3-entry list costs as much as a read of a
-  32-entry one.  A list's value is ``score * transactions per read`` and
-  lists are ranked by value per cached byte (a greedy knapsack): many short,
-  often-read lists beat one long list of the same bytes.
 * **Packed lists.**  Cached lists are packed one after the other in their
   chunk (CSR, no 128-byte alignment): alignment matters for host memory
   transactions, not for GPU memory, and would multiply the bytes of short
@@ -45,13 +45,14 @@ Where this departs from Grapin, and why:
   over the graph, that moves the whole cache every batch.
 
 Layout.  A list of ``d`` entries occupies ``d`` slots of its chunk's ``nbr``
-array (and ``wgt`` array, with weights; :mod:`cugraph_stream.backends.chunks`
-describes packed ids).  Each chunk is filled from slot 0; ``fill`` counts the
-slots used, live lists and garbage, and ``garbage`` the slots of evicted
-lists not yet compacted away.  Lists are recorded per
+array (and ``wgt`` array, with weights; :mod:`cugraph_stream.chunk_layout`
+describes the bytes and packed ids).  Each chunk is filled from slot 0;
+``fill`` counts the slots used, live lists and garbage, and ``garbage`` the
+slots of evicted lists not yet compacted away.  Lists are recorded per
 vertex: chunk id, offset in the chunk, cached degree and an in-cache flag.
 Per-chunk state (a few hundred chunks at most) lives on the host; per-vertex
-state lives on the device.
+state lives on the device.  Chunk memory comes from the backend's
+allocator (:meth:`~cugraph_stream.backends.base.Backend.chunk_allocator`).
 """
 from __future__ import annotations
 
@@ -59,9 +60,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.chunks import (PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_allocator,
-                               chunk_layout, read_ids)
+from ..chunk_layout import PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_layout
 from .adjacency import ALIGN_BYTES
+from .cache_selection import list_values
+from .cache_view import CacheView
 from .growth import MIN_VERTICES, ensure_vertex_capacity
 from .reads import NBR_ITEMSIZE, transactions
 
@@ -70,244 +72,12 @@ DEFAULT_CHUNK_BYTES = 32 << 20
 
 #: a chunk is compacted to make room only once this share of its slots is garbage
 COMPACT_MIN_SHARE = 1 / 256
-#: share of a cache's chunks the joint selection leaves free for changed lists to reload into
-#: (more room lets garbage gather longer, so each compaction frees more: 1/128 cost the
-#: scale-24 benchmark about 6 compactions a batch)
-LOAD_ROOM_SHARE = 1 / 32
 
 _CANDIDATE = 1
 _CHANGED = 2
-#: bit pattern of float32 infinity: ``_FLOAT32_INF - bits`` orders non-negative float32 values descending
-_FLOAT32_INF = 0x7F800000
 
 
-# ---------------------------------------------------------------------- selection
-@dataclass
-class ListValues:
-    """The lists one cache could hold, and what holding each is worth.
-
-    Attributes
-    ----------
-    vertices : array of int64
-        Eligible vertices, ascending.
-    cost : array of int64
-        Cached bytes of each one's list.
-    density : array of float32
-        Host bytes a cached copy would have saved over the window, per cached
-        byte (up to a constant factor shared by all caches).
-    """
-
-    vertices: object
-    cost: object
-    density: object
-
-
-def list_values(ops, score, degree, slot_bytes, read_itemsizes, max_list_slots=None):
-    """What caching each list is worth: host transactions saved per cached byte.
-
-    A read of a list of ``d`` entries from host memory costs, per array read
-    (``read_itemsizes``: 4 for the neighbours, plus the weight itemsize when
-    the cache holds weights), ``ceil(d * itemsize / 128)`` transactions (the
-    store starts every list on a 128-byte boundary).  Over the window the
-    list was read ``score`` times, so caching it would have saved ``score``
-    times that; it costs ``d * slot_bytes`` bytes of cache.
-
-    Parameters
-    ----------
-    ops : Backend
-    score : array of int
-        Non-negative hotness per vertex (:meth:`Hotness.score`).
-    degree : array of int
-        Entries per list; vertices beyond ``min(score.size, degree.size)`` are ignored.
-    slot_bytes : int
-        Cached bytes per entry.
-    read_itemsizes : tuple of int
-        Itemsizes of the arrays a cached copy serves.
-    max_list_slots : int, optional
-        Longer lists are never cached (a list must fit in one chunk).
-
-    Returns
-    -------
-    ListValues
-        Vertices with score 0 or degree 0 never qualify.
-
-    Examples
-    --------
-    >>> from cugraph_stream.backends import get_backend
-    >>> v = list_values(get_backend("cpu"), np.array([3, 3, 0, 3]), np.array([1, 32, 5, 33]), 4, (4,))
-    >>> v.vertices.tolist(), v.cost.tolist(), v.density.tolist()    # 1 transaction for 4 bytes, for 128, 2 for 132
-    ([0, 1, 3], [4, 128, 132], [0.75, 0.0234375, 0.04545454680919647])
-    """
-    xp = ops.xp
-    n = min(int(score.size), int(degree.size))
-    score = score[:n]
-    degree = degree[:n].astype(xp.int64, copy=False)
-    eligible = (score > 0) & (degree > 0)
-    if max_list_slots is not None:
-        eligible &= degree <= int(max_list_slots)
-    vertices = xp.flatnonzero(eligible)
-    length = degree[vertices]
-    saved = xp.zeros(vertices.size, dtype=xp.int64)
-    for itemsize in read_itemsizes:               # a loop over arrays, not vertices
-        saved += (length * int(itemsize) + ALIGN_BYTES - 1) // ALIGN_BYTES
-    cost = length * int(slot_bytes)
-    density = (score[vertices].astype(xp.float64) * saved) / cost
-    return ListValues(vertices, cost, density.astype(xp.float32))
-
-
-def _rank(ops, parts):
-    """Positions (in the concatenation of ``parts``) of every list, most valuable
-    first, and the lists' costs in that order."""
-    xp = ops.xp
-    density = xp.concatenate([part.density for part in parts])
-    cost = xp.concatenate([part.cost for part in parts])
-    # non-negative float32 values order like their bit patterns: a stable sort of the patterns,
-    # negated, ranks by density and keeps ties in position order (the earlier part, then the
-    # smaller id), with 32-bit keys
-    ranked = xp.argsort(_FLOAT32_INF - density.view(xp.int32), kind="stable")
-    return ranked, cost[ranked]
-
-
-def _prefix(ops, costs, budget_bytes):
-    """How many of ``costs`` (in order) fit ``budget_bytes`` together."""
-    xp = ops.xp
-    used = xp.cumsum(costs)
-    return int(xp.searchsorted(used, xp.asarray([int(budget_bytes)], dtype=used.dtype), side="right")[0])
-
-
-def select_candidates(ops, parts, budget_bytes):
-    """The lists worth most per byte that fit ``budget_bytes`` together, over one or more caches.
-
-    The lists of all ``parts`` (one :class:`ListValues` per cache sharing
-    the budget) are ranked by ``density`` (descending; ties: the earlier
-    part, then the smaller vertex id, so the choice is deterministic on
-    every backend), and the longest prefix of the ranking whose costs fit
-    the budget is taken.  The prefix stops at the first list that does not
-    fit, as in Grapin (a smaller, less valuable list behind it is not taken
-    instead).
-
-    Parameters
-    ----------
-    ops : Backend
-    parts : list of ListValues
-        One per cache sharing the budget (:func:`list_values`).
-    budget_bytes : int
-
-    Returns
-    -------
-    list of arrays of int64
-        Per part, its chosen vertices, most valuable first.
-
-    Examples
-    --------
-    >>> from cugraph_stream.backends import get_backend
-    >>> ops = get_backend("cpu")
-    >>> out = list_values(ops, np.array([5, 0, 9, 5]), np.array([10, 50, 40, 3]), 4, (4,))
-    >>> inn = list_values(ops, np.array([1, 1]), np.array([1, 2]), 4, (4,))
-    >>> out.density.tolist(), inn.density.tolist()     # out 0 and in 1 tie: the earlier part first
-    ([0.125, 0.11249999701976776, 0.4166666567325592], [0.25, 0.125])
-    >>> [c.tolist() for c in select_candidates(ops, [out, inn], budget_bytes=4 * 16)]
-    [[3, 0], [0, 1]]
-    >>> [c.tolist() for c in select_candidates(ops, [out, inn], budget_bytes=4 * 15)]
-    [[3, 0], [0]]
-    """
-    xp = ops.xp
-    if budget_bytes <= 0 or sum(int(part.vertices.size) for part in parts) == 0:
-        return [xp.empty(0, dtype=xp.int64) for _ in parts]
-    ranked, costs = _rank(ops, parts)
-    chosen = ranked[:_prefix(ops, costs, budget_bytes)]
-    candidates, first = [], 0
-    for part in parts:                          # a loop over caches
-        size = int(part.vertices.size)
-        candidates.append(part.vertices[chosen[(chosen >= first) & (chosen < first + size)] - first])
-        first += size
-    return candidates
-
-
-def allot_chunks(wanted_bytes, chunk_bytes, capacity_bytes):
-    """Whole chunks per cache for what its lists want (largest remainder), within ``capacity_bytes``.
-
-    ``wanted_bytes`` sum to at most ``capacity_bytes``.  Cache ``i`` gets
-    ``floor(wanted_bytes[i] / chunk_bytes[i])`` chunks, then
-    what is left of the capacity goes a chunk at a time to the caches with
-    the largest unserved fraction (none to a cache that wants nothing more).
-
-    >>> allot_chunks([20, 1597], [100, 100], 1600), allot_chunks([60, 30], [100, 100], 100)
-    ([0, 16], [1, 0])
-    >>> allot_chunks([150, 250], [100, 100], 600), allot_chunks([150, 140], [50, 100], 300)
-    ([2, 3], [3, 1])
-    """
-    wanted = np.asarray(wanted_bytes, dtype=np.float64) / np.asarray(chunk_bytes, dtype=np.float64)
-    allot = np.floor(wanted).astype(np.int64)
-    left = int(capacity_bytes) - int((allot * np.asarray(chunk_bytes, dtype=np.int64)).sum())
-    for i in np.argsort(-(wanted - allot), kind="stable").tolist():
-        if wanted[i] > allot[i] and left >= chunk_bytes[i]:
-            allot[i] += 1
-            left -= int(chunk_bytes[i])
-    return allot.tolist()
-
-
-def select_in_chunks(ops, parts, chunk_bytes, total_chunks, room_share=LOAD_ROOM_SHARE):
-    """:func:`select_candidates` for caches that hold their lists in whole chunks of one budget.
-
-    The joint ranking over ``total_chunks`` chunks decides what each cache
-    deserves; each cache ``i`` then gets a whole number of its chunks of
-    ``chunk_bytes[i]``, together within ``total_chunks`` chunks of the
-    largest size (:func:`allot_chunks`: a cache whose lists deserve
-    a sliver of a chunk gets none, rather than a chunk held for a few
-    lists), and takes its most valuable lists within them, leaving
-    ``room_share`` of the chunks free so that lists that change reload into
-    chunk tails without compaction.
-
-    Parameters
-    ----------
-    ops : Backend
-    parts : list of ListValues
-        One per cache sharing the budget.
-    chunk_bytes : list of int
-        Bytes of one chunk of each cache.
-    total_chunks : int
-        Chunks of the largest size the budget holds.
-    room_share : float
-        Share of each cache's chunks left free (default :data:`LOAD_ROOM_SHARE`).
-
-    Returns
-    -------
-    list of arrays of int64
-        Per part, its chosen vertices, most valuable first.
-
-    Examples
-    --------
-    >>> from cugraph_stream.backends import get_backend
-    >>> ops = get_backend("cpu")
-    >>> out = list_values(ops, np.array([1, 1]), np.array([1, 2]), 8, (4, 4))      # 24 bytes, worth little
-    >>> inn = list_values(ops, np.array([5] * 6), np.array([60] * 6), 4, (4,))     # 6 lists of 240 bytes
-    >>> [c.tolist() for c in select_candidates(ops, [out, inn], 4 * 256)]
-    [[0, 1], [0, 1, 2, 3]]
-    >>> [c.tolist() for c in select_in_chunks(ops, [out, inn], [256, 256], 4, room_share=0)]
-    [[], [0, 1, 2, 3]]
-    """
-    xp = ops.xp
-    sizes = [int(part.vertices.size) for part in parts]
-    if total_chunks <= 0 or sum(sizes) == 0:
-        return [xp.empty(0, dtype=xp.int64) for _ in parts]
-    ranked, costs = _rank(ops, parts)
-    count = _prefix(ops, costs, int(total_chunks) * max(chunk_bytes))
-    firsts = np.cumsum([0] + sizes).tolist()
-    # per cache, its lists in ranked order (a mask over the ranking); sums, not a weighted
-    # bincount, whose atomics would all hit one counter per cache
-    mine = [(ranked >= firsts[i]) & (ranked < firsts[i + 1]) for i in range(len(parts))]
-    wanted = ops.to_host(xp.stack([xp.where(m[:count], costs[:count], 0).sum() for m in mine]))
-    allot = allot_chunks(wanted, chunk_bytes, int(total_chunks) * max(chunk_bytes))
-    candidates = []
-    for i, part in enumerate(parts):             # a loop over caches
-        room = int(allot[i] * chunk_bytes[i] * (1.0 - room_share))
-        # the cache's most valuable lists within its room: a prefix of its lists in ranked order
-        taken = mine[i] & (xp.cumsum(xp.where(mine[i], costs, 0)) <= room)
-        candidates.append(part.vertices[ranked[taken] - firsts[i]])
-    return candidates
-
-
+# ---------------------------------------------------------------------- changes
 def changed_lists(ops, delta, side="out"):
     """Vertices whose list in one adjacency a :class:`~cugraph_stream.engine.store.StoreDelta` changed.
 
@@ -328,7 +98,8 @@ def changed_lists(ops, delta, side="out"):
 # -------------------------------------------------------------------------- reports
 @dataclass
 class RefreshReport:
-    """What one :meth:`HotCache.refresh` did.
+    """What refreshing one cache for a batch did: its :meth:`HotCache.evict`, then its
+    :meth:`HotCache.load` (:meth:`~cugraph_stream.engine.store.GraphStore.refresh_cache`).
 
     Attributes
     ----------
@@ -378,113 +149,6 @@ class RefreshReport:
         return ALIGN_BYTES * self.load_transactions
 
 
-@dataclass
-class CacheView:
-    """How to find every vertex's list: in a cache chunk or in the host store.
-
-    The host-side reference reader (:meth:`HotCache.check` and the tests
-    read lists through it); the GPU kernels find the same lists through
-    per-vertex addresses (``GPUBackend._lists``).
-
-    Vertex ``v`` with ``in_cache[v]`` has its ``length[v]`` neighbours at
-    ``chunk_nbr[chunk[v]][start[v]:start[v] + length[v]]`` (packed or not:
-    read them with :func:`~cugraph_stream.backends.chunks.read_ids`; weights
-    in ``chunk_wgt`` when ``cached_weights``, else in the host store);
-    otherwise at ``host_nbr[start[v]:start[v] + length[v]]``.  A kernel
-    takes the chunk base addresses ``nbr_pointers[chunk[v]]`` and
-    ``wgt_pointers[chunk[v]]`` (``uint64``; the neighbour address tagged
-    with :data:`~cugraph_stream.backends.chunks.PACKED_IDS_TAG` when the
-    ids are packed) instead of the chunk arrays.
-
-    Attributes
-    ----------
-    start : array of int64
-        Offset in the vertex's chunk (cached) or slot in the host store.
-    length : array of int64
-        Entries of the list.
-    in_cache : array of bool
-    chunk : array of int32
-        Chunk id, ``-1`` when not cached.
-    host_start : array of int64
-        Slot of every list in the host store.
-    cached_weights : bool
-        Whether the chunks hold weights.
-    chunk_nbr, chunk_wgt : tuple of arrays
-        Per chunk id, the chunk's slot arrays (``None`` for unused ids, and
-        every ``chunk_wgt`` without cached weights).
-    nbr_pointers, wgt_pointers : array of uint64
-        Per chunk id, the data address of those arrays (0 for unused ids).
-    host_nbr, host_wgt : arrays
-        The host store's slot arrays.
-    """
-
-    start: object
-    length: object
-    in_cache: object
-    chunk: object
-    host_start: object
-    cached_weights: bool
-    chunk_nbr: tuple
-    chunk_wgt: tuple
-    nbr_pointers: object
-    wgt_pointers: object
-    host_nbr: object
-    host_wgt: object
-
-    def neighbors(self, v):
-        """``(nbr, wgt)`` of one vertex, read where the kernels would read it."""
-        s, d, h = int(self.start[v]), int(self.length[v]), int(self.host_start[v])
-        if not bool(self.in_cache[v]):
-            return self.host_nbr[s:s + d], self.host_wgt[s:s + d]
-        c = int(self.chunk[v])
-        wgt = self.chunk_wgt[c][s:s + d] if self.cached_weights else self.host_wgt[h:h + d]
-        return read_ids(self.chunk_nbr[c], slice(s, s + d)), wgt
-
-    def gather(self, ops, vertices):
-        """Every entry of the lists of ``vertices``, read through the view.
-
-        Returns ``(owners, nbr, wgt)``: entries in vertex order (each list in
-        slot order) and the index in ``vertices`` each came from.  The
-        reference for what a kernel reading the ``cached`` placement sees.
-        """
-        xp = ops.xp
-        lengths = self.length[vertices]
-        out_start = xp.cumsum(lengths) - lengths
-        _, owners = ops.expand_segments(out_start, lengths)
-        total = int(owners.size)
-        nbr = xp.empty(total, dtype=self.host_nbr.dtype)
-        wgt = xp.empty(total, dtype=self.host_wgt.dtype)
-        if total == 0:
-            return owners, nbr, wgt
-        cached = self.in_cache[vertices]
-        # weights from the host store: every list's, unless the chunks hold them
-        from_host = xp.flatnonzero(~cached) if self.cached_weights else xp.arange(vertices.size)
-        source, owner = ops.expand_segments(self.host_start[vertices[from_host]], lengths[from_host])
-        target = out_start[from_host][owner] + (source - self.host_start[vertices[from_host]][owner])
-        wgt[target] = self.host_wgt[source]
-        uncached = xp.flatnonzero(~cached)
-        source, owner = ops.expand_segments(self.start[vertices[uncached]], lengths[uncached])
-        target = out_start[uncached][owner] + (source - self.start[vertices[uncached]][owner])
-        nbr[target] = self.host_nbr[source]
-        picked = xp.flatnonzero(cached)
-        if picked.size:
-            by_chunk = picked[xp.argsort(self.chunk[vertices[picked]])]
-            chunk_of = self.chunk[vertices[by_chunk]]
-            ids = np.unique(ops.to_host(chunk_of))
-            bounds = ops.to_host(xp.searchsorted(chunk_of, xp.asarray(ids, dtype=chunk_of.dtype), side="right"))
-            source, owner = ops.expand_segments(self.start[vertices[by_chunk]], lengths[by_chunk])
-            target = out_start[by_chunk][owner] + (source - self.start[vertices[by_chunk]][owner])
-            element_bounds = ops.to_host(xp.searchsorted(owner, xp.asarray(bounds), side="left"))
-            first = 0
-            for c, stop in zip(ids.tolist(), element_bounds.tolist()):
-                piece = slice(first, stop)
-                nbr[target[piece]] = read_ids(self.chunk_nbr[c], source[piece])
-                if self.cached_weights:
-                    wgt[target[piece]] = self.chunk_wgt[c][source[piece]]
-                first = stop
-        return owners, nbr, wgt
-
-
 # ---------------------------------------------------------------------------- cache
 class HotCache:
     """Neighbour lists of one adjacency, in fixed-size chunks under a byte budget.
@@ -509,12 +173,12 @@ class HotCache:
         cached.
     allocator : object, optional
         Chunk memory (see :mod:`cugraph_stream.backends.chunks`); its
-        ``capacity_bytes`` bounds the chunks held.  Default:
-        :func:`~cugraph_stream.backends.chunks.chunk_allocator` for ``ops``
-        with a capacity of :attr:`usable_bytes` (on the GPU: chunks from an
-        RMM pool of that size, reserved when the cache is made, or from
-        CuPy's pool without RMM).  Caches given the same allocator share its
-        capacity.
+        ``capacity_bytes`` bounds the chunks held.  Default: the backend's
+        (:meth:`ops.chunk_allocator
+        <cugraph_stream.backends.base.Backend.chunk_allocator>`) with a
+        capacity of :attr:`usable_bytes` (on the GPU: chunks from an RMM pool
+        of that size, reserved when the cache is made, or from CuPy's pool
+        without RMM).  Caches given the same allocator share its capacity.
     weights : bool
         Hold the weights too (default), or neighbour ids only (readers then
         take the weights from the host store).
@@ -529,7 +193,7 @@ class HotCache:
         (``-1``, 0, 0 for a vertex not in the cache).
     in_cache : array of bool, per vertex
     chunks : list
-        Per chunk id, the :class:`~cugraph_stream.backends.chunks.Chunk` or ``None``.
+        Per chunk id, the :class:`~cugraph_stream.chunk_layout.Chunk` or ``None``.
     fill : numpy array of int64, per chunk id
         Slots used from slot 0: live lists and garbage.
     garbage : numpy array of int64, per chunk id
@@ -546,13 +210,17 @@ class HotCache:
     >>> cache = HotCache(ops, np.float32, budget_bytes=4096, chunk_bytes=2048)
     >>> cache.chunk_slots, cache.max_chunks
     (256, 2)
-    >>> report = cache.refresh(np.array([2, 0]), np.array([], dtype=np.int64), adj)
+    >>> report = RefreshReport()                 # one batch: evict, then load
+    >>> cache.evict(np.array([2, 0]), np.array([], dtype=np.int64), adj, report)
+    >>> cache.load(np.array([2, 0]), adj, report)
     >>> report.loaded_lists, report.allocated_chunks, cache.in_cache[:3].tolist()
     (2, 1, [True, False, True])
     >>> view = cache.view(adj)
     >>> view.neighbors(0)[0].tolist(), int(view.chunk[0]), int(view.start[0]), int(view.start[2])
     ([1, 2], 0, 1, 0)
-    >>> report = cache.refresh(np.array([0]), np.array([0]), adj)   # 2 left, 0 changed: reloaded
+    >>> report = RefreshReport()                 # the next: 2 left, 0 changed (reloaded)
+    >>> cache.evict(np.array([0]), np.array([0]), adj, report)
+    >>> cache.load(np.array([0]), adj, report)
     >>> report.evicted, report.released_chunks, report.loaded_lists, int(cache.chunk_offset[0])
     (2, 1, 1, 0)
     >>> packed = HotCache(ops, np.float32, budget_bytes=4096, chunk_bytes=2048, weights=False, id_bytes=3)
@@ -577,7 +245,7 @@ class HotCache:
         self._size_chunks(id_bytes)
         if allocator is None:
             # on the GPU: an RMM pool of exactly the usable budget, reserved up front
-            allocator = chunk_allocator(ops, self.usable_bytes or None)
+            allocator = ops.chunk_allocator(self.usable_bytes or None)
         self.allocator = allocator
         self.chunk_id = xp.zeros(0, dtype=xp.int32)
         self.chunk_offset = xp.zeros(0, dtype=xp.int32)
@@ -690,51 +358,37 @@ class HotCache:
         return list_values(self.ops, score, adjacency.degree, self.slot_bytes, read_itemsizes,
                            self.chunk_slots)
 
-    def select(self, score, adjacency):
-        """Candidates for :meth:`refresh` when the cache has its budget to itself:
-        :func:`select_candidates` over :meth:`list_values`, within :attr:`usable_bytes`."""
-        return select_candidates(self.ops, [self.list_values(score, adjacency)], self.usable_bytes)[0]
-
     # ----------------------------------------------------------------- refresh
-    def refresh(self, candidates, changed_vertices, adjacency, bound=None):
-        """Bring the cache up to date with a batch (Grapin's Algorithm 3, compacting lazily).
-
-        Call once per batch, after the host store applied the batch and
-        before any kernel reads lists.  :meth:`evict` then :meth:`load`;
-        caches sharing one allocator evict all before any loads.
-
-        Parameters
-        ----------
-        candidates : array of int
-            Distinct vertices, most valuable first (:meth:`select`).
-        changed_vertices : array of int
-            Vertices whose list changed (repeats allowed; see :func:`changed_lists`).
-        adjacency : Adjacency
-            The host store of the cached direction.
-        bound : int, optional
-            Vertex ids are below ``bound`` (the store's vertex bound): scans of
-            the per-vertex arrays stop there instead of at their capacity.
-
-        Returns
-        -------
-        RefreshReport
-        """
-        report = RefreshReport()
-        self.evict(candidates, changed_vertices, adjacency, report, bound)
-        self.load(candidates, adjacency, report, bound)
-        return report
-
+    # once per batch, GraphStore.refresh_cache: every cache of the budget evicts, then every one loads
     def _scan_bound(self, bound):
         """How far per-vertex scans go: ``bound``, or all of the arrays when it is None."""
         return int(self.in_cache.size) if bound is None else min(int(bound), int(self.in_cache.size))
 
     def evict(self, candidates, changed_vertices, adjacency, report, bound=None):
-        """Step 1: evict cached vertices that are not in ``candidates`` and those in
-        ``changed_vertices`` (their lists changed in this batch).  Their slots
-        become garbage; chunks left with garbage only are released, chunks
-        left with more garbage than lists are compacted (and merged where
-        another chunk's tail takes them), so that their memory serves
-        whichever cache of the budget needs it."""
+        """Refresh step 1: evict the cached vertices that are not in ``candidates``
+        and those in ``changed_vertices`` (their lists changed in this batch).
+
+        Their slots become garbage; chunks left with garbage only are
+        released, chunks left with more garbage than lists are compacted (and
+        merged where another chunk's tail takes them), so that their memory
+        serves whichever cache of the budget needs it.  Every cache of one
+        allocator evicts before any loads.
+
+        Parameters
+        ----------
+        candidates : array of int
+            Distinct vertices, most valuable first
+            (:func:`~cugraph_stream.engine.cache_selection.select_in_chunks`).
+        changed_vertices : array of int
+            Vertices whose list changed (repeats allowed; see :func:`changed_lists`).
+        adjacency : Adjacency
+            The host store of the cached direction.
+        report : RefreshReport
+            What was done is added to it.
+        bound : int, optional
+            Vertex ids are below ``bound`` (the store's vertex bound): scans of
+            the per-vertex arrays stop there instead of at their capacity.
+        """
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
@@ -834,15 +488,17 @@ class HotCache:
         return max(min(free_ids, (capacity - self.allocator.held_bytes) // self.chunk_bytes), 0)
 
     def load(self, candidates, adjacency, report, bound=None):
-        """Steps 2-4: compact chunks while the pending lists need the room, then
-        allocate chunks as needed (within the budget) and load the candidates
-        not in the cache, most valuable first, list by list from the host
-        store (``adjacency.nbr/wgt[start[v]:start[v] + degree[v]]``, read in
-        place): into the free tails of the chunks in id order, then into new
-        chunks (next fit).  Lists that find no room compact further chunks,
-        as long as some hold garbage.  Candidates with an empty list or a
-        list over one chunk are skipped; those that find no room in the end
-        are counted in ``not_loaded``.  Fills in the report's state fields."""
+        """Refresh steps 2-4, after every cache of the allocator evicted (:meth:`evict`,
+        whose parameters these are): compact chunks while the pending lists
+        need the room, then allocate chunks as needed (within the budget) and
+        load the candidates not in the cache, most valuable first, list by
+        list from the host store (``adjacency.nbr/wgt[start[v]:start[v] +
+        degree[v]]``, read in place): into the free tails of the chunks in id
+        order, then into new chunks (next fit).  Lists that find no room
+        compact further chunks, as long as some hold garbage.  Candidates with
+        an empty list or a list over one chunk are skipped; those that find no
+        room in the end are counted in ``not_loaded``.  Fills in the report's
+        state fields."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)

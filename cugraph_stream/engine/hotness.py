@@ -8,12 +8,16 @@ maximum instead of wrapping.  Closing a batch is one shift of every word by
 one field (the oldest field falls off the top), so the window slides without
 ever touching per-batch history arrays.
 
-Order of calls in one batch (``cached`` placement)::
+Order of calls in one batch (``cached`` placement; the refresh is
+:meth:`GraphStore.refresh_cache <cugraph_stream.engine.store.GraphStore.refresh_cache>`,
+run after the store applied the batch and before the queries read lists)::
 
-    candidates = cache.select(hotness.score(), adjacency)   # the last tau batches
-    cache.refresh(candidates, changed, adjacency)
-    hotness.advance()                                       # open this batch's field
-    ...  hotness.record(frontier)  at every step that reads lists  ...
+    parts = [cache.list_values(hotness.score(upto=bound), adjacency)   # the last tau batches
+             for every cached adjacency]
+    candidates = select_in_chunks(ops, parts, ...)    # every cache's lists, one budget
+    cache.evict(...)  for every cache, then  cache.load(...)  for every cache
+    hotness.advance(upto=bound)                       # open this batch's field
+    ...  hotness.record(frontier)  at every step that reads lists (GraphStore.record_reads)  ...
 
 so that the selection at the start of a batch sees exactly the ``tau``
 batches before it.

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.chunks import chunk_allocator
 from .adjacency import Adjacency
-from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, select_in_chunks
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
+from .cache_selection import select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
@@ -111,7 +111,7 @@ class GraphStore:
         self.cached = []
         if placement == "cached":
             budget = int(cache_budget)
-            allocator = chunk_allocator(ops, budget or None)     # one capacity for every cache
+            allocator = ops.chunk_allocator(budget or None)     # one capacity for every cache
             sides = (("out", self.out, True), ("in", self.inn, False)) if self.directed else (("out", self.out, True),)
             for side, adj, weights in sides:
                 adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights,
@@ -429,7 +429,7 @@ class GraphStore:
 
         The lists of all caches are ranked together by host bytes saved per
         cached byte, and the budget's chunks shared out accordingly
-        (:func:`~cugraph_stream.engine.cache.select_in_chunks`); every cache
+        (:func:`~cugraph_stream.engine.cache_selection.select_in_chunks`); every cache
         evicts the lists that left the candidates or changed, then every
         cache loads (so that chunks one cache gives up serve the others),
         and the hotness window moves on by one batch.  Returns the

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from cugraph_stream.backends import available_backends, get_backend
-from cugraph_stream.backends.chunks import (Chunk, DeviceChunkAllocator, HostChunkAllocator, chunk_allocator,
-                                            chunk_layout, read_ids, write_ids)
+from cugraph_stream.backends.chunks import DeviceChunkAllocator, HostChunkAllocator
+from cugraph_stream.chunk_layout import Chunk, chunk_layout, read_ids, write_ids
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
@@ -87,14 +87,8 @@ def test_packed_chunks_padded_to_a_shared_size(dtype):
         alloc.allocate(10, dtype, id_bytes=2)
 
 
-def test_layout_has_no_padding_for_cache_sized_chunks():
-    for dtype in (np.float32, np.float64):
-        total, offset = chunk_layout(64 * 1000, dtype)
-        assert offset == 4 * 64 * 1000 and total == 64 * 1000 * (4 + np.dtype(dtype).itemsize)
-
-
-def test_chunk_allocator_picks_host_for_cpu():
-    alloc = chunk_allocator(get_backend("cpu"), 1 << 20)
+def test_cpu_backend_allocates_host_chunks():
+    alloc = get_backend("cpu").chunk_allocator(1 << 20)
     assert isinstance(alloc, HostChunkAllocator) and alloc.capacity_bytes == 1 << 20
 
 
@@ -213,6 +207,15 @@ def test_device_chunks_from_a_dedicated_rmm_pool(fake_gpu):
     _check_device_chunk(alloc, alloc.allocate(64), 64, None)             # neighbours only: 256 bytes
     with pytest.raises(ValueError, match="capacity"):
         alloc.allocate(64)
+
+
+def test_gpu_backend_allocates_device_chunks_from_a_pool_of_the_capacity(fake_gpu):
+    from cugraph_stream.backends.gpu import GPUBackend
+
+    alloc = GPUBackend().chunk_allocator(1000)
+    assert isinstance(alloc, DeviceChunkAllocator) and alloc.backend == "rmm" and alloc.capacity_bytes == 1000
+    assert alloc._memory_resource.initial == alloc._memory_resource.maximum == 1024
+    assert GPUBackend().chunk_allocator(None, use_rmm=False).backend == "cupy"
 
 
 def test_device_chunks_from_cupy_pool(fake_gpu, monkeypatch):

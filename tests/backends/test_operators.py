@@ -168,7 +168,7 @@ def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
 
 @pytest.mark.parametrize("id_formats", [(4, 3), (3, 3), (3, 4), (4, 4)])
 def test_copy_lists_copies_every_entry_between_formats(ops, id_formats):
-    from cugraph_stream.backends.chunks import read_ids, write_ids
+    from cugraph_stream.chunk_layout import read_ids, write_ids
 
     rng = np.random.default_rng(sum(id_formats))
     lengths = np.array([0, 1, 5, 3000, 0, 64, 2], dtype=np.int64)

@@ -180,18 +180,12 @@ def json_default(obj):
 # ---------------------------------------------------------------------------
 
 def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6):
-    """The cugraph_stream query object of ``kind`` ("sssp", "bfs", "wcc", "pagerank")."""
-    import cugraph_stream as cgs
+    """The cugraph_stream query object of ``kind`` ("sssp", "bfs", "wcc", "pagerank", ...:
+    any spelling of :func:`cugraph_stream.queries.make`); ``source`` is ignored by
+    kinds without one."""
+    from cugraph_stream.queries import make
 
-    if kind == "sssp":
-        return cgs.SSSP(source=source, mode=mode)
-    if kind == "bfs":
-        return cgs.BFS(source=source, mode=mode)
-    if kind == "wcc":
-        return cgs.WCC(mode=mode)
-    if kind == "pagerank":
-        return cgs.PageRank(alpha=alpha, tol=tol, mode=mode)
-    raise ValueError(f"kind: unknown query kind {kind!r}")
+    return make(kind, source, mode=mode, alpha=alpha, tol=tol)
 
 
 # ---------------------------------------------------------------------------

@@ -31,12 +31,15 @@ import numpy as np
 import pandas as pd
 
 from . import doctor as _doctor
+from .queries import KINDS, lookup, make
 from .verify import EdgeSnapshot, check_edges, check_result, to_pandas
 
 __all__ = ["main"]
 
 PROG = "cugraph-stream"
-_QUERY_KINDS = ("sssp", "bfs", "widest", "wcc", "pagerank")
+#: how --query names each kind, e.g. "sssp:SOURCE, bfs:SOURCE, widest:SOURCE, wcc or pagerank"
+_QUERY_SPECS = [f"{cls.short_name}:SOURCE" if cls.takes_source else cls.short_name for cls in KINDS.values()]
+_QUERY_SPECS_TEXT = ", ".join(_QUERY_SPECS[:-1]) + " or " + _QUERY_SPECS[-1]
 
 
 # ---------------------------------------------------------------------------
@@ -96,8 +99,7 @@ def _build_parser():
                         help="update rows (.csv or .parquet): source, destination, [weight,] op")
     replay.add_argument("--query", action="append", type=_query_spec, required=True,
                         metavar="SPEC",
-                        help="sssp:SOURCE, bfs:SOURCE, widest:SOURCE, wcc or pagerank "
-                             "(repeat for several)")
+                        help=f"{_QUERY_SPECS_TEXT} (repeat for several)")
     split = replay.add_mutually_exclusive_group()
     split.add_argument("--batch-size", type=_int_at_least(1), metavar="N",
                        help="cut the updates into batches of N rows")
@@ -157,16 +159,14 @@ def _int_at_least(low):
 
 
 def _query_spec(text):
-    kind, _, arg = text.partition(":")
-    kind = kind.strip().lower()
-    if kind in ("widestpath", "widest_path"):
-        kind = "widest"
-    if kind not in _QUERY_KINDS:
-        raise argparse.ArgumentTypeError(
-            f"unknown query {text!r}; expected sssp:SOURCE, bfs:SOURCE, widest:SOURCE, "
-            "wcc or pagerank"
-        )
-    if kind in ("sssp", "bfs", "widest"):
+    """``(short name, source or None)`` of a ``--query`` argument such as ``sssp:0``."""
+    name, _, arg = text.partition(":")
+    try:
+        cls = lookup(name)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"unknown query {text!r}; expected {_QUERY_SPECS_TEXT}") from None
+    kind = cls.short_name
+    if cls.takes_source:
         try:
             return kind, int(arg)
         except ValueError:
@@ -225,18 +225,6 @@ def _say(text, quiet=False):
         tqdm.write(text, file=sys.stdout)
 
 
-def _make_query(cgs, kind, source, alpha=0.85, tol=1e-6):
-    if kind == "sssp":
-        return cgs.SSSP(source=source)
-    if kind == "bfs":
-        return cgs.BFS(source=source)
-    if kind == "widest":
-        return cgs.WidestPath(source=source)
-    if kind == "wcc":
-        return cgs.WCC()
-    return cgs.PageRank(alpha=alpha, tol=tol)
-
-
 def _result_name(kind, source):
     return kind if source is None else f"{kind}_{source}"
 
@@ -280,12 +268,10 @@ def _demo(args):
     g = cgs.StreamGraph.from_edgelist(initial, source="src", destination="dst",
                                       weight="weight", directed=True, backend=args.backend)
     source = _hub(initial["src"].to_numpy())
-    queries = {
-        ("sssp", source): g.track(cgs.SSSP(source=source)),
-        ("bfs", source): g.track(cgs.BFS(source=source)),
-        ("wcc", None): g.track(cgs.WCC()),
-        ("pagerank", None): g.track(cgs.PageRank(tol=args.tol)),
-    }
+    queries = {}
+    for kind in ("sssp", "bfs", "wcc", "pagerank"):
+        q = g.track(make(kind, source, tol=args.tol))
+        queries[kind, q.source] = q
     _say(f"graph built and queries tracked (source {source}) "
          f"[{time.perf_counter() - t0:.2f}s]", quiet)
 
@@ -398,8 +384,7 @@ def _replay(args):
         name = _result_name(kind, source)
         if name in tracked:
             continue
-        tracked[name] = (kind, source,
-                         g.track(_make_query(cgs, kind, source, args.alpha, args.tol)))
+        tracked[name] = (kind, source, g.track(make(kind, source, alpha=args.alpha, tol=args.tol)))
     snapshot = None
     if args.check:
         snapshot = EdgeSnapshot.from_frame(edges, source=args.source,

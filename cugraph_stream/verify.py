@@ -5,7 +5,8 @@ An edge set kept with plain NumPy from the same update rows
 (``reference_*``) and comparisons of a query's result frame with them
 (:func:`check_result`): values, predecessor validity (an existing edge that
 yields the vertex's value exactly) and tree shape.  Used by ``cugraph-stream
-demo``, ``replay --check`` and the benchmarks; nothing here uses the engine.
+demo``, ``replay --check`` and the benchmarks; nothing here uses the engine
+(query kinds are named as in :data:`cugraph_stream.queries.KINDS`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from .queries import lookup
 
 
 def to_pandas(frame):
@@ -367,15 +370,16 @@ def reference_widest(src, dst, weight, n, source, directed=True):
 
 
 def compute_reference(kind, snapshot, source=None, alpha=0.85, tol=1e-12):
-    """From-scratch result of query ``kind`` on ``snapshot`` (raw arrays by rank)."""
+    """From-scratch result of query ``kind`` (any spelling of
+    :func:`cugraph_stream.queries.lookup`) on ``snapshot`` (raw arrays by rank)."""
+    query = lookup(kind)
+    kind = query.short_name
     src, dst, w = snapshot.coo()
     n = snapshot.num_vertices
     if kind == "pagerank":
         return reference_pagerank(pagerank_operator(src, dst, n, snapshot.directed),
                                   alpha=alpha, tol=tol)
-    if kind not in ("sssp", "bfs", "widest", "wcc"):
-        raise ValueError(f"kind: unknown query kind {kind!r}")
-    s = None if kind == "wcc" else _rank_of(snapshot, source)
+    s = _rank_of(snapshot, source) if query.takes_source else None
     if kind == "widest":
         return reference_widest(src, dst, w, n, s, snapshot.directed)
     csr = scipy_csr(src, dst, w, n, snapshot.directed)
@@ -421,6 +425,7 @@ def check_result(kind, result, snapshot, source=None, alpha=0.85, tol=1e-6,
     Parameters
     ----------
     kind : {"sssp", "bfs", "widest", "wcc", "pagerank"}
+        Or any other spelling of :func:`cugraph_stream.queries.lookup`.
     result : pandas.DataFrame
         ``q.result()``.
     snapshot : EdgeSnapshot
@@ -443,6 +448,7 @@ def check_result(kind, result, snapshot, source=None, alpha=0.85, tol=1e-6,
         edges of the graph that give the vertex its value exactly (in the
         weight dtype) and for forming a tree rooted at the source.
     """
+    kind = lookup(kind).short_name
     if reference is None:
         reference = compute_reference(kind, snapshot, source=source, alpha=alpha,
                                       tol=tol * 1e-3)

@@ -34,6 +34,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 
 INT32_MAX = np.iinfo(np.int32).max
+# written from docs/api.md, not read from the package (tests/queries/test_kinds.py
+# checks that they match cugraph_stream.queries.KINDS)
 ALL_KINDS = ("SSSP", "BFS", "WidestPath", "WCC", "PageRank")
 SOURCE_KINDS = ("SSSP", "BFS", "WidestPath")
 VALUE_COLUMN = {"SSSP": "distance", "BFS": "distance", "WidestPath": "width",
@@ -455,14 +457,11 @@ def networkx_pagerank(model, alpha=0.85):
 
 # ------------------------------------------------------------------- checks
 def query_kind(q):
-    name = type(q).__name__
-    for k in ALL_KINDS:
-        if name == k or name.lower() == k.lower():
-            return k
-    for k in ALL_KINDS:        # e.g. a wrapper named "SSSPQuery"
-        if name.lower().startswith(k.lower()):
-            return k
-    raise AssertionError(f"cannot tell the kind of query {q!r}")
+    """The kind of query ``q`` (its public ``kind``), one of ALL_KINDS."""
+    kind = getattr(q, "kind", None)
+    if kind not in ALL_KINDS:
+        raise AssertionError(f"query {q!r} is of kind {kind!r}, not one of {ALL_KINDS}")
+    return kind
 
 
 def expected_columns(kind, wdt):
@@ -620,8 +619,7 @@ def check_result(df, kind, model, source=None, alpha=0.85, tol=1e-6, where=""):
 
 
 def query_params(q):
-    return dict(source=getattr(q, "source", None), alpha=getattr(q, "alpha", 0.85),
-                tol=getattr(q, "tol", 1e-6))
+    return dict(source=q.source, alpha=getattr(q, "alpha", 0.85), tol=getattr(q, "tol", 1e-6))
 
 
 def check_query(q, model, kind=None, where="", **params):

@@ -3,6 +3,11 @@
 A :class:`Rule` is data, not code: each backend interprets ``extend`` and
 ``order`` with its own operators (NumPy expressions on the CPU, a kernel
 template instance on the GPU), so a new monotonic algorithm needs no kernel.
+
+:data:`EXTENDS` and :data:`ORDERS` are the one definition of the rule codes:
+the GPU backend names kernel template instances by them, and
+``tests/algorithms/test_rules.py`` checks that ``kernels/common.cuh``
+(``enum Extend``, ``enum Order``) numbers them the same way.
 """
 from __future__ import annotations
 
@@ -11,8 +16,10 @@ from typing import Any, Optional
 
 from ..floats import ordered_bits
 
-EXTENDS = ("add", "add_one", "min", "copy")
-ORDERS = ("min", "max")
+#: ``extend`` of a rule -> its code in the CUDA kernels (``enum Extend`` of ``kernels/common.cuh``)
+EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
+#: ``order`` of a rule -> its code in the CUDA kernels (``enum Order`` of ``kernels/common.cuh``)
+ORDERS = {"min": 0, "max": 1}
 
 
 @dataclass(frozen=True)
@@ -56,9 +63,9 @@ class Rule:
 
     def __post_init__(self):
         if self.extend not in EXTENDS:
-            raise ValueError(f"extend must be one of {EXTENDS}, got {self.extend!r}")
+            raise ValueError(f"extend must be one of {tuple(EXTENDS)}, got {self.extend!r}")
         if self.order not in ORDERS:
-            raise ValueError(f"order must be one of {ORDERS}, got {self.order!r}")
+            raise ValueError(f"order must be one of {tuple(ORDERS)}, got {self.order!r}")
 
     @property
     def improves_on_increase(self):

@@ -1,5 +1,9 @@
 """The monotonic algorithms, each one relaxation rule.
 
+:func:`every_rule` lists every rule these make: what a backend must be able
+to run (the GPU backend compiles one kernel instance per rule and weight
+dtype from it).
+
 >>> import numpy as np
 >>> sssp_rule(np.float32).extend, bfs_rule().unreachable
 ('add', 2147483647)
@@ -39,3 +43,25 @@ def widest_path_rule(weight_dtype):
 def wcc_rule(symmetric):
     """Weakly connected components: the smallest vertex id reachable either way."""
     return Rule("copy", "min", np.dtype(np.int64), None, uses_weights=False, symmetric=symmetric)
+
+
+def every_rule(weight_dtypes):
+    """Every rule the specifications above make on graphs of ``weight_dtypes``,
+    directed or undirected, in a fixed order.
+
+    Parameters
+    ----------
+    weight_dtypes : iterable of numpy dtypes
+        The weight dtypes a graph can hold.
+
+    Examples
+    --------
+    >>> [r.extend for r in every_rule([np.float32, np.float64])]
+    ['add', 'add', 'add_one', 'min', 'min', 'copy', 'copy']
+    """
+    weight_dtypes = [np.dtype(w) for w in weight_dtypes]
+    rules = [sssp_rule(w) for w in weight_dtypes]
+    rules.append(bfs_rule())
+    rules += [widest_path_rule(w) for w in weight_dtypes]
+    rules += [wcc_rule(symmetric) for symmetric in (False, True)]
+    return rules

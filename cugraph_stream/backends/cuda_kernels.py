@@ -32,18 +32,18 @@ from pathlib import Path
 
 import numpy as np
 
+from ..algorithms.rule import EXTENDS, ORDERS  # the rule codes, defined once there
+from ..algorithms.specs import every_rule
+
 VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
                np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
-ORDERS = {"min": 0, "max": 1}
 RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
                  "converge_block")
-# (value dtype, extend, order) of the rules in cugraph_stream.algorithms.specs
-RULE_INSTANCES = [(v, "add", "min") for v in ("float", "double")] + \
-                 [("int", "add_one", "min")] + \
-                 [(v, "min", "max") for v in ("float", "double")] + \
-                 [("long long", "copy", "min")]
+#: (value type, extend, order) of every rule of :mod:`cugraph_stream.algorithms.specs`, each once;
+#: every relax kernel is compiled for each of them and each weight type
+RULE_INSTANCES = list(dict.fromkeys((VALUE_TYPES[np.dtype(rule.value_dtype)], rule.extend, rule.order)
+                                    for rule in every_rule(WEIGHT_TYPES)))
 
 
 def kernels_dir():
@@ -56,6 +56,8 @@ def kernels_dir():
 
 
 def relax_name(kernel, value_type, weight_type, extend, order):
+    """Name of a relax/pull template instance, e.g. ``relax_warp<float, float, 0, 0>``
+    (``extend`` and ``order`` are a rule's, written as their codes)."""
     return f"{kernel}<{value_type}, {weight_type}, {EXTENDS[extend]}, {ORDERS[order]}>"
 
 

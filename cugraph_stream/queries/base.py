@@ -27,8 +27,29 @@ class Query:
     mode : {"incremental", "recompute"}
         ``"recompute"`` recomputes from scratch after every batch with the
         same engine (a reference and a baseline).
+
+    Attributes
+    ----------
+    kind : str
+        The query's kind, its key in :data:`cugraph_stream.queries.KINDS`
+        (``"SSSP"``, ``"BFS"``, ``"WidestPath"``, ``"WCC"``, ``"PageRank"``);
+        subclasses inherit it.
+    source : int or None
+        The source vertex (external id) of the kinds that take one, else None.
     """
 
+    #: key of this kind in :data:`cugraph_stream.queries.KINDS` (set by each kind)
+    kind = None
+    #: lower-case name used by the command line, result files and :mod:`cugraph_stream.verify`
+    short_name = None
+    #: whether the query is computed from a source vertex
+    takes_source = False
+    #: the source vertex (external id); None for kinds without one
+    source = None
+    #: whether edge weights matter to the result
+    weighted = False
+    #: name of the value column in result frames
+    value_column = "value"
     #: whether edge weights must be non-negative while this query is tracked
     needs_nonnegative_weights = False
 
@@ -127,8 +148,6 @@ class Query:
 class MonotonicQuery(Query):
     """A query kept by dependency memoization (value and parent per vertex)."""
 
-    #: name of the value column in result frames
-    value_column = "value"
     #: whether result frames carry a predecessor column
     has_predecessor = True
 
@@ -141,8 +160,21 @@ class MonotonicQuery(Query):
         params.update(super()._params())
         return params
 
-    def _rule(self, store):
+    @classmethod
+    def rule(cls, weight_dtype, directed):
+        """The relaxation :class:`~cugraph_stream.algorithms.Rule` this kind runs
+        on a graph of ``weight_dtype`` weights, directed or not.
+
+        Examples
+        --------
+        >>> from cugraph_stream import SSSP, WCC
+        >>> SSSP.rule("float32", directed=True).extend, WCC.rule("float64", directed=True).symmetric
+        ('add', True)
+        """
         raise NotImplementedError
+
+    def _rule(self, store):
+        return self.rule(store.weight_dtype, store.directed)
 
     def _internal_source(self, store):
         """Internal id of the source vertex (-1 if it is not in the graph), or None."""

@@ -19,10 +19,14 @@ class BFS(MonotonicQuery):
     [2147483647, 0, 1]
     """
 
+    kind = "BFS"
+    short_name = "bfs"
+    takes_source = True
     value_column = "distance"
 
     def __init__(self, source, mode="incremental"):
         super().__init__(source, mode)
 
-    def _rule(self, store):
+    @classmethod
+    def rule(cls, weight_dtype, directed):
         return bfs_rule()

@@ -44,6 +44,10 @@ class PageRank(Query):
     [0.333333, 0.333333, 0.333333]
     """
 
+    kind = "PageRank"
+    short_name = "pagerank"
+    value_column = "pagerank"
+
     def __init__(self, alpha=0.85, tol=1e-6, max_iter=None, fail_on_nonconvergence=True, mode="incremental"):
         super().__init__(mode)
         if not 0.0 < float(alpha) < 1.0:
@@ -79,4 +83,4 @@ class PageRank(Query):
             rank = self.engine.rank[internal]
             total = rank.sum()
             return make_frame(self.engine.ops, {"vertex": store.vertices.external[internal],
-                                                "pagerank": rank / total if float(total) != 0.0 else rank})
+                                                self.value_column: rank / total if float(total) != 0.0 else rank})

@@ -22,11 +22,16 @@ class SSSP(MonotonicQuery):
     [0.0, 2.0, 5.0]
     """
 
+    kind = "SSSP"
+    short_name = "sssp"
+    takes_source = True
+    weighted = True
     value_column = "distance"
     needs_nonnegative_weights = True
 
     def __init__(self, source, mode="incremental"):
         super().__init__(source, mode)
 
-    def _rule(self, store):
-        return sssp_rule(store.weight_dtype)
+    @classmethod
+    def rule(cls, weight_dtype, directed):
+        return sssp_rule(weight_dtype)

@@ -20,11 +20,14 @@ class WCC(MonotonicQuery):
     [3, 4, 4, 3]
     """
 
+    kind = "WCC"
+    short_name = "wcc"
     value_column = "labels"
     has_predecessor = False
 
     def __init__(self, mode="incremental"):
         super().__init__(None, mode)
 
-    def _rule(self, store):
-        return wcc_rule(symmetric=store.directed)
+    @classmethod
+    def rule(cls, weight_dtype, directed):
+        return wcc_rule(symmetric=directed)

@@ -22,14 +22,19 @@ class WidestPath(MonotonicQuery):
     [5.0, 3.0]
     """
 
+    kind = "WidestPath"
+    short_name = "widest"
+    takes_source = True
+    weighted = True
     value_column = "width"
     needs_nonnegative_weights = True
 
     def __init__(self, source, mode="incremental"):
         super().__init__(source, mode)
 
-    def _rule(self, store):
-        return widest_path_rule(store.weight_dtype)
+    @classmethod
+    def rule(cls, weight_dtype, directed):
+        return widest_path_rule(weight_dtype)
 
     def _values(self, internal):
         xp = self.engine.ops.xp

@@ -55,7 +55,7 @@ import pyarrow as pa
 import pyarrow.ipc
 
 from ._version import __version__
-from .queries import BFS, SSSP, WCC, PageRank, WidestPath
+from .queries import KINDS, PageRank
 from .queries.base import MonotonicQuery
 
 #: the ``format`` field of every checkpoint's ``metadata.json``
@@ -63,8 +63,6 @@ FORMAT = "cugraph_stream-checkpoint"
 #: the newest layout this version writes and reads
 VERSION = 1
 METADATA = "metadata.json"
-#: the query classes a checkpoint can hold, by the ``kind`` it records
-QUERY_KINDS = {cls.__name__: cls for cls in (SSSP, BFS, WidestPath, WCC, PageRank)}
 
 #: buffer compression of the Arrow files (LZ4 frame, the IPC format's own codec), where pyarrow has it
 _COMPRESSION = "lz4_frame" if pa.Codec.is_available("lz4_frame") else None
@@ -90,7 +88,7 @@ def write_checkpoint(path, store, queries, backend):
 
     Returns ``path``.  Raises ``ValueError`` if ``path`` exists and is not a
     checkpoint (nothing is written), and ``ValueError`` if a query is not
-    one of :data:`QUERY_KINDS`.
+    one of :data:`cugraph_stream.queries.KINDS`.
     """
     target = os.path.abspath(os.fspath(path))
     parent, name = os.path.split(target)
@@ -113,10 +111,10 @@ def write_checkpoint(path, store, queries, backend):
 
 def _describe_query(query):
     """``(kind, params)`` of a tracked query, as its constructor takes them."""
-    kind = type(query).__name__
-    if QUERY_KINDS.get(kind) is not type(query):
+    kind = query.kind
+    if KINDS.get(kind) is not type(query):          # a subclass may hold more than its kind's state
         raise ValueError(f"cannot checkpoint {query.name}: only the queries "
-                         f"{', '.join(QUERY_KINDS)} of cugraph_stream can be saved")
+                         f"{', '.join(KINDS)} of cugraph_stream can be saved")
     params = {"mode": query.mode}
     if isinstance(query, PageRank):
         params.update(alpha=query.alpha, tol=query.tol, max_iter=query.max_iter,
@@ -445,10 +443,10 @@ class Checkpoint:
         restored = []
         for i, entry in enumerate(self._section("queries", list)):
             kind = self._section("kind", str, entry)
-            if kind not in QUERY_KINDS:
+            if kind not in KINDS:
                 raise self._error(f"query {i} is of an unknown kind {kind!r}")
             try:
-                query = QUERY_KINDS[kind](**self._section("params", dict, entry))
+                query = KINDS[kind](**self._section("params", dict, entry))
                 query._validate(store)
             except (TypeError, ValueError) as error:
                 raise self._error(f"query {i} ({kind}) cannot be made again: {error}") from error

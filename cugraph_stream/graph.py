@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from .arrays import is_cudf
 from .backends import get_backend
 from .engine.cache import DEFAULT_CHUNK_BYTES
 from .engine.hotness import DEFAULT_TAU
@@ -38,6 +39,7 @@ from .frame.batch import INSERT, parse_ids, read_rows
 from .frame.columns import num_rows
 from .floats import ordered_bits
 from .frame.output import make_frame
+from .frame.partitions import apply_partitions
 from .interrupts import DeferredInterrupts
 from .report import BatchReport
 
@@ -494,7 +496,7 @@ class StreamGraph:
             raise ValueError(f"vertex {int(external[row])} (ids, row {row}) is not in the graph")
         removed = set(external.tolist())
         for query in self._queries:
-            source = getattr(query, "source", None)
+            source = query.source
             if source is not None and int(source) in removed:
                 raise ValueError(f"vertex {source} is the source of tracked {query.name}; untrack it first")
         edges_before = store.num_edges
@@ -581,22 +583,10 @@ class StreamGraph:
         >>> g.edges()[["src", "dst"]].values.tolist()
         [[1, 2], [2, 3]]
         """
-        from .dask.partitions import (
-            iter_partitions,
-            require_dask_frame,
-            require_stream_columns,
-        )
-
-        require_dask_frame(ddf)
-        require_stream_columns(ddf, [source, destination, weight, op])
-        reports = []
-        for index, part in iter_partitions(ddf, progress=progress):
-            try:
-                reports.append(self.apply(part, source=source, destination=destination,
-                                          weight=weight, op=op))
-            except ValueError as error:
-                raise ValueError(f"partition {index}: {error}") from error
-        return reports
+        return apply_partitions(ddf, [source, destination, weight, op],
+                                lambda part: self.apply(part, source=source, destination=destination,
+                                                        weight=weight, op=op),
+                                progress=progress)
 
     # ----------------------------------------------------------- checkpoints
     @_exclusive
@@ -790,7 +780,7 @@ class StreamGraph:
         cugraph = _import_optional("cugraph", "StreamGraph.to_cugraph")
         cudf = _import_optional("cudf", "StreamGraph.to_cugraph")
         edges = self.edges()
-        if not type(edges).__module__.startswith("cudf"):
+        if not is_cudf(edges):
             edges = cudf.from_pandas(edges)
         G = cugraph.Graph(directed=self.directed)
         kwargs = {}
@@ -802,7 +792,7 @@ class StreamGraph:
                 raise ValueError("this graph has isolated vertices and this cuGraph version's "
                                  "from_cudf_edgelist takes no vertices=; remove them first")
             vertices = self.vertices()
-            kwargs["vertices"] = (vertices if type(vertices).__module__.startswith("cudf")
+            kwargs["vertices"] = (vertices if is_cudf(vertices)
                                   else cudf.Series(vertices.to_numpy()))
         G.from_cudf_edgelist(edges, source="src", destination="dst", edge_attr="weight",
                              renumber=True, **kwargs)

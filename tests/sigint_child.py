@@ -45,7 +45,7 @@ def recomputed(g):
     out = {}
     for q in g.queries:
         kind = type(q)
-        source = getattr(q, "source", None)
+        source = q.source
         r = fresh.track(kind(mode="recompute") if source is None else kind(source=source, mode="recompute"))
         out[q.name] = r.result()
     return out

@@ -10,7 +10,7 @@ from .presets import PRESETS, preset_runs
 from .report import write_run
 from .run import run_benchmark
 from .sweep import SWEEPS, run_sweep
-from .systems import AUTO, ISSUE_4, KINDS, NAMES, PLACEMENT_SYSTEMS, make_system
+from .systems import AUTO, KINDS, NAMES, PLACEMENT_SYSTEMS, make_system
 from .workload import WorkloadError
 
 #: command-line options that override a preset's value of the same name
@@ -113,16 +113,15 @@ def _make(name, config):
 
 
 def select_systems(config):
-    """``(names to run, {name: why skipped})``; raises ``SystemExit(2)`` naming issue 4
-    when a system needs a placement that does not exist yet."""
+    """``(names to run, {name: why skipped})``; raises ``SystemExit(2)`` when a
+    system of the host-memory placements is asked for and cannot run here."""
     wanted = list(AUTO) if config["systems"] == "auto" else list(config["systems"])
     chosen, skipped = [], {}
     for name in wanted:
         reason = _make(name, config).unavailable()
         if reason and name in PLACEMENT_SYSTEMS:
-            advice = (f"The {config['label']!r} configuration needs placements 'host' and 'cached', "
-                      f"which come with {ISSUE_4}: run it once issue 4 has landed."
-                      if ISSUE_4 in reason else "It needs a GPU with the placements of issue 4.")
+            advice = (f"The {config['label']!r} configuration runs the placements 'host' and 'cached', "
+                      "which need a GPU.")
             print(f"error: [{config['label']}] system {name!r} cannot run: {reason}.\n{advice}",
                   file=sys.stderr)
             raise SystemExit(2)

@@ -18,7 +18,7 @@ Importing this package needs neither dask nor distributed; using it does
 (``pip install cugraph-stream[dask]``).
 """
 from .graph import DistributedQuery, DistributedStreamGraph, WorkerLostError
-from .partitions import iter_partitions
+from ..frame.partitions import iter_partitions
 from .replica import GraphReplica
 
 __all__ = [

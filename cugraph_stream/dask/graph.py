@@ -36,7 +36,8 @@ import time
 import uuid
 
 from ..queries.base import Query
-from .partitions import iter_partitions, require_dask_frame, require_stream_columns
+from ..arrays import is_cudf
+from ..frame.partitions import apply_partitions, is_dask_frame, require_dask_frame, require_stream_columns
 from .replica import GraphReplica, concat_frames
 
 __all__ = ["DistributedQuery", "DistributedStreamGraph", "WorkerLostError"]
@@ -67,6 +68,10 @@ class WorkerLostError(RuntimeError):
     def __init__(self, worker, message):
         super().__init__(message)
         self.worker = worker
+
+    def with_partition(self, index):
+        """The same error, its message prefixed with the stream partition it came from."""
+        return WorkerLostError(self.worker, f"partition {index}: {self}")
 
 
 class DistributedQuery:
@@ -206,7 +211,7 @@ class DistributedStreamGraph:
         client, workers = self._client, self._workers
         if edges is None:
             inputs = {w: None for w in workers}
-        elif all(hasattr(edges, name) for name in ("npartitions", "to_delayed", "_meta")):
+        elif is_dask_frame(edges):
             require_dask_frame(edges, "edges")
             require_stream_columns(edges, [source, destination, weight])
             parts = client.compute(edges.to_delayed())
@@ -435,7 +440,7 @@ class DistributedStreamGraph:
             for query in group:
                 self._placement[query.name] = target
                 self._specs[query.name] = query
-                self._handles[query.name] = DistributedQuery(self, query.name, type(query).__name__)
+                self._handles[query.name] = DistributedQuery(self, query.name, query.kind)
         handles = [self._handles[name] for name in names]
         return handles[0] if single else handles
 
@@ -493,7 +498,7 @@ class DistributedStreamGraph:
         parts = [self._client.submit(_replica_results, self._actor_futures[w], groups[w],
                                      workers=[w], allow_other_workers=False, pure=False)
                  for w in order]
-        if type(meta).__module__.split(".")[0] == "cudf":
+        if is_cudf(meta):
             import dask_cudf  # noqa: F401  (registers the cuDF backend of dask.dataframe)
         import dask.dataframe as dd
 
@@ -573,18 +578,10 @@ class DistributedStreamGraph:
             partitions before it stay applied, that one and the later ones
             are not.
         """
-        require_dask_frame(ddf)
-        require_stream_columns(ddf, [source, destination, weight, op])
-        reports = []
-        for index, part in iter_partitions(ddf, progress=progress, client=self._client):
-            try:
-                reports.append(self.apply(part, source=source, destination=destination,
-                                          weight=weight, op=op))
-            except WorkerLostError as error:
-                raise WorkerLostError(error.worker, f"partition {index}: {error}") from error
-            except ValueError as error:
-                raise ValueError(f"partition {index}: {error}") from error
-        return reports
+        return apply_partitions(ddf, [source, destination, weight, op],
+                                lambda part: self.apply(part, source=source, destination=destination,
+                                                        weight=weight, op=op),
+                                progress=progress, client=self._client)
 
     # --------------------------------------------------------------- reading
     def describe(self):

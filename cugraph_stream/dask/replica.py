@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..arrays import is_cudf
 from ..graph import StreamGraph
 
 __all__ = ["GraphReplica", "concat_frames"]
@@ -32,7 +33,7 @@ __all__ = ["GraphReplica", "concat_frames"]
 def concat_frames(frames):
     """Concatenate pandas or cuDF frames (the type of the first), index reset."""
     frames = list(frames)
-    if type(frames[0]).__module__.split(".")[0] == "cudf":
+    if is_cudf(frames[0]):
         import cudf
         return cudf.concat(frames, ignore_index=True)
     return pd.concat(frames, ignore_index=True)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..arrays import is_cudf, is_cupy
+from ..engine.reduce import DELETE, INSERT
 from ..floats import exact_astype, ordered_bits
 from .columns import num_rows, read_column, require_columns
 
-INSERT = 1
-DELETE = -1
 _INT64_LIMIT = 2.0 ** 63
 
 
@@ -36,7 +36,7 @@ class Rows:
 
 def array_module(values):
     """NumPy, or CuPy for CuPy arrays."""
-    if type(values).__module__.split(".")[0] == "cupy":
+    if is_cupy(values):
         import cupy
         return cupy
     return np
@@ -52,7 +52,7 @@ def _show(values, row):
 
 
 def _is_cudf_strings(values):
-    return type(values).__module__.split(".")[0] == "cudf"
+    return is_cudf(values)
 
 
 def _reject_kind(values, nulls, column, what, hint):

@@ -15,18 +15,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-
-def _from_module(obj, prefix):
-    return type(obj).__module__.split(".")[0] == prefix
-
-
-def _is_cudf(table):
-    return _from_module(table, "cudf")
+from ..arrays import is_cudf, is_cupy, library
 
 
 def _is_arrow(table):
-    module = type(table).__module__
-    return module.startswith("pyarrow") and hasattr(table, "column_names")
+    return library(table) == "pyarrow" and hasattr(table, "column_names")
 
 
 def column_names(table):
@@ -35,7 +28,7 @@ def column_names(table):
     >>> column_names({"src": [1], "dst": [2]})
     ['src', 'dst']
     """
-    if isinstance(table, pd.DataFrame) or _is_cudf(table):
+    if isinstance(table, pd.DataFrame) or is_cudf(table):
         return [str(c) for c in table.columns]
     if _is_arrow(table):
         return list(table.column_names)
@@ -47,7 +40,7 @@ def column_names(table):
 
 def num_rows(table):
     """Number of rows of ``table``."""
-    if isinstance(table, pd.DataFrame) or _is_arrow(table) or _is_cudf(table):
+    if isinstance(table, pd.DataFrame) or _is_arrow(table) or is_cudf(table):
         return int(len(table))
     lengths = set()
     for name, values in table.items():
@@ -97,16 +90,16 @@ def read_column(table, name):
         return _from_pandas(table[name])
     if _is_arrow(table):
         return _from_arrow(table.column(name))
-    if _is_cudf(table):
+    if is_cudf(table):
         return _from_cudf_frame(table, name)
     column = table[name]
     if isinstance(column, pd.Series):
         return _from_pandas(column)
-    if _from_module(column, "pyarrow"):
+    if library(column) == "pyarrow":
         return _from_arrow(column)
-    if _from_module(column, "cudf"):
+    if is_cudf(column):
         return _from_cudf(column)
-    if _from_module(column, "cupy"):
+    if is_cupy(column):
         return _one_dimensional(column, name), None
     try:
         array = np.asarray(column)

@@ -8,13 +8,8 @@ import pytest
 from benchmarks.stream import cli
 from benchmarks.stream.crosscheck import compare, cross_check, perturb
 from benchmarks.stream.presets import PRESETS, preset_runs
-from benchmarks.stream.systems import ISSUE_4, NetworKitSystem
-from benchmarks.stream.systems.engine import (
-    CACHE_HIT_FIELDS,
-    HOST_BYTES_FIELDS,
-    placement_unsupported,
-    report_figure,
-)
+from benchmarks.stream.systems import NetworKitSystem
+from benchmarks.stream.systems.engine import placement_unsupported
 
 HAVE_NETWORKIT = NetworKitSystem.unavailable_reason() is None
 CPU_SYSTEMS = "cpu,cpu-recompute,scipy" + (",networkit" if HAVE_NETWORKIT else "")
@@ -116,16 +111,16 @@ def test_cross_check_names_the_system_at_fault():
     assert sorted(tuple(names) for names, _ in found) == [("a", "c"), ("b", "c")]
 
 
-def test_oom_preset_needs_issue_4_placements(capsys):
+def test_oom_preset_needs_a_gpu_for_its_placements(capsys):
     reason = placement_unsupported("host")
     if reason is None:
-        pytest.skip("placement 'host' exists here: the oom preset can run")
+        pytest.skip("a GPU is here: the oom preset can run")
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["--preset", "oom", "--no-progress"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "gpu-host" in err and ("issue 4" in err or "GPU" in err)
-    assert ISSUE_4 in reason or "not available" in reason
+    assert "gpu-host" in err and "need a GPU" in err
+    assert "not available" in reason
 
 
 def test_presets_and_overrides():
@@ -172,21 +167,6 @@ def test_older_benchmark_scripts_still_run(tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         gpu_vs_pylibcugraph.main(["--help"])
     assert exit_info.value.code == 0
-
-
-def test_issue_4_report_fields_are_picked_up_when_the_report_has_them():
-    from cugraph_stream.report import BatchReport
-
-    report = BatchReport(host_bytes=512, cache_hit_ratio=0.4)
-    assert report_figure(report, HOST_BYTES_FIELDS, contains=("host", "bytes")) == 512
-    assert report_figure(report, CACHE_HIT_FIELDS, contains=("hit_ratio",)) == 0.4
-
-    class Nested:                       # a report that keeps them in a nested dict
-        def to_dict(self):
-            return {"rows": 1, "reads": {"host_bytes": 256, "hit_ratio": 0.5}}
-
-    assert report_figure(Nested(), HOST_BYTES_FIELDS, contains=("host", "bytes")) == 256
-    assert report_figure(Nested(), CACHE_HIT_FIELDS, contains=("hit_ratio",)) == 0.5
 
 
 def test_placement_lines_compare_cached_with_host():

@@ -61,7 +61,7 @@ def _check_against_references(g, local, snapshot, handles, local_queries):
         got = handle.result()
         expected = local_query.result()
         kind = KIND[handle.kind]
-        source = getattr(local_query, "source", None)
+        source = local_query.source
         assert check_result(kind, got, snapshot, source=source) == [], handle.name
         np.testing.assert_array_equal(got["vertex"], expected["vertex"])
         if kind == "pagerank":

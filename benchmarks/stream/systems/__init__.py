@@ -19,7 +19,7 @@ name                      what runs
 from __future__ import annotations
 
 from .base import KINDS, System, Unavailable
-from .engine import ISSUE_4, EngineSystem
+from .engine import EngineSystem
 from .networkit_dynamic import NetworKitSystem
 from .pylibcugraph_recompute import PylibcugraphSystem
 from .scipy_recompute import SciPySystem
@@ -29,10 +29,10 @@ NAMES = ("cpu", "cpu-recompute", "scipy", "networkit", "gpu", "gpu-recompute", "
          "gpu-host", "gpu-host-recompute", "gpu-cached")
 #: what ``--systems auto`` selects: every system available on the machine
 AUTO = ("cpu", "cpu-recompute", "scipy", "networkit", "gpu", "gpu-recompute", "pylibcugraph")
-#: systems that need issue 4's placements: missing, they stop the run
+#: systems of the host-memory placements (a GPU): asked for and unavailable, they stop the run
 PLACEMENT_SYSTEMS = ("gpu-host", "gpu-host-recompute", "gpu-cached")
 
-__all__ = ["AUTO", "ISSUE_4", "KINDS", "NAMES", "PLACEMENT_SYSTEMS", "System", "Unavailable",
+__all__ = ["AUTO", "KINDS", "NAMES", "PLACEMENT_SYSTEMS", "System", "Unavailable",
            "make_system"]
 
 

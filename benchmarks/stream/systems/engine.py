@@ -1,8 +1,7 @@
 """cugraph_stream itself: one ``StreamGraph`` tracking every query of the run.
 
-Variants by backend (``cpu``/``gpu``), placement (``device``, and ``host`` /
-``cached`` once issue 4 provides them) and mode (``incremental`` or the same
-engine's ``recompute``).  A batch's wall time is the whole ``apply``; a
+Variants by backend (``cpu``/``gpu``), placement (``device``, ``host``,
+``cached``) and mode (``incremental`` or the same engine's ``recompute``).  A batch's wall time is the whole ``apply``; a
 query's ``time_s`` is the shared phases of the batch (validate, reduce,
 store, and any other phase not named after a query) plus its own correct and
 compute phases, as if it were tracked alone.
@@ -21,17 +20,6 @@ from cugraph_stream.verify import to_pandas
 from ...common import make_query, timed
 from .base import System, query_record
 
-#: names under which issue 4's BatchReport may report bytes read from host memory
-HOST_BYTES_FIELDS = ("host_bytes", "host_bytes_read", "bytes_from_host", "host_read_bytes",
-                     "bytes_read_from_host")
-#: names under which it may report the cache hit ratio
-CACHE_HIT_FIELDS = ("cache_hit_ratio", "hit_ratio", "cache_hit_rate")
-#: names under which it may report the edges read from host memory
-HOST_EDGES_FIELDS = ("host_edges", "edges_from_host", "host_edges_read")
-
-ISSUE_4 = "issue 4 (zero-copy host placement and the hot-subgraph cache)"
-
-
 @functools.cache
 def _warm_up_gpu():
     """Compile the GPU kernels (once per process) before anything is timed."""
@@ -41,51 +29,15 @@ def _warm_up_gpu():
 
 
 def placement_unsupported(placement, backend="gpu", cache_budget=None):
-    """Why ``StreamGraph`` cannot take ``placement`` here, or None.
-
-    An empty graph is made with the placement: a ``TypeError`` (no such
-    keyword) or ``ValueError`` (value refused) means the placement is not
-    there yet.
-    """
-    extra = {} if cache_budget is None else {"cache_budget": int(cache_budget)}
-    try:
-        cgs.StreamGraph(backend="cpu", placement=placement, **extra)
-    except TypeError as error:
-        return (f"StreamGraph does not take placement=/cache_budget= ({error}); placement "
-                f"{placement!r} comes with {ISSUE_4}")
-    except ValueError:
-        pass  # a CPU graph may refuse GPU placements: ask the GPU below
+    """Why ``placement`` cannot run on ``backend`` here (no such backend), or None."""
     reason = available_backends().get(backend)
     if reason:
         return f"placement {placement!r} needs backend {backend!r}, which is not available here: {reason}"
+    extra = {} if cache_budget is None else {"cache_budget": int(cache_budget)}
     try:
         cgs.StreamGraph(backend=backend, placement=placement, **extra)
     except (TypeError, ValueError) as error:
-        return f"StreamGraph(placement={placement!r}) was refused: {error} ({ISSUE_4})"
-    return None
-
-
-def _numbers(fields, prefix=""):
-    """``(key, value)`` of every number in the report's dict, nested dicts included
-    (keyed by their last name)."""
-    for key, value in fields.items():
-        if isinstance(value, dict):
-            yield from _numbers(value, f"{prefix}{key}.")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            yield key, value
-
-
-def report_figure(report, names, *, contains=()):
-    """The first of ``names`` among the report's numbers (nested dicts included), else
-    the first number whose key holds all of ``contains``; None when there is none."""
-    numbers = dict(_numbers(report.to_dict()))
-    for name in names:
-        if numbers.get(name) is not None:
-            return numbers[name]
-    if contains:
-        for key, value in numbers.items():
-            if all(part in key for part in contains):
-                return value
+        return f"StreamGraph(placement={placement!r}) was refused: {error}"
     return None
 
 
@@ -182,9 +134,7 @@ class EngineSystem(System):
         shared = {k: v for k, v in times.items() if k not in own_keys}
         shared_s = float(sum(shared.values()))
         own_reports = {qr.name: qr for qr in report.queries}
-        host_bytes = report_figure(report, HOST_BYTES_FIELDS, contains=("host", "bytes"))
-        hit_ratio = report_figure(report, CACHE_HIT_FIELDS, contains=("hit_ratio",))
-        host_edges = report_figure(report, HOST_EDGES_FIELDS)
+        host_bytes, hit_ratio, host_edges = report.host_bytes, report.cache_hit_ratio, report.host_edges_read
         queries = {}
         for kind, name in names.items():
             own = {part: times.get(f"{name}:{part}", 0.0) for part in ("correct", "compute")}

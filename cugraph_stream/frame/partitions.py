@@ -1,8 +1,11 @@
-"""Walk a dask (or dask-cudf) DataFrame partition by partition, in partition order.
+"""Streams of batches from Dask: a dask (or dask-cudf) DataFrame, partition by partition.
 
 Each partition is computed on its own (never the whole frame at once), so a
 stream larger than memory can be applied batch by batch.  With a distributed
 ``client`` the next partition is computed while the current one is applied.
+:func:`apply_partitions` is the loop behind ``StreamGraph.apply_stream`` and
+``DistributedStreamGraph.apply_stream``: one atomic batch per partition, and
+an error names the partition it came from.
 
 Examples
 --------
@@ -16,14 +19,20 @@ from __future__ import annotations
 
 import sys
 
-from ..frame.columns import require_columns
+from .columns import require_columns
 
-__all__ = ["iter_partitions", "progress_bar", "require_dask_frame"]
+__all__ = ["apply_partitions", "is_dask_frame", "iter_partitions", "progress_bar", "require_dask_frame"]
+
+
+def is_dask_frame(obj):
+    """Whether ``obj`` is a dask (or dask-cudf) DataFrame (told by what it offers,
+    without importing dask)."""
+    return all(hasattr(obj, name) for name in ("npartitions", "to_delayed", "_meta"))
 
 
 def require_dask_frame(ddf, argument="ddf"):
     """Raise ``ValueError`` naming ``argument`` unless ``ddf`` is a dask DataFrame."""
-    if not all(hasattr(ddf, name) for name in ("npartitions", "to_delayed", "_meta")):
+    if not is_dask_frame(ddf):
         raise ValueError(f"{argument} must be a dask or dask-cudf DataFrame, "
                          f"got {type(ddf).__module__}.{type(ddf).__name__}")
 
@@ -98,3 +107,48 @@ def iter_partitions(ddf, progress=True, desc="partitions", client=None):
             bar.update(1)
     finally:
         bar.close()
+
+
+def apply_partitions(ddf, columns, apply, progress=True, client=None):
+    """Call ``apply(partition)`` on every partition of ``ddf`` in order; the list of results.
+
+    Checks first that ``ddf`` is a dask DataFrame holding ``columns`` (None
+    entries are skipped), before any partition is computed.  An error raised
+    for a partition is raised again with ``partition <index>:`` in front of
+    its message: a ``ValueError`` stays a ``ValueError``, and an error type
+    with a ``with_partition(index)`` method builds its own; any other error
+    propagates as it is.  The partitions before it stay applied.
+
+    >>> import pandas as pd, pytest
+    >>> dd = pytest.importorskip("dask.dataframe")
+    >>> ddf = dd.from_pandas(pd.DataFrame({"src": [1, 2, -3]}), npartitions=3)
+    >>> def apply(part):
+    ...     if (part["src"] < 0).any():
+    ...         raise ValueError("column 'src' holds a negative id at row 0")
+    ...     return len(part)
+    >>> apply_partitions(ddf, ["src"], apply, progress=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: partition 2: column 'src' holds a negative id at row 0
+    """
+    require_dask_frame(ddf)
+    require_stream_columns(ddf, columns)
+    results = []
+    for index, part in iter_partitions(ddf, progress=progress, client=client):
+        try:
+            results.append(apply(part))
+        except Exception as error:          # noqa: BLE001 - relabelled or raised as it is
+            labelled = _in_partition(error, index)
+            if labelled is None:
+                raise
+            raise labelled from error
+    return results
+
+
+def _in_partition(error, index):
+    """``error`` with ``partition <index>:`` before its message, or None to keep it as it is."""
+    if hasattr(error, "with_partition"):
+        return error.with_partition(index)
+    if isinstance(error, ValueError):
+        return ValueError(f"partition {index}: {error}")
+    return None

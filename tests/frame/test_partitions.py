@@ -13,7 +13,7 @@ dd = pytest.importorskip("dask.dataframe")
 import dask
 
 import cugraph_stream as cgs
-from cugraph_stream.dask import iter_partitions
+from cugraph_stream.frame.partitions import iter_partitions
 from cugraph_stream.datasets import mixed_stream, rmat
 from cugraph_stream.verify import EdgeSnapshot, check_edges, check_result
 

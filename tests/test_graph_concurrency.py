@@ -1,6 +1,7 @@
 """One StreamGraph shared by threads: changes are serialised, reads see committed states."""
 import hashlib
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -74,11 +75,18 @@ def test_readers_see_only_committed_states():
     for reader in readers:
         reader.start()
     for step in range(15):
+        batch = random_batch(rng, 0, 3000, 2000)
         with g.lock:                             # the state and its digest together
-            g.apply(random_batch(rng, 0, 3000, 2000), weight="w")
             committed.add(digest(paths.result()) + digest(ranks.result()))
+        read_before = len(seen)
+        g.apply(batch, weight="w")               # the readers ask for results meanwhile
+        deadline = time.monotonic() + 10
+        while len(seen) == read_before and time.monotonic() < deadline and not errors:
+            time.sleep(0.001)                    # (the lock is not fair: let a reader in)
+    with g.lock:
+        committed.add(digest(paths.result()) + digest(ranks.result()))
     stop.set()
     for reader in readers:
         reader.join()
-    assert errors == [] and len(seen) > 10
+    assert errors == [] and len(seen) >= 15
     assert set(seen) <= committed

@@ -155,7 +155,6 @@ def _write_state(folder, store, queries, described, backend):
         if changed is not None:
             entry["changed_file"] = write(f"query-{i}-changed.arrow", {"internal": changed})
         saved_queries.append(entry)
-    first_cache = store.cached[0][1].cache if store.cached else None
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -166,11 +165,10 @@ def _write_state(folder, store, queries, described, backend):
         "graph": {
             "directed": store.directed,
             "weight_dtype": store.weight_dtype.name,
-            "placement": store.placement,
-            "cache_budget": None if first_cache is None else first_cache.budget_bytes,
-            "tau": store.cached[0][2].tau if store.cached else None,
-            "chunk_bytes": None if first_cache is None else getattr(first_cache, "_most_chunk_bytes",
-                                                                    first_cache.chunk_bytes),
+            "placement": store.placement.kind,
+            "cache_budget": store.placement.cache_budget if store.placement.cached else None,
+            "tau": store.placement.tau if store.placement.cached else None,
+            "chunk_bytes": store.placement.chunk_bytes if store.placement.cached else None,
         },
         "counts": {"vertices": store.num_vertices, "edges": store.num_edges,
                    "vertex_bound": store.vertex_bound, "free": int(vertices.free.size)},

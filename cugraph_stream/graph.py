@@ -32,7 +32,7 @@ from .backends import get_backend
 from .engine.cache import DEFAULT_CHUNK_BYTES
 from .engine.hotness import DEFAULT_TAU
 from .engine.journal import RollbackError
-from .engine.placement import PLACEMENTS, choose_placement, device_footprint
+from .engine.placement import Placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .frame.batch import INSERT, parse_ids, read_rows
@@ -46,10 +46,6 @@ from .report import BatchReport
 
 class GraphBrokenError(RuntimeError):
     """A failed call could not be rolled back: the graph refuses every later call."""
-
-
-def _is_count(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
 def _exclusive(method):
@@ -129,19 +125,11 @@ class StreamGraph:
         dtype = np.dtype(weight_dtype)
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"weight_dtype must be float32 or float64, got {weight_dtype!r}")
-        if placement not in PLACEMENTS:
-            raise ValueError(f"placement must be one of {list(PLACEMENTS)}, got {placement!r}")
-        if placement == "cached" and not _is_count(cache_budget):
-            raise ValueError(f"placement='cached' needs cache_budget, a number of bytes >= 0, got {cache_budget!r}")
-        if placement == "auto" and not _is_count(device_memory_budget):
-            raise ValueError("placement='auto' needs device_memory_budget, a number of bytes >= 0, "
-                             f"got {device_memory_budget!r}")
-        if placement == "auto":
-            placement = "device"              # an empty graph fits; from_edgelist decides for a loaded one
+        if not isinstance(placement, Placement):      # an empty graph: "auto" is "device"
+            placement = Placement.resolve(placement, cache_budget, tau, chunk_bytes, device_memory_budget)
         self._ops = get_backend(backend)
         with self._ops.allocation_scope():
-            self._store = GraphStore(self._ops, directed, dtype, placement=placement,
-                                     cache_budget=cache_budget or 0, tau=tau, chunk_bytes=chunk_bytes)
+            self._store = GraphStore(self._ops, directed, dtype, placement=placement)
         self._queries = []
         self.last_report = None
         self._lock = threading.RLock()
@@ -193,14 +181,9 @@ class StreamGraph:
         the edge list's size.
         """
         if placement == "auto":
-            budget = memory.get("device_memory_budget")
-            if not _is_count(budget):
-                raise ValueError("placement='auto' needs device_memory_budget, a number of bytes >= 0, "
-                                 f"got {budget!r}")
             rows = num_rows(df)
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype)   # vertices: at most 2 per row
-            placement, cache_budget = choose_placement(footprint, budget)
-            memory = dict(memory, cache_budget=cache_budget)
+            placement, memory = Placement.resolve("auto", footprint=footprint, **memory), {}
         graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
         return graph
@@ -223,7 +206,7 @@ class StreamGraph:
     def placement(self):
         """Where the adjacency lives: ``"device"``, ``"host"`` or ``"cached"``
         (``"auto"`` resolved to one of them)."""
-        return self._store.placement
+        return self._store.placement.kind
 
     @property
     def queries(self):
@@ -443,15 +426,12 @@ class StreamGraph:
             load_bytes = sum(refresh.load_bytes for refresh in store.refresh_cache(delta))
             report.times["cache"] = ops.now() - t0
         for query in self._queries:
-            if store.reads is not None:
-                store.reads.reset()
-            query_report = query._update(delta)
-            if store.reads is not None:
-                reads = store.reads.totals()
-                query_report.host_edges_read, query_report.host_bytes = reads["host_edges"], reads["host_bytes"]
-                query_report.cache_hits = reads["cache_edges"]
+            with store.counting_reads() as reads:
+                query_report = query._update(delta)
+            query_report.host_edges_read, query_report.host_bytes = reads.host_edges, reads.host_bytes
+            query_report.cache_hits = reads.cache_edges
             report.add_query(query_report)
-        if store.reads is not None:
+        if store.placement.counts_reads:
             report.host_bytes += load_bytes
             read = report.host_edges_read + report.cache_hits
             report.cache_hit_ratio = report.cache_hits / read if read else 0.0

@@ -100,7 +100,7 @@ class AdjacencyLists(Protocol):
     #: per slot (int64): the same edge's slot in the mirror adjacency, or None
     twin: Optional[Any]
     #: where the slot arrays live: ``"device"``, or ``"host"`` (read in place)
-    placement: str
+    memory: str
     #: changes whenever a list or its cached copy may start elsewhere
     version: int
     #: copies of hot lists, or None
@@ -129,10 +129,10 @@ class Backend(abc.ABC):
         """Return ``array`` as a NumPy array (a copy when it lives elsewhere)."""
 
     @abc.abstractmethod
-    def aligned_empty(self, n, dtype, align=4096, placement="device"):
+    def aligned_empty(self, n, dtype, align=4096, memory="device"):
         """An uninitialised array of ``n`` elements whose data starts at ``align`` bytes.
 
-        ``placement="host"`` asks for pinned, page-aligned host memory that
+        ``memory="host"`` asks for pinned, page-aligned host memory that
         the device reads and writes in place (zero-copy); ``"device"`` for the
         backend's own memory.  On a backend whose device is the host the two
         are the same.

@@ -71,7 +71,7 @@ class CPUBackend(Backend):
     def to_host(self, array):
         return np.asarray(array)
 
-    def aligned_empty(self, n, dtype, align=4096, placement="device"):
+    def aligned_empty(self, n, dtype, align=4096, memory="device"):
         dtype = np.dtype(dtype)
         nbytes = int(n) * dtype.itemsize
         buffer = np.empty(nbytes + align, dtype=np.uint8)

@@ -133,8 +133,8 @@ class GPUBackend(Backend):
     def to_host(self, array):
         return self.xp.asnumpy(array)
 
-    def aligned_empty(self, n, dtype, align=4096, placement="device"):
-        if placement == "host":
+    def aligned_empty(self, n, dtype, align=4096, memory="device"):
+        if memory == "host":
             return self._pinned_empty(int(n), dtype, align)
         # CuPy's pool hands out 512-byte aligned blocks: every 128-byte
         # boundary of a list start is a boundary in device memory too
@@ -568,7 +568,7 @@ class GPUBackend(Backend):
             cached = np.int64(0 if cache is None else in_cache.size)
             cuda_kernels.get_kernel("pagerank", "bin_gather_lists")(
                 (_blocks(n),), (_THREADS,),
-                (vertices, np.int64(n), adj.degree, in_cache, cached, np.int32(adj.placement == "device"),
+                (vertices, np.int64(n), adj.degree, in_cache, cached, np.int32(adj.memory == "device"),
                  np.int64(_SMALL_DEGREE), np.int64(_LARGE_DEGREE), *bins, counters))
         sizes = [int(c) for c in counters.get()]
         small, medium, large = (b[:size] for b, size in zip(bins, sizes[:3]))

@@ -62,7 +62,7 @@ class Adjacency:
     with_twin : bool
         Keep a per-slot ``twin`` pointer to the same edge's slot in the
         mirror adjacency (directed graphs keep out- and in-adjacency).
-    placement : {"device", "host"}
+    memory : {"device", "host"}
         Memory of the slot arrays (see ``Backend.aligned_empty``); the
         per-vertex arrays stay in device memory.
     journal : Journal, optional
@@ -81,11 +81,11 @@ class Adjacency:
     0
     """
 
-    def __init__(self, ops, weight_dtype, with_twin, placement="device", journal=None):
+    def __init__(self, ops, weight_dtype, with_twin, memory="device", journal=None):
         xp = ops.xp
         self.ops = ops
         self.journal = Journal() if journal is None else journal
-        self.placement = placement
+        self.memory = memory
         self.weight_dtype = np.dtype(weight_dtype)
         self.with_twin = with_twin
         self.align = max(ALIGN_BYTES // 4, ALIGN_BYTES // self.weight_dtype.itemsize)
@@ -122,7 +122,7 @@ class Adjacency:
         return True
 
     def _slots(self, n, dtype):
-        return self.ops.aligned_empty(n, dtype, placement=self.placement)
+        return self.ops.aligned_empty(n, dtype, memory=self.memory)
 
     def _ensure_slots(self, n):
         have = self.slot_capacity

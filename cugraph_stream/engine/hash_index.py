@@ -25,7 +25,7 @@ def arc_key(xp, u, v):
 class EdgeIndex:
     """Map arc keys (see :func:`arc_key`) to int64 values (out-adjacency slots).
 
-    ``placement`` is the memory of the table (see ``Backend.aligned_empty``);
+    ``memory`` is the memory of the table (see ``Backend.aligned_empty``);
     changes are recorded in ``journal`` (the store's; a private one by default).
 
     Examples
@@ -38,9 +38,9 @@ class EdgeIndex:
     [1, -1]
     """
 
-    def __init__(self, ops, capacity=MIN_CAPACITY, placement="device", journal=None):
+    def __init__(self, ops, capacity=MIN_CAPACITY, memory="device", journal=None):
         self.ops = ops
-        self.placement = placement
+        self.memory = memory
         self.journal = Journal() if journal is None else journal
         self.live = 0
         self.deleted = 0
@@ -49,10 +49,10 @@ class EdgeIndex:
 
     def _allocate(self, capacity):
         xp = self.ops.xp
-        keys = self.ops.aligned_empty(capacity, xp.int64, placement=self.placement)
+        keys = self.ops.aligned_empty(capacity, xp.int64, memory=self.memory)
         keys.fill(EMPTY)
         self.journal.assign(self, "keys", keys)
-        self.journal.assign(self, "values", self.ops.aligned_empty(capacity, xp.int64, placement=self.placement))
+        self.journal.assign(self, "values", self.ops.aligned_empty(capacity, xp.int64, memory=self.memory))
 
     @property
     def capacity(self):

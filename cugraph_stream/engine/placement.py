@@ -1,12 +1,20 @@
-"""Where the adjacency lives: the memory a graph of a given size needs on the device.
+"""Where a graph's parts live: one :class:`Placement` value, resolved once from the user's options.
 
-``placement="auto"`` keeps the whole store in device memory when it fits the
-device memory budget, and otherwise keeps the adjacency in host memory with
-the rest of the budget as the hot-subgraph cache.  The estimate follows the
-store's layout (:mod:`cugraph_stream.engine.adjacency`,
-:mod:`cugraph_stream.engine.hash_index`): lists with a quarter of room and a
-quarter more at the end of the slot arrays after a bulk load, twin pointers
-in a directed store, an edge index at most half full.
+``StreamGraph(placement=...)`` takes ``"device"``, ``"host"``, ``"cached"`` or
+``"auto"`` with a few options; :meth:`Placement.resolve` checks them and turns
+them into a frozen :class:`Placement` that every layer reads as it is: the
+store (which memory its slot arrays and edge index take, whether it counts
+host reads, whether it keeps caches), the backends (through the adjacency's
+``memory``) and the checkpoints.
+
+``"auto"`` keeps the whole store in device memory when it fits the device
+memory budget, and otherwise keeps the adjacency in host memory with the rest
+of the budget as the hot-subgraph cache (:func:`choose_placement` on the
+:func:`device_footprint` estimate).  The estimate follows the store's layout
+(:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.hash_index`):
+lists with a quarter of room and a quarter more at the end of the slot arrays
+after a bulk load, twin pointers in a directed store, an edge index at most
+half full.
 """
 from __future__ import annotations
 
@@ -14,7 +22,86 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cache import DEFAULT_CHUNK_BYTES
+from .hotness import DEFAULT_TAU
+
 PLACEMENTS = ("device", "host", "cached", "auto")
+
+
+def _is_count(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a store keeps its parts (see the module docstring).
+
+    Attributes
+    ----------
+    kind : {"device", "host", "cached"}
+        ``"device"``: everything in the backend's memory; ``"host"``: the
+        adjacency and the edge index in pinned host memory read in place (the
+        per-vertex arrays stay on the device); ``"cached"``: ``"host"`` plus a
+        cache of hot lists in device memory.
+    cache_budget : int
+        Bytes of the cache (``"cached"``; one budget for both directions).
+    tau : int
+        Batches in the hotness window (``"cached"``).
+    chunk_bytes : int
+        Most bytes of one cache chunk (``"cached"``).
+
+    Examples
+    --------
+    >>> p = Placement.resolve("cached", cache_budget=1 << 20)
+    >>> p.kind, p.memory, p.counts_reads, p.cached
+    ('cached', 'host', True, True)
+    >>> Placement.resolve("auto", device_memory_budget=1 << 30).kind      # an empty graph fits
+    'device'
+    """
+
+    kind: str = "device"
+    cache_budget: int = 0
+    tau: int = DEFAULT_TAU
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
+
+    @property
+    def memory(self):
+        """Memory of the slot arrays and the edge index: ``"device"`` or ``"host"``
+        (what ``Backend.aligned_empty`` takes)."""
+        return "device" if self.kind == "device" else "host"
+
+    @property
+    def counts_reads(self):
+        """Whether the queries' reads from host memory are counted (host memory holds the lists)."""
+        return self.kind != "device"
+
+    @property
+    def cached(self):
+        """Whether hot lists are cached in device memory."""
+        return self.kind == "cached"
+
+    @classmethod
+    def resolve(cls, placement="device", cache_budget=None, tau=DEFAULT_TAU, chunk_bytes=DEFAULT_CHUNK_BYTES,
+                device_memory_budget=None, footprint=None):
+        """Check the user's options and decide ``"auto"``.
+
+        ``"auto"`` needs ``device_memory_budget``; with the ``footprint`` of
+        the graph about to be loaded (:func:`device_footprint`) it chooses
+        between ``"device"`` and ``"cached"`` / ``"host"``
+        (:func:`choose_placement`); without one (an empty graph) it is
+        ``"device"``.  Raises ``ValueError`` naming the bad option.
+        """
+        if placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {list(PLACEMENTS)}, got {placement!r}")
+        if placement == "cached" and not _is_count(cache_budget):
+            raise ValueError(f"placement='cached' needs cache_budget, a number of bytes >= 0, got {cache_budget!r}")
+        if placement == "auto":
+            if not _is_count(device_memory_budget):
+                raise ValueError("placement='auto' needs device_memory_budget, a number of bytes >= 0, "
+                                 f"got {device_memory_budget!r}")
+            placement, cache_budget = ("device", 0) if footprint is None else \
+                choose_placement(footprint, device_memory_budget)
+        return cls(placement, int(cache_budget or 0) if placement == "cached" else 0, int(tau), int(chunk_bytes))
 
 #: per vertex, per adjacency: start, degree and capacity (int64)
 _PER_ADJACENCY_VERTEX_BYTES = 3 * 8

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,9 +32,29 @@ from .cache_selection import select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
+from .placement import Placement
 from .reads import ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
+
+
+class CachedSide(NamedTuple):
+    """A cached adjacency of the store: its ``side`` (``"out"`` or ``"in"``), the
+    ``adjacency`` (whose ``cache`` holds the copies) and the ``hotness`` that
+    picks what to cache."""
+
+    side: str
+    adjacency: Adjacency
+    hotness: Hotness
+
+
+@dataclass
+class HostReads:
+    """What a query read from host memory in one update (see :meth:`GraphStore.counting_reads`)."""
+
+    host_edges: int = 0
+    host_bytes: int = 0
+    cache_edges: int = 0
 
 
 @dataclass
@@ -61,11 +82,13 @@ class StoreDelta:
 class GraphStore:
     """A simple graph (no multi-edges) under batched updates.
 
-    ``placement`` (``"device"``, ``"host"`` or ``"cached"``) is where the
+    ``placement`` (a :class:`~cugraph_stream.engine.placement.Placement`, or
+    its kind with the options of :meth:`Placement.resolve`) says where the
     adjacency slot arrays and the edge index live; per-vertex arrays stay on
     the device.  ``"cached"`` is ``"host"`` plus a :class:`HotCache` per
-    adjacency, sharing one budget of ``cache_budget`` bytes (chunks of
-    ``chunk_bytes`` from one allocator), filled with the lists whose cached
+    adjacency (:attr:`cached`, a :class:`CachedSide` each), sharing one
+    budget of ``cache_budget`` bytes (chunks of ``chunk_bytes`` from one
+    allocator), filled with the lists whose cached
     copies save the most host memory traffic per byte, judged by the reads
     of the last ``tau`` batches (:class:`Hotness`), and refreshed by
     :meth:`refresh_cache` after every change.  A directed store's
@@ -93,30 +116,30 @@ class GraphStore:
         self.ops = ops
         self.directed = bool(directed)
         self.weight_dtype = np.dtype(weight_dtype)
+        if not isinstance(placement, Placement):        # the options of Placement.resolve
+            placement = Placement.resolve(placement, cache_budget, tau, chunk_bytes)
         self.placement = placement
-        memory = "device" if placement == "device" else "host"
         self.journal = Journal()
         self.vertices = VertexTable(ops, self.journal)
-        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, placement=memory,
+        self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, memory=placement.memory,
                              journal=self.journal)
-        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, placement=memory, journal=self.journal)
+        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, memory=placement.memory, journal=self.journal)
                     if self.directed else self.out)
-        self.index = EdgeIndex(ops, placement=memory, journal=self.journal)
+        self.index = EdgeIndex(ops, memory=placement.memory, journal=self.journal)
         self.num_edges = 0
         # an upper bound on every weight's magnitude (never lowered): whether a path sum can overflow
         self.largest_weight = 0.0
         # what the queries read from host memory, counted where the adjacency lives there
-        self.reads = ReadCounters(ops) if placement != "device" else None
-        # (side, adjacency, hotness) of each cached adjacency
-        self.cached = []
-        if placement == "cached":
-            budget = int(cache_budget)
+        self.reads = ReadCounters(ops) if placement.counts_reads else None
+        self.cached = []                    # a CachedSide per cached adjacency
+        if placement.cached:
+            budget = placement.cache_budget
             allocator = ops.chunk_allocator(budget or None)     # one capacity for every cache
             sides = (("out", self.out, True), ("in", self.inn, False)) if self.directed else (("out", self.out, True),)
             for side, adj, weights in sides:
-                adj.cache = HotCache(ops, self.weight_dtype, budget, chunk_bytes, allocator, weights=weights,
-                                     id_bytes=3)
-                self.cached.append((side, adj, Hotness(ops, tau, self.journal)))
+                adj.cache = HotCache(ops, self.weight_dtype, budget, placement.chunk_bytes, allocator,
+                                     weights=weights, id_bytes=3)
+                self.cached.append(CachedSide(side, adj, Hotness(ops, placement.tau, self.journal)))
         self._cache_snapshots = None      # what the caches held when this transaction first refreshed them
 
     # ---------------------------------------------------------- transactions
@@ -175,6 +198,20 @@ class GraphStore:
             for (_, adj, _), snapshot in zip(self.cached, snapshots):
                 adj.cache.reload(snapshot, adj, bound=self.vertex_bound)
                 adj.version += 1
+
+    @contextlib.contextmanager
+    def counting_reads(self):
+        """Count what the block reads from host memory: yields a :class:`HostReads`,
+        filled in when the block ends (zeros with placement ``"device"``)."""
+        reads = HostReads()
+        if self.reads is None:
+            yield reads
+            return
+        self.reads.reset()
+        yield reads
+        totals = self.reads.totals()
+        reads.host_edges, reads.host_bytes, reads.cache_edges = (
+            totals["host_edges"], totals["host_bytes"], totals["cache_edges"])
 
     @property
     def num_vertices(self):
@@ -472,7 +509,7 @@ class GraphStore:
     def device_memory_bytes(self):
         """Bytes held in device memory: everything with placement ``"device"``;
         the per-vertex arrays (and the caches with ``"cached"``) otherwise."""
-        if self.placement == "device":
+        if self.placement.kind == "device":
             return self.memory_bytes()
         adjacencies = (self.out, self.inn) if self.directed else (self.out,)
         per_vertex = sum(self.ops.memory_bytes(a.start, a.degree, a.capacity) for a in adjacencies)

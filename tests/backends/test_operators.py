@@ -183,7 +183,7 @@ def test_copy_lists_copies_every_entry_between_formats(ops, id_formats):
 
     ids = rng.integers(0, 1 << 24, size)
     if id_formats[0] == 4:          # as a load reads the host store: in place, from host memory
-        source_ids = ops.aligned_empty(size, np.int32, placement="host")
+        source_ids = ops.aligned_empty(size, np.int32, memory="host")
         source_ids[:] = ops.asarray(ids_array(4, ids))
     else:
         source_ids = ops.asarray(ids_array(3, ids))

@@ -36,10 +36,33 @@ class Rows:
 
 def array_module(values):
     """NumPy, or CuPy for CuPy arrays."""
+    if type(values) is np.ndarray:      # the common case, told without asking for the library
+        return np
     if is_cupy(values):
         import cupy
         return cupy
     return np
+
+
+def _astype(values, dtype):
+    """:func:`exact_astype`; NumPy's own ``astype`` for NumPy arrays, which keeps subnormals anyway."""
+    if type(values) is np.ndarray:
+        return values.astype(dtype, copy=False)
+    return exact_astype(values, dtype)
+
+
+_SIGNED = {4: (np.int32, np.int32(np.iinfo(np.int32).min)), 8: (np.int64, np.int64(np.iinfo(np.int64).min))}
+
+
+def _negative(weights):
+    """``ordered_bits(weights) < 0``: where a weight is below zero (-0.0 is not,
+    -1e-45 is), told by the bits.  On the host, the sign bit set on anything
+    but -0.0 (three NumPy calls)."""
+    if type(weights) is np.ndarray:
+        signed, minus_zero = _SIGNED[weights.dtype.itemsize]
+        bits = weights.view(signed)
+        return (bits < 0) & (bits != minus_zero)
+    return ordered_bits(weights) < 0
 
 
 def _first(mask):
@@ -52,7 +75,7 @@ def _show(values, row):
 
 
 def _is_cudf_strings(values):
-    return is_cudf(values)
+    return type(values) is not np.ndarray and is_cudf(values)
 
 
 def _reject_kind(values, nulls, column, what, hint):
@@ -137,7 +160,10 @@ def parse_ops(values, nulls, column, check=True):
         shown = values.to_pandas()
     elif values.dtype.kind in "iuf":
         xp = array_module(values)
-        codes = xp.where(values == 1, INSERT, xp.where(values == -1, DELETE, 0)).astype(xp.int8)
+        if xp is np:        # the same codes (INSERT 1, DELETE -1) in three NumPy calls
+            codes = (values == 1).view(np.int8) - (values == -1).view(np.int8)
+        else:
+            codes = xp.where(values == 1, INSERT, xp.where(values == -1, DELETE, 0)).astype(xp.int8)
         shown = values
     elif values.dtype.kind in "OUS":
         codes = _object_ops(values)
@@ -153,17 +179,48 @@ def parse_ops(values, nulls, column, check=True):
     return codes
 
 
+_OP_WORDS = {"insert": INSERT, "delete": DELETE}
+_NUMBERS = (int, float, np.integer, np.floating)
+_BOOLS = (bool, np.bool_)
+
+
+def _op_word(item):
+    return _OP_WORDS.get(item.strip().lower(), 0)
+
+
 def _object_ops(values):
-    series = pd.Series(values, dtype=object)
-    lowered = series.map(lambda x: x.strip().lower() if isinstance(x, str) else None)
-    codes = np.zeros(values.size, dtype=np.int8)
-    codes[(lowered == "insert").to_numpy()] = INSERT
-    codes[(lowered == "delete").to_numpy()] = DELETE
-    numeric = series.map(lambda x: isinstance(x, (int, float, np.integer, np.floating))
-                         and not isinstance(x, (bool, np.bool_))).to_numpy(dtype=bool)
-    if numeric.any():
-        number = pd.to_numeric(series[numeric]).to_numpy()
-        codes[numeric] = np.where(number == 1, INSERT, np.where(number == -1, DELETE, 0))
+    """Op codes of an object (or NumPy string) array; 0 for anything but an op word or 1/-1.
+
+    A large column of strings only is coded by its distinct values.  Otherwise
+    one pass in Python, lowering each distinct string once; numbers other than
+    plain ints and floats of int64/uint64 range go through ``pd.to_numeric``
+    as a group, whose conversions (NumPy scalars, huge ints) decide what
+    equals 1 or -1.
+    """
+    if values.size >= 256 and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        index, distinct = pd.factorize(values)
+        return np.array([_op_word(word) for word in distinct], dtype=np.int8)[index]
+    codes = []
+    words = {}              # string -> code: a batch holds few spellings
+    numeric = []            # rows holding a number (not a bool)
+    for row, item in enumerate(values):
+        if isinstance(item, str):
+            code = words.get(item)
+            if code is None:
+                code = words[item] = _op_word(item)
+            codes.append(code)
+        else:
+            if isinstance(item, _NUMBERS) and not isinstance(item, _BOOLS):
+                numeric.append(row)
+            codes.append(0)
+    codes = np.array(codes, dtype=np.int8)
+    if numeric:
+        items = values[numeric]
+        if all(type(x) is float or (type(x) is int and -2 ** 63 <= x < 2 ** 64) for x in items):
+            codes[numeric] = [INSERT if x == 1 else DELETE if x == -1 else 0 for x in items]
+        else:
+            number = pd.to_numeric(pd.Series(items, dtype=object)).to_numpy()
+            codes[numeric] = np.where(number == 1, INSERT, np.where(number == -1, DELETE, 0))
     return codes
 
 
@@ -188,9 +245,9 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
         raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
-    weights = exact_astype(values, np.float64)            # (subnormals kept on the GPU too)
+    weights = _astype(values, np.float64)                 # (subnormals kept on the GPU too)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
-        cast = exact_astype(xp.where(is_insert, weights, 0.0), weight_dtype)
+        cast = _astype(xp.where(is_insert, weights, 0.0), weight_dtype)
     if not check:
         return cast
     bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
@@ -253,10 +310,13 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
     problems = (codes == 0) | ~xp.isfinite(weights)
     if nonnegative_for is not None:
-        negative = ordered_bits(weights) < 0   # delete rows hold 0; -1e-45 is negative on the GPU too
+        negative = _negative(weights)          # delete rows hold 0; -1e-45 is negative on the GPU too
         problems |= negative
-    largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
-    bad, largest = xp.stack((problems.any(), largest)).astype(xp.float64).tolist()   # one transfer
+    if xp is np:
+        bad, largest = bool(problems.any()), float(np.abs(weights).max()) if n else 0.0
+    else:
+        largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
+        bad, largest = xp.stack((problems.any(), largest)).astype(xp.float64).tolist()   # one transfer
     if bad:
         if op is not None:
             parse_ops(*op_column, op)

@@ -19,7 +19,8 @@ from ..arrays import is_cudf, is_cupy, library
 
 
 def _is_arrow(table):
-    return library(table) == "pyarrow" and hasattr(table, "column_names")
+    # (asked of the type: a Table builds its list of names on every access)
+    return library(table) == "pyarrow" and hasattr(type(table), "column_names")
 
 
 def column_names(table):
@@ -54,6 +55,24 @@ def num_rows(table):
     return lengths.pop() if lengths else 0
 
 
+def _unique_string_names(table):
+    """The names of ``table`` as a container to test with ``in``, when they
+    are all strings and unique (told cheaply, pandas caches both facts), else
+    None: then ``name in`` it answers what :func:`require_columns` asks of
+    :func:`column_names` (present once), for a ``str`` name."""
+    if isinstance(table, pd.DataFrame):
+        columns = table.columns
+        if columns.is_unique and not columns.hasnans and columns.inferred_type == "string":
+            return columns
+        return None
+    if type(table) is dict:
+        return table if all(type(key) is str for key in table) else None
+    if _is_arrow(table):
+        names = set(table.column_names)
+        return names if len(names) == table.num_columns else None
+    return None
+
+
 def require_columns(table, names):
     """Raise ``ValueError`` naming the first of ``names`` that ``table`` lacks or holds twice.
 
@@ -64,6 +83,9 @@ def require_columns(table, names):
     ...
     ValueError: column 'src' appears 2 times in the table; column names must be unique
     """
+    lookup = _unique_string_names(table)
+    if lookup is not None and all(name is None or (type(name) is str and name in lookup) for name in names):
+        return                      # the common case, without listing the names
     present = column_names(table)
     for name in names:
         if name is None:
@@ -88,24 +110,33 @@ def read_column(table, name):
     """
     if isinstance(table, pd.DataFrame):
         return _from_pandas(table[name])
-    if _is_arrow(table):
-        return _from_arrow(table.column(name))
-    if is_cudf(table):
-        return _from_cudf_frame(table, name)
+    if type(table) is not dict:     # (a dict is neither, told without asking for its library)
+        if _is_arrow(table):
+            return _from_arrow(table.column(name))
+        if is_cudf(table):
+            return _from_cudf_frame(table, name)
     column = table[name]
-    if isinstance(column, pd.Series):
-        return _from_pandas(column)
-    if library(column) == "pyarrow":
-        return _from_arrow(column)
-    if is_cudf(column):
-        return _from_cudf(column)
-    if is_cupy(column):
-        return _one_dimensional(column, name), None
+    if type(column) is not np.ndarray:      # (nor is a NumPy array any of these)
+        if isinstance(column, pd.Series):
+            return _from_pandas(column)
+        if library(column) == "pyarrow":
+            return _from_arrow(column)
+        if is_cudf(column):
+            return _from_cudf(column)
+        if is_cupy(column):
+            return _one_dimensional(column, name), None
     try:
         array = np.asarray(column)
     except ValueError as error:     # ragged nested lists
         raise ValueError(f"column {name!r} must be one-dimensional: {error}") from None
-    return _from_pandas(pd.Series(_one_dimensional(array, name)))
+    array = _one_dimensional(array, name)
+    if array.dtype.kind in _NUMERIC:
+        # what pd.Series(array).to_numpy() gives, without the Series: a
+        # read-only copy (never the caller's array) of the same dtype
+        values = array.copy()
+        values.flags.writeable = False
+        return _numeric(values)
+    return _from_pandas(pd.Series(array))
 
 
 def _one_dimensional(array, name):
@@ -119,13 +150,31 @@ def _mask_or_none(mask):
     return mask if mask.any() else None
 
 
+# NumPy dtype kinds read without pandas' null detection: bool and integer
+# arrays hold no nulls, and a float array's nulls are its NaNs
+_NUMERIC = frozenset("iufb")
+
+
+def _numeric(values):
+    """``(values, nulls)`` of a NumPy bool, integer or float array, as pandas reads it (NaN is null)."""
+    if values.dtype.kind == "f":
+        nulls = np.isnan(values)
+        return values, (nulls if nulls.any() else None)
+    return values, None
+
+
 def _from_pandas(series):
     dtype = series.dtype
-    nulls = _mask_or_none(series.isna().to_numpy())
-    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind in "iub":
-        return series.to_numpy(dtype=dtype.numpy_dtype, na_value=0), nulls
-    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind == "f":
-        return series.to_numpy(dtype=dtype.numpy_dtype, na_value=np.nan), nulls
+    if isinstance(dtype, np.dtype) and dtype.kind in _NUMERIC:
+        return _numeric(series.to_numpy())
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+        nulls = _mask_or_none(series.array.isna())      # what series.isna() wraps
+        if dtype.kind in "iub":
+            return series.to_numpy(dtype=dtype.numpy_dtype, na_value=0), nulls
+        if dtype.kind == "f":
+            return series.to_numpy(dtype=dtype.numpy_dtype, na_value=np.nan), nulls
+    else:
+        nulls = _mask_or_none(pd.isna(series.to_numpy()))   # what series.isna() holds
     if dtype.kind in "iufbc":
         return series.to_numpy(), nulls
     return series.to_numpy(dtype=object), nulls

@@ -41,7 +41,7 @@ from .floats import ordered_bits
 from .frame.output import make_frame
 from .frame.partitions import apply_partitions
 from .interrupts import DeferredInterrupts
-from .report import BatchReport
+from .report import BatchReport, PhaseClock
 
 
 class GraphBrokenError(RuntimeError):
@@ -354,47 +354,49 @@ class StreamGraph:
             the call (see the module docstring).
         """
         ops = self._ops
-        t0 = ops.now()
+        clock, calls = PhaseClock(ops), ops.calls.snapshot()
         rows = self._read(batch, source, destination, weight, op)
         report = BatchReport(rows=len(rows))
         src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
         w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
-        report.times["validate"] = ops.now() - t0
+        clock.lap("validate")
         with self._transaction():
             self._store.note_weights(rows.largest_weight)
-            self._apply_rows(src, dst, w, codes, report)
-        self.last_report = report
+            self._apply_rows(src, dst, w, codes, report, clock)
+        self._publish(report, clock, calls)
         return report
 
-    def _apply_rows(self, src, dst, w, codes, report):
+    def _publish(self, report, clock, calls):
+        """Fill in the report's times and device calls and make it the last report.
+
+        Runs after the transaction's synchronisation: every timestamp of
+        ``clock`` has passed, so nothing here waits for the device.
+        """
+        report.set_times(clock.times())
+        report.launches, report.syncs = self._ops.calls.since(calls)
+        self.last_report = report
+
+    def _apply_rows(self, src, dst, w, codes, report, clock):
         """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
         ops, store = self._ops, self._store
-        t1 = ops.now()
-
         inserting = codes == INSERT
         u, v, new_vertices = self._vertices_of(src, dst, inserting)
-        known = (u >= 0) & (v >= 0)          # only delete rows can name unknown vertices
-        bulk = store.num_edges == 0 and store.out.end == 0 and bool(inserting.all())
+        bulk = store.num_edges == 0 and store.out.end == 0 and ops.host_ints(inserting.all())[0]
         if bulk:
             delta = store.load(u, v, w)
             counts = dict(inserted=store.num_edges)
         else:
-            unknown = int(known.size) - int(known.sum())
-            if unknown:
-                u, v, w, codes = u[known], v[known], w[known], codes[known]
-            reduced = reduce_batch(store, u, v, w, codes)
-            reduced.counts["ignored"] += unknown
+            reduced = reduce_batch(store, u, v, w, codes)     # rows naming unknown vertices: ignored
             counts = reduced.counts
-        t2 = ops.now()
-        report.times["reduce"] = t2 - t1
+        clock.lap("reduce")
         if not bulk:
             delta = store.apply(reduced)
         delta.new_vertices = new_vertices
-        report.times["store"] = ops.now() - t2
+        clock.lap("store")
         for name, count in counts.items():
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
-        self._update_queries(delta, report)
+        self._update_queries(delta, report, clock)
 
     def _vertices_of(self, src, dst, inserting):
         """Internal ids of each row's endpoints, creating the vertices that
@@ -408,8 +410,9 @@ class StreamGraph:
         ids = store.vertices.lookup(ends)
         create = (ids < 0) & xp.concatenate((inserting, inserting))
         new_vertices = xp.empty(0, dtype=xp.int64)
-        if bool(create.any()):          # rarely: most batches name known vertices only
-            new_vertices = store.add_vertices(xp.unique(ends[create]))
+        (creating,) = self._ops.compress(create, ends)
+        if creating.size:          # rarely: most batches name known vertices only
+            new_vertices = store.add_vertices(xp.unique(creating))
             # every row naming a new vertex (delete rows after its insert too) gets its id
             ids = xp.where(ids < 0, store.vertices.lookup(ends), ids)
         return ids[:rows], ids[rows:], new_vertices
@@ -418,16 +421,15 @@ class StreamGraph:
         """The name of the first tracked query that needs non-negative weights, or None."""
         return next((q.name for q in self._queries if q.needs_nonnegative_weights), None)
 
-    def _update_queries(self, delta, report):
-        store, ops = self._store, self._ops
+    def _update_queries(self, delta, report, clock):
+        store = self._store
         load_bytes = 0
         if store.cached:
-            t0 = ops.now()
             load_bytes = sum(refresh.load_bytes for refresh in store.refresh_cache(delta))
-            report.times["cache"] = ops.now() - t0
+            clock.lap("cache")
         for query in self._queries:
             with store.counting_reads() as reads:
-                query_report = query._update(delta)
+                query_report = query._update(delta, clock)
             query_report.host_edges_read, query_report.host_bytes = reads.host_edges, reads.host_bytes
             query_report.cache_hits = reads.cache_edges
             report.add_query(query_report)
@@ -447,7 +449,7 @@ class StreamGraph:
     def add_vertices(self, ids):
         """Add isolated vertices; ids already in the graph are left as they are."""
         ops, xp, store = self._ops, self._ops.xp, self._store
-        t0 = ops.now()
+        clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external = xp.unique(ops.asarray(self._parse_vertex_ids(ids)))
         report = BatchReport(rows=int(external.size))
         with self._transaction():
@@ -455,9 +457,9 @@ class StreamGraph:
             delta = store.empty_delta()
             delta.new_vertices = new
             report.new_vertices = int(new.size)
-            report.times["store"] = ops.now() - t0
-            self._update_queries(delta, report)
-        self.last_report = report
+            clock.lap("store")
+            self._update_queries(delta, report, clock)
+        self._publish(report, clock, calls)
         return report
 
     @_exclusive
@@ -468,7 +470,7 @@ class StreamGraph:
         or is the source of a tracked query.
         """
         ops, xp, store = self._ops, self._ops.xp, self._store
-        t0 = ops.now()
+        clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external = self._parse_vertex_ids(ids)
         internal = ops.to_host(store.vertices.lookup(ops.asarray(external)))
         if (internal < 0).any():
@@ -485,10 +487,10 @@ class StreamGraph:
         with self._transaction():
             delta = store.remove_vertices(internal)
             report.deleted = edges_before - store.num_edges
-            report.times["store"] = ops.now() - t0
-            self._update_queries(delta, report)
+            clock.lap("store")
+            self._update_queries(delta, report, clock)
             self._fit_memory()              # the bound may have come down
-        self.last_report = report
+        self._publish(report, clock, calls)
         return report
 
     # --------------------------------------------------------------- reading

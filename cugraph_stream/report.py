@@ -4,6 +4,42 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 
+class PhaseClock:
+    """Times the phases of one operation without waiting for the device.
+
+    Each :meth:`lap` marks the end of a phase on the device's queue
+    (``ops.mark()``: a CUDA event on the GPU, the clock on the CPU) and costs
+    no synchronisation; :meth:`times` reads the marks once the device has
+    passed the last one (after the synchronisation that ends the
+    operation's transaction).  On the GPU a phase's time is therefore the
+    time the device's queue spent between two marks, which includes the
+    host's launch gaps.
+
+    Examples
+    --------
+    >>> from cugraph_stream.backends import get_backend
+    >>> clock = PhaseClock(get_backend("cpu"))
+    >>> clock.lap("validate"); clock.lap("store"); clock.lap("store")
+    >>> sorted(clock.times())
+    ['store', 'validate']
+    """
+
+    def __init__(self, ops):
+        self.ops = ops
+        self._marks = [(None, ops.mark())]
+
+    def lap(self, name):
+        """End phase ``name`` here (a repeated name adds up)."""
+        self._marks.append((name, self.ops.mark()))
+
+    def times(self):
+        """Seconds per phase name, in the order the phases first ended."""
+        out = {}
+        for (_, start), (name, end) in zip(self._marks, self._marks[1:]):
+            out[name] = out.get(name, 0.0) + self.ops.elapsed(start, end)
+        return out
+
+
 @dataclass
 class QueryReport:
     """Work and time one tracked query spent on a batch.
@@ -60,9 +96,18 @@ class BatchReport:
     device_memory_bytes : int
         Device memory held by the graph store and the tracked queries' state
         (0 on the CPU backend).
+    launches, syncs : int
+        What the operation asked of the device, counted by the operator
+        layer that every backend shares (the same on the CPU and the GPU):
+        operator calls, and host synchronisation points (operators whose
+        results the host reads, such as a count or a result of data-dependent
+        length; see :class:`~cugraph_stream.backends.base.DeviceCalls`).
     times : dict
-        Wall seconds per phase: ``validate``, ``reduce``, ``store``, and
-        ``<query>:correct`` / ``<query>:compute`` per tracked query.
+        Seconds per phase: ``validate``, ``reduce``, ``store``, ``cache``
+        (with placement ``"cached"``), and ``<query>:correct`` /
+        ``<query>:compute`` per tracked query.  Phase boundaries are marked
+        on the device's queue without waiting for it (see
+        :class:`PhaseClock`).
     queries : list of QueryReport
 
     Examples
@@ -88,6 +133,8 @@ class BatchReport:
     cache_hits: int = 0
     cache_hit_ratio: float = 0.0
     device_memory_bytes: int = 0
+    launches: int = 0
+    syncs: int = 0
     times: dict = field(default_factory=dict)
     queries: list = field(default_factory=list)
 
@@ -104,8 +151,13 @@ class BatchReport:
         self.host_edges_read += query_report.host_edges_read
         self.host_bytes += query_report.host_bytes
         self.cache_hits += query_report.cache_hits
-        self.times[f"{query_report.name}:correct"] = query_report.correct_s
-        self.times[f"{query_report.name}:compute"] = query_report.compute_s
+
+    def set_times(self, times):
+        """Take the phase ``times`` of a :class:`PhaseClock`, the queries' own included."""
+        self.times = dict(times)
+        for query_report in self.queries:
+            query_report.correct_s = self.times.get(f"{query_report.name}:correct", 0.0)
+            query_report.compute_s = self.times.get(f"{query_report.name}:compute", 0.0)
 
     def to_dict(self):
         """Plain dict (JSON-ready), with ``total_s``."""

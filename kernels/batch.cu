@@ -13,7 +13,8 @@ enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGE
 // One thread per row; the first row of each key walks its key's rows in order
 // (keys repeat rarely, so the walk is short) starting from the edge's state in
 // the store, and appends the edge to the inserted, deleted or updated list at
-// an atomically claimed position.
+// an atomically claimed position.  A negative key (a delete row naming a vertex
+// the graph lacks) names no edge: its rows are ignored.
 template <typename W>
 __global__ void net_changes(const long long* keys, const signed char* ops, const W* weights, long long rows,
                             const long long* table, int bits, const long long* table_slots, const W* stored,
@@ -25,7 +26,7 @@ __global__ void net_changes(const long long* keys, const signed char* ops, const
   long long key = keys[first];
   if (first > 0 && keys[first - 1] == key) return;
 
-  long long at = probe(table, bits, key);
+  long long at = key >= 0 ? probe(table, bits, key) : -1;
   bool present_before = at >= 0;
   W weight_before = present_before ? stored[table_slots[at]] : W(0);
   bool present = present_before;

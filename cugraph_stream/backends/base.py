@@ -33,12 +33,95 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import functools
+import threading
 import time
 from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 #: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
 EMPTY_KEY = -1
 DELETED_KEY = -2
+
+#: Operators whose results carry sizes or values that the host reads (a
+#: data-dependent length, a count, a host value): each call is one host
+#: synchronisation point, where a GPU backend waits for its device.
+SYNC_OPERATORS = frozenset({
+    "to_host", "host_ints", "compress", "synchronize", "now", "expand_segments", "unique", "record_changes",
+    "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge", "relax_arcs", "pull",
+    "invalidate", "gather_plan", "gather_sum", "pagerank_push"})
+
+#: Backend methods that do no device work: allocation, bookkeeping and timing
+UNCOUNTED_METHODS = frozenset({
+    "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
+    "elapsed", "unavailable_reason"})
+
+#: Methods that wait for the device without launching work on it
+WAIT_ONLY_METHODS = frozenset({"synchronize", "now"})
+
+
+class DeviceCalls(threading.local):
+    """What this thread's operator calls asked of their devices so far.
+
+    ``launches`` counts operator calls (each one or more kernel launches, or
+    a transfer, on a GPU; the array-namespace steps between operators are
+    not counted); ``syncs`` counts host synchronisation points: calls of
+    :data:`SYNC_OPERATORS`.  An operator called by another operator counts
+    as part of its caller.  Both backends count the same way, so the counts
+    of a batch are the same on either (see ``BatchReport.syncs``).
+
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> ops = get_backend("cpu")
+    >>> before = ops.calls.snapshot()
+    >>> _ = ops.unique(np.array([3, 1, 3]), 4)        # a result of data-dependent length
+    >>> _ = ops.hash_find(np.full(8, -1), np.array([5]))
+    >>> ops.calls.since(before)
+    (2, 1)
+    """
+
+    def __init__(self):
+        self.launches = 0
+        self.syncs = 0
+        self.depth = 0
+
+    def snapshot(self):
+        """``(launches, syncs)`` so far, to subtract from a later one."""
+        return self.launches, self.syncs
+
+    def since(self, snapshot):
+        """``(launches, syncs)`` counted since ``snapshot``."""
+        return self.launches - snapshot[0], self.syncs - snapshot[1]
+
+
+#: the counters of the calling thread
+DEVICE_CALLS = DeviceCalls()
+
+
+def _counted(method, launches, syncs):
+    """``method`` counting one call (``launches``, ``syncs``) unless an operator called it."""
+    @functools.wraps(method)
+    def counted(self, *args, **kwargs):
+        calls = DEVICE_CALLS
+        if calls.depth:
+            return method(self, *args, **kwargs)
+        calls.launches += launches
+        calls.syncs += syncs
+        calls.depth = 1
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            calls.depth = 0
+    counted.counted = True
+    return counted
+
+
+def _count_calls(cls):
+    """Wrap the operators ``cls`` defines so that each call is counted in :data:`DEVICE_CALLS`."""
+    for name, member in list(vars(cls).items()):
+        if (name.startswith("_") or name in UNCOUNTED_METHODS or not callable(member)
+                or isinstance(member, (staticmethod, classmethod)) or getattr(member, "counted", False)):
+            continue
+        setattr(cls, name, _counted(member, int(name not in WAIT_ONLY_METHODS), int(name in SYNC_OPERATORS)))
 
 
 @runtime_checkable
@@ -119,6 +202,15 @@ class Backend(abc.ABC):
     #: whether the arrays live in device memory apart from host memory
     has_device_memory = False
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _count_calls(cls)
+
+    @property
+    def calls(self):
+        """This thread's :class:`DeviceCalls` (operator calls and synchronisation points)."""
+        return DEVICE_CALLS
+
     # ------------------------------------------------------------------ memory
     @abc.abstractmethod
     def asarray(self, array, dtype=None):
@@ -145,6 +237,44 @@ class Backend(abc.ABC):
 
     def synchronize(self):
         """Wait for queued device work (no-op on synchronous devices)."""
+
+    def host_ints(self, *values):
+        """Integer device scalars (counts, flags) as Python ints, read in one
+        synchronisation.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> ops = get_backend("cpu")
+        >>> ops.host_ints(np.arange(4).sum(), np.array([True, True]).any())
+        [6, 1]
+        """
+        if not values:
+            return []
+        xp = self.xp
+        host = self.to_host(xp.stack([xp.asarray(v).astype(xp.int64).reshape(()) for v in values]))
+        return [int(x) for x in host]
+
+    def compress(self, mask, *arrays):
+        """``array[mask]`` of each of ``arrays`` (a result of data-dependent length:
+        one synchronisation for all of them).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> ops = get_backend("cpu")
+        >>> [a.tolist() for a in ops.compress(np.array([True, False, True]), np.arange(3), np.arange(3) * 10)]
+        [[0, 2], [0, 20]]
+        """
+        where = self.xp.flatnonzero(mask)
+        return [a[where] for a in arrays]
+
+    def mark(self):
+        """A timestamp of the point the device's queue has reached, without waiting
+        (:meth:`elapsed` reads two of them once the later one has passed)."""
+        return time.perf_counter()
+
+    def elapsed(self, start, end):
+        """Seconds between two :meth:`mark` timestamps (after :meth:`synchronize`)."""
+        return end - start
 
     def discard_scratch(self):
         """Forget the scratch arrays operators reuse between calls (they are made
@@ -308,7 +438,8 @@ class Backend(abc.ABC):
 
         ``keys`` (int64 arc keys) are sorted, with the rows of one key in
         batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and
-        ``weights`` each row's weight.  An edge starts in the state the edge
+        ``weights`` each row's weight.  A negative key (a delete row naming a
+        vertex the graph lacks) names no edge: its rows count as ``ignored``.  An edge starts in the state the edge
         index (``table`` with ``table_slots``, see :meth:`hash_find`) and
         ``stored_weights`` (weight per slot) give it, and each row applies in
         order.
@@ -408,3 +539,6 @@ class Backend(abc.ABC):
         Returns ``(receivers, edges_read)``: the distinct vertices that
         received residual.
         """
+
+
+_count_calls(Backend)

@@ -299,8 +299,8 @@ class CPUBackend(Backend):
         last = np.append(first[1:] - 1, n - 1)
         group = np.cumsum(starts) - 1
 
-        at = self.hash_find(table, keys[first])
-        present_before = at >= 0
+        at = self.hash_find(table, np.maximum(keys[first], 0))
+        present_before = (at >= 0) & (keys[first] >= 0)       # a negative key names no edge
         slot = np.where(present_before, table_slots[np.maximum(at, 0)], 0)
         weight_before = np.where(present_before, stored_weights[slot], 0)
         weight_before = weight_before.astype(weights.dtype, copy=False)

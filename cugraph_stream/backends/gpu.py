@@ -167,6 +167,14 @@ class GPUBackend(Backend):
     def synchronize(self):
         self.xp.cuda.get_current_stream().synchronize()
 
+    def mark(self):
+        event = self.xp.cuda.Event()          # timing enabled: records when the queue reaches it
+        event.record()
+        return event
+
+    def elapsed(self, start, end):
+        return self.xp.cuda.get_elapsed_time(start, end) / 1e3
+
     def memory_bytes(self, *arrays):
         return int(sum(a.nbytes for a in arrays if a is not None))
 

@@ -43,7 +43,7 @@ class EdgeIndex:
         self.memory = memory
         self.journal = Journal() if journal is None else journal
         self.live = 0
-        self.deleted = 0
+        self.deleted = 0          # tombstones: an upper bound, made exact when it matters (_reserve)
         self.keys = self.values = None
         self._allocate(capacity)
 
@@ -78,7 +78,7 @@ class EdgeIndex:
         # a position may hold a key erased earlier in the same transaction: its value comes back too
         self.journal.write(self.values, pos, values)
         self.journal.assign(self, "live", self.live + int(keys.size))
-        self.journal.assign(self, "deleted", self.deleted - int((replaced == DELETED).sum()))
+        # ``deleted`` stays an upper bound: tombstones the keys reused are counted by _reserve
 
     def build(self, keys, values, room=0):
         """Fill an empty index with distinct ``keys`` at once (bulk load),
@@ -111,7 +111,11 @@ class EdgeIndex:
         """Rebuild (without tombstones, larger if needed) before entries and
         tombstones would fill 5/8 of the table."""
         if 8 * (self.live + self.deleted + extra) > 5 * self.capacity:
-            self._rebuild(extra)
+            # ``deleted`` counts tombstones made, not those reused since: count them
+            (deleted,) = self.ops.host_ints((self.keys == DELETED).sum())
+            self.journal.assign(self, "deleted", deleted)
+            if 8 * (self.live + self.deleted + extra) > 5 * self.capacity:
+                self._rebuild(extra)
 
     def fit(self):
         """Rebuild a table whose entries fill less than 1/8 of it at the size they need

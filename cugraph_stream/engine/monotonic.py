@@ -173,22 +173,25 @@ class MonotonicEngine:
         if not self.incremental:
             return self._start_from_scratch(self._alive())
 
-        seeds = [delta.deleted_v[self.parent[delta.deleted_v] == delta.deleted_u]]
-        if len(self.push_adjacencies) == 2:
-            # weak connectivity: an arc also carries values backwards, and
-            # u -> v deleted still leaves u and v adjacent if v -> u exists
-            gone = self.store.find(delta.deleted_v, delta.deleted_u) < 0
-            seeds = [delta.deleted_v[(self.parent[delta.deleted_v] == delta.deleted_u) & gone],
-                     delta.deleted_u[(self.parent[delta.deleted_u] == delta.deleted_v) & gone]]
+        parent = self.parent
+        du, dv = delta.deleted_u, delta.deleted_v
+        seeds = []
+        if du.size:
+            if len(self.push_adjacencies) == 2:
+                # weak connectivity: an arc also carries values backwards, and
+                # u -> v deleted still leaves u and v adjacent if v -> u exists
+                gone = self.store.find(dv, du) < 0
+                seeds += ops.compress(xp.concatenate(((parent[dv] == du) & gone, (parent[du] == dv) & gone)),
+                                      xp.concatenate((dv, du)))
+            else:
+                seeds += ops.compress(parent[dv] == du, dv)
         improved_u = improved_v = improved_w = None
         if rule.uses_weights and delta.updated_u.size:
-            worse = rule.is_worse_weight(delta.updated_old, delta.updated_new)
-            wu, wv = delta.updated_u[worse], delta.updated_v[worse]
-            seeds.append(wv[self.parent[wv] == wu])
-            better = ~worse
-            improved_u, improved_v, improved_w = (delta.updated_u[better], delta.updated_v[better],
-                                                  delta.updated_new[better])
-        seeds = xp.concatenate(seeds)
+            uu, uv, new_w = delta.updated_u, delta.updated_v, delta.updated_new
+            worse = rule.is_worse_weight(delta.updated_old, new_w)
+            seeds += ops.compress(worse & (parent[uv] == uu), uv)
+            improved_u, improved_v, improved_w = ops.compress(~worse, uu, uv, new_w)
+        seeds = xp.concatenate(seeds) if seeds else xp.empty(0, dtype=xp.int64)
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
         if seeds.size:
@@ -203,8 +206,9 @@ class MonotonicEngine:
             self._reset(delta.removed_vertices)
         work.invalidated = int(invalidated.size)
 
-        frontier = [invalidated if rule.unreachable is None
-                    else invalidated[self.value[invalidated] != rule.unreachable]]
+        frontier = [invalidated]
+        if rule.unreachable is not None and invalidated.size:
+            frontier = ops.compress(self.value[invalidated] != rule.unreachable, invalidated)
         arcs = [(delta.inserted_u, delta.inserted_v, delta.inserted_w)]
         if improved_u is not None:
             arcs.append((improved_u, improved_v, improved_w))
@@ -213,14 +217,17 @@ class MonotonicEngine:
                 frontier.append(ops.relax_arcs(u, v, w, self.value, self.parent, rule))
                 if len(self.push_adjacencies) == 2:
                     frontier.append(ops.relax_arcs(v, u, w, self.value, self.parent, rule))
-        self._frontier = ops.unique(xp.concatenate(frontier), self.value.size)
+        frontier = xp.concatenate(frontier)
+        self._frontier = ops.unique(frontier, self.value.size) if frontier.size > 1 else frontier
         self._touched.append(invalidated)
         return work
 
     def converge(self):
         """Push from the active vertices until no value improves."""
-        activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value, self.parent,
-                                                  self.rule)
+        activated, edges_read = self._frontier, 0
+        if self._frontier.size:            # (a batch that improved nothing pushes nothing)
+            activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value,
+                                                      self.parent, self.rule)
         self._touched.append(activated)
         for adj in self.push_adjacencies:
             self.store.record_reads(adj, activated, reads_weights=self.rule.uses_weights)
@@ -266,6 +273,9 @@ class MonotonicEngine:
         xp, journal = self.ops.xp, self.store.journal
         touched = xp.concatenate(self._touched)
         self._touched = []
+        if touched.size == 0 and self._new.size == 0:      # nothing touched: nothing changed
+            self.changed = touched
+            return
         if journal.recording:                  # every vertex the commit may write
             candidates = xp.concatenate((self._new, touched))
             journal.save(self.previous_value, candidates)

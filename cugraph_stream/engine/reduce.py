@@ -35,14 +35,15 @@ class ReducedBatch:
 
 
 def reduce_batch(store, u, v, w, op):
-    """Reduce rows ``(u, v, w, op)`` (internal ids of existing vertices) to net changes.
+    """Reduce rows ``(u, v, w, op)`` to net changes.
 
     Parameters
     ----------
     store : GraphStore
         The graph before the batch (only read).
     u, v : int64 arrays
-        Internal ids of each row's endpoints.
+        Internal ids of each row's endpoints; -1 for a vertex the graph
+        lacks (delete rows only: such a row is ignored).
     w : array of the store's weight dtype
         Weight of each row (any value on delete rows).
     op : int8 array

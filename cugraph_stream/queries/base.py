@@ -114,17 +114,16 @@ class Query:
     def _make_engine(self, store):
         raise NotImplementedError
 
-    def _update(self, delta):
-        """Bring the result up to date with a batch; return a :class:`QueryReport`."""
-        ops = self.engine.ops
-        t0 = ops.now()
+    def _update(self, delta, clock):
+        """Bring the result up to date with a batch; return a :class:`QueryReport`
+        (its times come from ``clock``, a :class:`~cugraph_stream.report.PhaseClock`,
+        once the batch is published)."""
         fix = self.engine.correct(delta)
-        t1 = ops.now()
+        clock.lap(f"{self.name}:correct")
         run = self.engine.converge()
-        t2 = ops.now()
+        clock.lap(f"{self.name}:compute")
         return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
-                           edges_scanned=fix.edges_scanned + run.edges_scanned,
-                           correct_s=t1 - t0, compute_s=t2 - t1, converged=self.engine.converged)
+                           edges_scanned=fix.edges_scanned + run.edges_scanned, converged=self.engine.converged)
 
     def _require_graph(self):
         if self.engine is None:

@@ -1,0 +1,111 @@
+"""What a batch asks of its device: operator calls and host synchronisation points.
+
+The counts are made by the operator layer both backends share, so the
+pinned numbers below hold on the CPU (CI) and the GPU alike; on the GPU a
+CUPTI count of what reached the driver checks that no synchronisation is
+hidden from them.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+
+import cugraph_stream as cgs
+from cugraph_stream.backends import get_backend
+from cugraph_stream.backends.base import SYNC_OPERATORS, UNCOUNTED_METHODS
+
+
+def test_operators_count_once_and_nested_calls_count_as_their_caller():
+    ops = get_backend("cpu")
+    before = ops.calls.snapshot()
+    ops.unique(np.array([4, 1, 4]), 5)                    # a sync operator
+    ops.hash_find(np.full(8, -1, dtype=np.int64), np.array([3]))   # a launch without a sync
+    assert ops.calls.since(before) == (2, 1)
+    before = ops.calls.snapshot()
+    ops.host_ints(np.int64(3), np.int64(4))                # calls to_host inside: still one of each
+    assert ops.calls.since(before) == (1, 1)
+    before = ops.calls.snapshot()
+    ops.synchronize()                                      # waits, launches nothing
+    ops.aligned_empty(16, np.int64)                        # allocation: not counted
+    ops.mark()
+    assert ops.calls.since(before) == (0, 1)
+
+
+def test_a_failing_operator_leaves_the_counters_usable():
+    ops = get_backend("cpu")
+    with pytest.raises(Exception):
+        ops.expand_segments(np.array([0]), np.array(["x"]))
+    before = ops.calls.snapshot()
+    ops.unique(np.array([1, 2]), 3)
+    assert ops.calls.since(before) == (1, 1)
+
+
+def test_every_sync_operator_is_a_backend_method():
+    from cugraph_stream.backends.base import Backend
+
+    assert SYNC_OPERATORS <= set(dir(Backend))
+    assert UNCOUNTED_METHODS - {"unavailable_reason"} <= set(dir(Backend))   # (a GPU classmethod)
+
+
+def _path_graph(backend, n=64):
+    src = np.arange(n - 1)
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.ones(n - 1)}),
+                                      weight="w", backend=backend)
+    g.track(cgs.SSSP(0))
+    return g
+
+
+# Steady-state batches with SSSP tracked, and the synchronisation points each
+# requests today.  A change to the pipeline that adds one fails here; one that
+# removes some updates the numbers (issue 17 asks for at most two).
+#   3: new-vertex check (compress), net_changes, the commit's synchronize
+#   +3 for an insert: the two place_entries (out, in) and relax_arcs
+#   +2 when it improves a value: the frontier's unique and converge (the
+#      commit's record_changes, +1, replaces nothing)
+#   a deleted tree edge: the two close_holes, the seeds' compress, invalidate,
+#      pull, the frontier's compress, converge, record_changes
+PINNED = [
+    ("insert, improves nothing", {"src": [0], "dst": [5], "w": [10.0], "op": [1]}, 6),
+    ("insert, improves a path", {"src": [0], "dst": [6], "w": [1.0], "op": [1]}, 8),
+    ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 11),
+    ("delete an absent edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 3),
+]
+
+
+def test_steady_state_batches_request_the_pinned_synchronisations(backend):
+    g = _path_graph(backend)
+    for what, rows, syncs in PINNED:
+        report = g.apply(pd.DataFrame(rows), weight="w")
+        assert report.syncs == syncs, what
+        assert report.launches >= report.syncs - 1, what     # every sync but the commit's is an operator call
+    assert set(g.last_report.times) == {"validate", "reduce", "store", "SSSP(source=0):correct",
+                                        "SSSP(source=0):compute"}
+    assert all(t >= 0 for t in g.last_report.times.values())
+
+
+def test_vertex_operations_report_their_calls(backend):
+    g = _path_graph(backend)
+    report = g.add_vertices([1000])
+    assert report.syncs >= 1 and report.launches >= 1 and "store" in report.times
+    report = g.remove_vertices([1000])
+    assert report.syncs >= 1 and "store" in report.times
+
+
+@pytest.mark.gpu
+def test_the_gpu_hides_no_synchronisation_from_the_report():
+    """CUPTI counts what reached the driver: for small steady-state batches no
+    more synchronisations than the operator layer reported."""
+    from cugraph_stream.backends import available_backends
+
+    if available_backends()["gpu"]:
+        pytest.skip("no GPU backend here")
+    from benchmarks.device_calls import CuptiCounter
+
+    if not CuptiCounter.available():
+        pytest.skip("libcupti not found")
+    g = _path_graph("gpu")
+    g.apply(pd.DataFrame({"src": [1], "dst": [9], "w": [50.0], "op": [1]}), weight="w")   # kernels compiled
+    for what, rows, _ in PINNED:
+        with CuptiCounter() as counter:
+            report = g.apply(pd.DataFrame(rows), weight="w")
+        assert counter.syncs <= report.syncs, (what, counter.by_name)
+        assert counter.launches >= report.launches - report.syncs, what

@@ -776,12 +776,12 @@ def main(argv=None, baseline_module=None):
     import cugraph_stream as cgs
     from cugraph_stream.datasets import rmat
 
-    plc = baseline_module
+    plc, plc_error = baseline_module, None
     if plc is None and not args.no_baseline and args.backend == "gpu":
         try:
             import pylibcugraph as plc
-        except ImportError:
-            plc = None
+        except ImportError as error:
+            plc, plc_error = None, f"{type(error).__name__}: {error}"
     if args.no_baseline:
         plc = None
     info = gpu_info() if args.backend == "gpu" else None
@@ -794,7 +794,7 @@ def main(argv=None, baseline_module=None):
         print(f"warm-up (kernel compilation) {t_warm:.1f} s", flush=True)
     baseline_text = (getattr(plc, "__version__", "unknown version") if plc is not None
                      else "not used (--no-baseline)" if args.no_baseline or args.backend != "gpu"
-                     else "not installed: the baseline columns stay empty")
+                     else f"not importable ({plc_error}): the baseline columns stay empty")
     print(f"device: {device}; pylibcugraph: {baseline_text}", flush=True)
 
     edges, t_gen = timed(lambda: rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed,

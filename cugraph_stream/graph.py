@@ -412,9 +412,10 @@ class StreamGraph:
         new_vertices = xp.empty(0, dtype=xp.int64)
         (creating,) = self._ops.compress(create, ends)
         if creating.size:          # rarely: most batches name known vertices only
-            new_vertices = store.add_vertices(xp.unique(creating))
+            created = xp.unique(creating)
+            new_vertices = store.add_vertices(created)
             # every row naming a new vertex (delete rows after its insert too) gets its id
-            ids = xp.where(ids < 0, store.vertices.lookup(ends), ids)
+            ids = xp.where(ids < 0, self._ops.lookup_sorted(created, new_vertices, ends), ids)
         return ids[:rows], ids[rows:], new_vertices
 
     def _nonnegative_for(self):

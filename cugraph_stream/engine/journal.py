@@ -86,7 +86,13 @@ class Journal:
 
     # --------------------------------------------------------------- entries
     def save(self, array, index):
-        """Keep ``array[index]`` (an integer index array, a slice or a Python int) before it is overwritten."""
+        """Keep ``array[index]`` (an integer index array, a slice or a Python int) before it is overwritten.
+
+        An index array is kept as it is, not copied (one device launch per
+        save, not two): callers hand the journal indices they never modify
+        afterwards (every index in the engine is a fresh gather, sort or
+        operator result).
+        """
         if self._entries is None:
             return
         self.checkpoint()
@@ -95,7 +101,6 @@ class Journal:
         if isinstance(index, slice):
             values = array[index].copy()          # a view otherwise
         else:
-            index = index.copy() if hasattr(index, "copy") else index   # callers may reuse theirs
             values = array[index]                 # integer indexing copies
         self._entries.append((_put, array, index, values))
 

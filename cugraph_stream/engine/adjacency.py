@@ -191,8 +191,8 @@ class Adjacency:
         xp = self.ops.xp
         if u.size == 0:
             return xp.empty(0, dtype=xp.int64), None
-        order = xp.argsort(u)
-        us, vs, ws = u[order], v[order], w[order]
+        order = xp.argsort(u) if u.size > 1 else None       # (one entry needs no sort)
+        us, vs, ws = (u, v, w) if order is None else (u[order], v[order], w[order])
         slots_sorted = xp.full(us.size, -1, dtype=xp.int64)
         self.journal.save(self.degree, us)      # entries land past the degree (see remove)
         outgrown, need = self.ops.place_entries(self, us, vs, ws, slots_sorted)
@@ -201,6 +201,8 @@ class Adjacency:
             moves = self._relocate(outgrown, need)
             self.journal.save(self.degree, us)
             self.ops.place_entries(self, us, vs, ws, slots_sorted)
+        if order is None:
+            return slots_sorted, moves
         slots = xp.empty_like(slots_sorted)
         slots[order] = slots_sorted
         return slots, moves
@@ -239,8 +241,9 @@ class Adjacency:
         """
         if slots.size == 0:
             return None
-        order = self.ops.xp.argsort(slots)
-        u, slots = u[order], slots[order]
+        if slots.size > 1:
+            order = self.ops.xp.argsort(slots)
+            u, slots = u[order], slots[order]
         self._save_slots(slots)
         self.journal.save(self.degree, u)
         moves = Moves(*self.ops.close_holes(self, u, slots))

@@ -61,8 +61,10 @@ def reduce_batch(store, u, v, w, op):
     if not store.directed:
         u, v = xp.minimum(u, v), xp.maximum(u, v)
     key = arc_key(xp, u, v)
-    order = xp.argsort(key, kind="stable")
+    if key.size > 1:            # (a single row needs no sort: a sort is several launches)
+        order = xp.argsort(key, kind="stable")
+        key, op, w = key[order], op[order], w[order]
     inserted, inserted_w, deleted, updated, updated_w, counts = store.ops.net_changes(
-        key[order], op[order], w[order], store.index.keys, store.index.values, store.out.wgt)
+        key, op, w, store.index.keys, store.index.values, store.out.wgt)
     return ReducedBatch(inserted >> 32, inserted & _LOW, inserted_w, deleted >> 32, deleted & _LOW,
                         updated >> 32, updated & _LOW, updated_w, counts)

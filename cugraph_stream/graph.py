@@ -357,8 +357,7 @@ class StreamGraph:
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         rows = self._read(batch, source, destination, weight, op)
         report = BatchReport(rows=len(rows))
-        src, dst = ops.asarray(rows.src), ops.asarray(rows.dst)
-        w, codes = ops.asarray(rows.weight), ops.asarray(rows.op)
+        src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
         with self._transaction():
             self._store.note_weights(rows.largest_weight)

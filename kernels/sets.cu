@@ -73,3 +73,39 @@ __global__ void merge_sorted(const long long* keys, const long long* values, lon
   out_keys[i + low] = key;
   out_values[i + low] = first ? values[i] : more_values[i];
 }
+
+// The positions of the set flags of mask[0:count], in order, by one block of
+// 1024 threads (a block-wide prefix count per chunk of 1024 flags), and their
+// number in kept[0]: the compaction of a small mask in one launch, where a
+// library compaction takes a scan, a count read and a scatter.
+__global__ void compact_flags(const bool* mask, long long count, long long* out, unsigned long long* kept)
+{
+  __shared__ int warp_sums[32];
+  __shared__ long long base;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) base = 0;
+  __syncthreads();
+  for (long long start = 0; start < count; start += blockDim.x) {
+    long long i = start + threadIdx.x;
+    int flag = i < count && mask[i];
+    unsigned int ballot = __ballot_sync(0xffffffffu, flag);
+    int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
+    if (lane == 0) warp_sums[warp] = __popc(ballot);
+    __syncthreads();
+    if (warp == 0) {   // exclusive scan of the warp counts
+      int s = lane < (blockDim.x >> 5) ? warp_sums[lane] : 0;
+      int inclusive = s;
+      for (int d = 1; d < 32; d <<= 1) {
+        int up = __shfl_up_sync(0xffffffffu, inclusive, d);
+        if (lane >= d) inclusive += up;
+      }
+      warp_sums[lane] = inclusive - s;
+    }
+    __syncthreads();
+    if (flag) out[base + warp_sums[warp] + before_in_warp] = i;
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) base += warp_sums[warp] + before_in_warp + flag;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
+}

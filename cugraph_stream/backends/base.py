@@ -216,6 +216,11 @@ class Backend(abc.ABC):
     def asarray(self, array, dtype=None):
         """Copy or view a host (or device) array on this backend's device."""
 
+    def asarrays(self, *arrays):
+        """:meth:`asarray` of each of ``arrays`` (a batch's columns), in as few
+        transfers as the device allows."""
+        return [self.asarray(a) for a in arrays]
+
     @abc.abstractmethod
     def to_host(self, array):
         """Return ``array`` as a NumPy array (a copy when it lives elsewhere)."""

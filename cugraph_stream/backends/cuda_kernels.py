@@ -76,7 +76,8 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "adjacency": lambda: ["follow_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_entries",
                                                                           "relocate_lists")
                                                     for w in WEIGHT_TYPES.values()],
-           "sets": lambda: ["distinct", "sorted_lookup", "merge_sorted"] + [f"record_changes<{v}>" for v in VALUE_TYPES.values()]}
+           "sets": lambda: (["distinct", "sorted_lookup", "merge_sorted", "compact_flags"]
+                            + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}
 
 
 #: NVRTC options of every module: C++17 and IEEE float32 (no flush to zero)

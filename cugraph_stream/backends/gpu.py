@@ -48,6 +48,7 @@ _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
+_ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
 
 
 def engine_memory_pool():
@@ -129,6 +130,21 @@ class GPUBackend(Backend):
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
         return self.xp.asarray(array, dtype=dtype)
+
+    def asarrays(self, *arrays):
+        # one copy of host arrays packed at 8-byte aligned offsets, then typed views
+        if any(not isinstance(a, np.ndarray) for a in arrays):
+            return [self.asarray(a) for a in arrays]
+        offsets, total = [], 0
+        for a in arrays:
+            total += -total % 8
+            offsets.append(total)
+            total += a.nbytes
+        packed = np.empty(total, dtype=np.uint8)
+        for a, at in zip(arrays, offsets):
+            packed[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+        device = self.xp.asarray(packed)
+        return [device[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
 
     def to_host(self, array):
         return self.xp.asnumpy(array)
@@ -236,6 +252,17 @@ class GPUBackend(Backend):
                 np.uint64(adj.nbr.data.ptr), np.uint64(adj.wgt.data.ptr), np.uint64(adj.wgt.itemsize), nbr_at, wgt_at)
         self._addresses[adj] = (adj.version, nbr_at, wgt_at)
         return nbr_at, wgt_at
+
+    def compress(self, mask, *arrays):
+        if mask.size > _ONE_BLOCK_COMPACTION:
+            return super().compress(mask, *arrays)
+        xp = self.xp
+        where, kept = xp.empty(mask.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        if mask.size:
+            cuda_kernels.get_kernel("sets", "compact_flags")(
+                (1,), (_FUSED_THREADS,), (mask.astype(xp.bool_, copy=False), np.int64(mask.size), where, kept))
+        where = self._kept(where, kept)
+        return [a[where] for a in arrays]
 
     def _take_flagged(self, flag, bound):
         """Compact a byte map into vertex ids, then clear it."""

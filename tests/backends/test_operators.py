@@ -472,3 +472,37 @@ def test_gather_sum_over_hub_lists(ops):
     lists = {u: [v for a, v, _ in edges if a == u] for u in range(len(degrees))}
     expected = [values[lists[u]].sum() for u in vertices]
     assert np.allclose(host(ops, sums), expected, rtol=1e-12) and read == sum(degrees[u] for u in vertices)
+
+
+def test_net_changes_ignores_rows_of_negative_keys(ops):
+    """A negative key is a delete row naming a vertex the graph lacks: ignored, whatever
+    the table holds (-1 is also the empty slots' key)."""
+    table = ops.asarray(np.full(1024, -1, dtype=np.int64))
+    slots = ops.asarray(np.zeros(1024, dtype=np.int64))
+    slots[ops.hash_claim(table, ops.asarray(np.array([7], dtype=np.int64)))[0]] = 0
+    keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
+    codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)
+    inserted, _, deleted, updated, _, counts = ops.net_changes(
+        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))
+    assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
+    assert updated.size == 0
+    assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)
+
+
+@pytest.mark.parametrize("size", [0, 1, 31, 32, 33, 1023, 1024, 1025, 5000, 70000])
+def test_compress_keeps_the_flagged_entries_in_order(ops, size):
+    rng = np.random.default_rng(size)
+    mask = rng.random(size) < 0.3
+    a, b = np.arange(size, dtype=np.int64) * 3, rng.random(size)
+    got = ops.compress(ops.asarray(mask), ops.asarray(a), ops.asarray(b))
+    assert host(ops, got[0]).tolist() == a[mask].tolist()
+    assert host(ops, got[1]).tolist() == b[mask].tolist()
+
+
+def test_asarrays_moves_mixed_columns_at_once(ops):
+    columns = [np.array([1, -2, 3], dtype=np.int64), np.array([0.5, 1.5, np.nan], dtype=np.float32),
+               np.array([1, -1, 1], dtype=np.int8), np.array([2**62], dtype=np.int64), np.zeros(0)]
+    moved = ops.asarrays(*columns)
+    for want, got in zip(columns, moved):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(host(ops, got), want)

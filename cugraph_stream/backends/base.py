@@ -444,10 +444,10 @@ class Backend(abc.ABC):
         ``keys`` (int64 arc keys) are sorted, with the rows of one key in
         batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and
         ``weights`` each row's weight.  A negative key (a delete row naming a
-        vertex the graph lacks) names no edge: its rows count as ``ignored``.  An edge starts in the state the edge
-        index (``table`` with ``table_slots``, see :meth:`hash_find`) and
-        ``stored_weights`` (weight per slot) give it, and each row applies in
-        order.
+        vertex the graph lacks) names no edge: its rows count as ``ignored``.
+        An edge starts in the state the edge index (``table`` with
+        ``table_slots``, see :meth:`hash_find`) and ``stored_weights`` (weight
+        per slot) give it, and each row applies in order.
 
         Returns ``(inserted, inserted_weights, deleted, updated,
         updated_weights, counts)``: the keys of edges absent before and

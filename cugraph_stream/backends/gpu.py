@@ -260,7 +260,7 @@ class GPUBackend(Backend):
         where, kept = xp.empty(mask.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
         if mask.size:
             cuda_kernels.get_kernel("sets", "compact_flags")(
-                (1,), (_FUSED_THREADS,), (mask.astype(xp.bool_, copy=False), np.int64(mask.size), where, kept))
+                (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(mask, dtype=xp.bool_), np.int64(mask.size), where, kept))
         where = self._kept(where, kept)
         return [a[where] for a in arrays]
 

@@ -1,0 +1,187 @@
+"""Where a batch's host time and kernel launches go: per engine step and per operator.
+
+    python -m benchmarks.batch_profile --backend gpu --scale 22 --rows 1 --batches 200
+    python -m benchmarks.batch_profile --backend cpu --scale 16 --rows 10000 --batches 5
+
+A diagnostic for issue 17 (the per-batch floor), not a comparison: it
+builds an R-MAT graph, tracks SSSP from its hub, applies a few untimed
+batches, then applies ``--batches`` batches of ``--rows`` rows (pandas frames
+for a single row, as a latency user sends them; column dicts otherwise)
+with the engine's main steps and every operator wrapped.  For each it
+prints the calls per batch, the *self* host time per batch (the time inside
+it, less the wrapped steps it called) and, on the GPU where libcupti loads
+(``benchmarks/device_calls.py``), the self kernel launches and syncs.
+What no wrapped step accounts for is in ``apply``.  The wrappers cost about
+a microsecond a call, so the total is a little above an unwrapped run's.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+#: (module path, attribute path) of the engine steps to time, besides every operator
+STEPS = [
+    ("cugraph_stream.graph", "StreamGraph.apply"), ("cugraph_stream.graph", "StreamGraph._vertices_of"),
+    ("cugraph_stream.graph", "StreamGraph._apply_rows"), ("cugraph_stream.graph", "StreamGraph._update_queries"),
+    ("cugraph_stream.graph", "StreamGraph._publish"), ("cugraph_stream.graph", "reduce_batch"),
+    ("cugraph_stream.graph", "read_rows"), ("cugraph_stream.engine.store", "GraphStore.apply"),
+    ("cugraph_stream.engine.store", "GraphStore._delete"), ("cugraph_stream.engine.store", "GraphStore._insert"),
+    ("cugraph_stream.engine.store", "GraphStore._reweight"), ("cugraph_stream.engine.store", "GraphStore._follow_out"),
+    ("cugraph_stream.engine.store", "GraphStore._follow_in"), ("cugraph_stream.engine.journal", "Journal.save"),
+    ("cugraph_stream.engine.journal", "Journal.write"), ("cugraph_stream.engine.adjacency", "Adjacency.append"),
+    ("cugraph_stream.engine.adjacency", "Adjacency.remove"), ("cugraph_stream.engine.adjacency", "Adjacency._relocate"),
+    ("cugraph_stream.engine.adjacency", "Adjacency._ensure_slots"),
+    ("cugraph_stream.engine.store", "GraphStore._compact_if_needed"),
+    ("cugraph_stream.engine.hash_index", "EdgeIndex._reserve"), ("cugraph_stream.engine.hash_index", "EdgeIndex.fit"),
+    ("cugraph_stream.engine.hash_index", "EdgeIndex.insert"), ("cugraph_stream.engine.hash_index", "EdgeIndex.erase"),
+    ("cugraph_stream.engine.monotonic", "MonotonicEngine.correct"),
+    ("cugraph_stream.engine.monotonic", "MonotonicEngine.converge"),
+    ("cugraph_stream.engine.monotonic", "MonotonicEngine._record_changes"),
+]
+
+
+class StepProfiler:
+    """Wraps callables so that each records calls, self seconds and (with a
+    counter) self launches and syncs; nested wrapped calls are subtracted."""
+
+    def __init__(self, counter=None):
+        self.counter = counter
+        self.stats = collections.defaultdict(lambda: [0, 0.0, 0, 0])
+        self._stack = []
+
+    def _now(self):
+        c = self.counter
+        return time.perf_counter(), (c.launches if c else 0), (c.syncs if c else 0)
+
+    def wrap(self, name, function):
+        def timed(*args, **kwargs):
+            self._stack.append([self._now(), [0.0, 0, 0]])
+            try:
+                return function(*args, **kwargs)
+            finally:
+                start, child = self._stack.pop()
+                end = self._now()
+                total = [e - s for e, s in zip(end, start)]
+                if self._stack:
+                    parent = self._stack[-1][1]
+                    for i in range(3):
+                        parent[i] += total[i]
+                record = self.stats[name]
+                record[0] += 1
+                for i in range(3):
+                    record[i + 1] += total[i] - child[i]
+        return timed
+
+
+@contextlib.contextmanager
+def patched(profiler, ops):
+    """Wrap :data:`STEPS` and every operator of ``ops`` for the duration of the block."""
+    import importlib
+
+    from cugraph_stream.backends.faults import operator_names
+
+    undo = []
+    for module_name, path in STEPS:
+        owner = importlib.import_module(module_name)
+        *parents, attribute = path.split(".")
+        for parent in parents:
+            owner = getattr(owner, parent)
+        original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
+        setattr(owner, attribute, profiler.wrap(path, original))
+        undo.append((owner, attribute, original))
+    for name in operator_names():
+        setattr(ops, name, profiler.wrap("op:" + name, getattr(ops, name)))
+    try:
+        yield
+    finally:
+        for name in operator_names():
+            ops.__dict__.pop(name, None)
+        for owner, attribute, original in reversed(undo):
+            setattr(owner, attribute, original)
+
+
+def make_batches(xp, edges, rows, count, seed):
+    """``count`` batches of ``rows`` rows: half deletions of G0 edges, half
+    insertions of edges left out of G0 (a single row: an insertion); returns
+    ``(g0, batches)`` as column dicts."""
+    src, dst, w = (xp.asarray(edges[c]) for c in ("src", "dst", "weight"))
+    rng = np.random.default_rng(seed)
+    total = rows * count
+    chosen = xp.asarray(rng.permutation(int(src.size))[:2 * total])
+    present = xp.ones(int(src.size), dtype=bool)
+    present[chosen[total:]] = False
+    g0 = {"src": src[present], "dst": dst[present], "weight": w[present]}
+    batches = []
+    deletes, inserts = rows // 2, rows - rows // 2
+    for b in range(count):
+        picks = xp.concatenate((chosen[b * deletes:(b + 1) * deletes],
+                                chosen[total + b * inserts:total + (b + 1) * inserts]))
+        op = xp.concatenate((-xp.ones(deletes, dtype=xp.int8), xp.ones(inserts, dtype=xp.int8)))
+        batches.append({"src": src[picks], "dst": dst[picks], "weight": w[picks], "op": op})
+    return g0, batches
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
+    ap.add_argument("--scale", type=int, default=16)
+    ap.add_argument("--edge-factor", type=int, default=16)
+    ap.add_argument("--rows", type=int, default=1, help="rows per batch")
+    ap.add_argument("--batches", type=int, default=100, help="profiled batches (after 5 untimed ones)")
+    ap.add_argument("--top", type=int, default=30, help="rows of the table")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    import cugraph_stream as cgs
+    from cugraph_stream.backends import get_backend
+    from cugraph_stream.datasets import rmat
+
+    ops = get_backend(args.backend)
+    xp = ops.xp
+    edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=args.backend)
+    g0, batches = make_batches(xp, edges, args.rows, args.batches + 5, args.seed + 1)
+    graph = cgs.StreamGraph.from_edgelist(g0, weight="weight", backend=ops)
+    hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
+    graph.track(cgs.SSSP(hub))
+    if args.rows == 1:       # single rows arrive as pandas frames
+        batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
+    for batch in batches[:5]:
+        graph.apply(batch, weight="weight")
+
+    counter = None
+    if args.backend == "gpu":
+        from .device_calls import CuptiCounter
+
+        counter = CuptiCounter() if CuptiCounter.available() else None
+    profiler = StepProfiler(counter)
+    with counter if counter is not None else contextlib.nullcontext(), patched(profiler, ops):
+        ops.synchronize()
+        start = time.perf_counter()
+        for batch in batches[5:]:
+            graph.apply(batch, weight="weight")
+        ops.synchronize()
+        wall = time.perf_counter() - start
+    n = args.batches
+    report = graph.last_report
+    print(f"{args.backend}: R-MAT scale {args.scale}, {graph.number_of_edges():,} edges, SSSP from {hub}; "
+          f"{n} batches of {args.rows} rows: {1e6 * wall / n:,.0f} us a batch (wrapped); "
+          f"last report: {report.syncs} syncs, {report.launches} operator calls"
+          + (f"; CUPTI: {counter.launches / n:.1f} launches, {counter.syncs / n:.1f} syncs a batch" if counter else ""))
+    print("| step | calls / batch | self us / batch |" + (" self launches / batch | self syncs / batch |"
+                                                          if counter else ""))
+    print("| --- | ---: | ---: |" + (" ---: | ---: |" if counter else ""))
+    ranked = sorted(profiler.stats.items(), key=lambda item: -item[1][1])
+    for name, (calls, seconds, launches, syncs) in ranked[:args.top]:
+        print(f"| {name} | {calls / n:.2f} | {1e6 * seconds / n:,.1f} |"
+              + (f" {launches / n:.1f} | {syncs / n:.2f} |" if counter else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

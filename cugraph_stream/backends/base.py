@@ -46,9 +46,9 @@ DELETED_KEY = -2
 #: data-dependent length, a count, a host value): each call is one host
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
-    "to_host", "host_ints", "compress", "synchronize", "now", "expand_segments", "unique", "record_changes",
-    "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge", "relax_arcs", "pull",
-    "invalidate", "gather_plan", "gather_sum", "pagerank_push"})
+    "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
+    "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
+    "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push"})
 
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
@@ -56,7 +56,7 @@ UNCOUNTED_METHODS = frozenset({
     "elapsed", "unavailable_reason"})
 
 #: Methods that wait for the device without launching work on it
-WAIT_ONLY_METHODS = frozenset({"synchronize", "now"})
+WAIT_ONLY_METHODS = frozenset({"synchronize"})
 
 
 class DeviceCalls(threading.local):
@@ -259,6 +259,21 @@ class Backend(abc.ABC):
         host = self.to_host(xp.stack([xp.asarray(v).astype(xp.int64).reshape(()) for v in values]))
         return [int(x) for x in host]
 
+    def host_floats(self, *values):
+        """Float device scalars (sums, norms) as Python floats, read in one
+        synchronisation (as float64: a float32 value converts exactly).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> get_backend("cpu").host_floats(np.arange(4.0).sum(), np.float32(0.5))
+        [6.0, 0.5]
+        """
+        if not values:
+            return []
+        xp = self.xp
+        host = self.to_host(xp.stack([xp.asarray(v).astype(xp.float64).reshape(()) for v in values]))
+        return [float(x) for x in host]
+
     def compress(self, mask, *arrays):
         """``array[mask]`` of each of ``arrays`` (a result of data-dependent length:
         one synchronisation for all of them).
@@ -285,11 +300,6 @@ class Backend(abc.ABC):
         """Forget the scratch arrays operators reuse between calls (they are made
         afresh when next needed).  After an operator failed halfway, scratch it
         leaves clean (zeroed flags) may not be."""
-
-    def now(self):
-        """Wall-clock seconds after finishing queued device work (for phase timings)."""
-        self.synchronize()
-        return time.perf_counter()
 
     @abc.abstractmethod
     def memory_bytes(self, *arrays):

@@ -223,8 +223,7 @@ class PageRankEngine:
         reads (:meth:`_record_spreads`)."""
         xp = self.ops.xp
         alive, gather, factor, dangling, share = plan      # alive: an index (:meth:`_index`)
-        added, added_dangling = (float(x) for x in self.ops.to_host(
-            xp.stack((amount.sum(), xp.where(dangling, amount, 0.0).sum()))))
+        added, added_dangling = self.ops.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
         self.rank_sum += added
         self.dangling_rank += added_dangling
         self.rank[alive] += amount
@@ -254,13 +253,14 @@ class PageRankEngine:
         holding most of the rank were removed) leave roundoff in ``s`` that can
         exceed what ``tol`` allows at the current scale; dense rounds cannot
         remove it, a fresh residual does."""
+        xp = self.ops.xp
         alive, gather, factor, dangling, share = plan
         p = self.rank[alive]
         share[alive] = p * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
-        self.rank_sum = self.exact_rank_sum = float(p.sum())
-        self.dangling_rank = float(p[dangling].sum())
+        self.rank_sum, self.dangling_rank = self.ops.host_floats(p.sum(), xp.where(dangling, p, 0.0).sum())
+        self.exact_rank_sum = self.rank_sum
         return Work(activated=int(p.size), edges_scanned=read)
 
     def _record_spreads(self, alive, rounds):
@@ -271,8 +271,11 @@ class PageRankEngine:
         """Push ``amount`` at the few vertices ``active``, keeping ``sum(p)`` and
         ``D(p)`` current.  Returns the :class:`Work` and the vertices that
         received residual."""
-        self.rank_sum += float(amount.sum())
-        self.dangling_rank += float(amount[self._dangling(active)].sum())
+        xp = self.ops.xp
+        added, added_dangling = self.ops.host_floats(
+            amount.sum(), xp.where(self._dangling(active), amount, 0.0).sum())
+        self.rank_sum += added
+        self.dangling_rank += added_dangling
         receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
                                                  self.alpha)
         self.store.record_reads(self.store.out, active, reads_weights=False, distinct=True)
@@ -292,7 +295,7 @@ class PageRankEngine:
         if delta.inserted_u.size or delta.deleted_u.size:
             added = xp.sort(delta.inserted_u)
             dropped = xp.sort(delta.deleted_u)
-            sources = xp.unique(xp.concatenate((added, dropped)))
+            sources = xp.sort(ops.unique(xp.concatenate((added, dropped)), self.rank.size))
             gained = xp.searchsorted(added, sources, side="right") - xp.searchsorted(added, sources)
             lost = xp.searchsorted(dropped, sources, side="right") - xp.searchsorted(dropped, sources)
             d_new = self.store.out.degree[sources]
@@ -308,17 +311,19 @@ class PageRankEngine:
             after = xp.where(rescale, before * d_new / xp.where(d_old > 0, d_old, 1), before)
             self.rank[sources] = after
             self.residual[sources] += before - after
-            self.rank_sum += float((after - before).sum())
             # sources that became dangling join D(p); those that stopped leave it
-            self.dangling_rank += float(before[(d_new == 0) & (d_old > 0)].sum()) - \
-                float(before[(d_old == 0) & (d_new > 0)].sum())
+            changed, joined, left = ops.host_floats(
+                (after - before).sum(), xp.where((d_new == 0) & (d_old > 0), before, 0.0).sum(),
+                xp.where((d_old == 0) & (d_new > 0), before, 0.0).sum())
+            self.rank_sum += changed
+            self.dangling_rank += joined - left
             touched += [sources, delta.inserted_v, delta.deleted_v]
             work.edges_scanned = delta.changed_arcs
         removed = delta.removed_vertices
         if self._written is not None:
             self._written.append(removed)
         if removed.size:                 # removed vertices have no edges left: all dangling
-            held = float(self.rank[removed].sum())
+            (held,) = ops.host_floats(self.rank[removed].sum())
             self.rank_sum -= held
             self.dangling_rank -= held
             self.rank[removed] = 0.0
@@ -342,7 +347,7 @@ class PageRankEngine:
         if rank_sum <= 0.0:
             return float("inf")
         residual = self.residual[self._index(self._alive())]
-        deviation = float(xp.abs(residual - residual.mean()).sum())
+        (deviation,) = self.ops.host_floats(xp.abs(residual - residual.mean()).sum())
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
     def converge(self):
@@ -358,7 +363,7 @@ class PageRankEngine:
         work = Work()
         alive = self._alive()
         n = self.store.num_vertices
-        self.rank_sum = float(self.rank[self._index(alive)].sum())   # exact once per update, then kept current
+        (self.rank_sum,) = self.ops.host_floats(self.rank[self._index(alive)].sum())   # exact once per update
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
             alive = self._alive()
@@ -382,8 +387,9 @@ class PageRankEngine:
         while True:
             bound = self.error_bound()
             if bound <= goal:
-                self.rank_sum = float(self.rank[index].sum())
-                self.dangling_rank = float(self.rank[index][self._dangling(index)].sum())
+                p = self.rank[index]
+                self.rank_sum, self.dangling_rank = self.ops.host_floats(
+                    p.sum(), xp.where(self._dangling(index), p, 0.0).sum())
                 if self.error_bound() <= goal:
                     self.converged = True
                     break

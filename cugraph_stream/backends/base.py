@@ -253,11 +253,7 @@ class Backend(abc.ABC):
         >>> ops.host_ints(np.arange(4).sum(), np.array([True, True]).any())
         [6, 1]
         """
-        if not values:
-            return []
-        xp = self.xp
-        host = self.to_host(xp.stack([xp.asarray(v).astype(xp.int64).reshape(()) for v in values]))
-        return [int(x) for x in host]
+        return [int(x) for x in self._host_scalars(values, self.xp.int64)]
 
     def host_floats(self, *values):
         """Float device scalars (sums, norms) as Python floats, read in one
@@ -268,11 +264,14 @@ class Backend(abc.ABC):
         >>> get_backend("cpu").host_floats(np.arange(4.0).sum(), np.float32(0.5))
         [6.0, 0.5]
         """
+        return [float(x) for x in self._host_scalars(values, self.xp.float64)]
+
+    def _host_scalars(self, values, dtype):
+        """``values`` (0-d device arrays) stacked as ``dtype`` and copied to the host at once."""
         if not values:
             return []
         xp = self.xp
-        host = self.to_host(xp.stack([xp.asarray(v).astype(xp.float64).reshape(()) for v in values]))
-        return [float(x) for x in host]
+        return self.to_host(xp.stack([xp.asarray(v).astype(dtype).reshape(()) for v in values]))
 
     def compress(self, mask, *arrays):
         """``array[mask]`` of each of ``arrays`` (a result of data-dependent length:

@@ -55,6 +55,7 @@ import pyarrow as pa
 import pyarrow.ipc
 
 from ._version import __version__
+from .frame.schema import EdgeSchema
 from .queries import KINDS, PageRank
 from .queries.base import MonotonicQuery
 
@@ -75,8 +76,9 @@ class CheckpointError(ValueError):
 
 
 # ====================================================================== writing
-def write_checkpoint(path, store, queries, backend):
-    """Write ``store`` and the tracked ``queries`` as a checkpoint directory at ``path``.
+def write_checkpoint(path, store, queries, backend, schema):
+    """Write ``store``, the tracked ``queries`` and the graph's column ``schema``
+    (an :class:`~cugraph_stream.frame.schema.EdgeSchema`) as a checkpoint directory at ``path``.
 
     Call it with the graph's lock held (:meth:`StreamGraph.save` does), so
     that it saves one committed state.  Every file is written and fsynced
@@ -99,7 +101,7 @@ def write_checkpoint(path, store, queries, backend):
     folder = tempfile.mkdtemp(dir=parent, prefix=f".{name}.tmp-")
     try:
         os.chmod(folder, 0o777 & ~_umask())
-        metadata = _write_state(folder, store, queries, described, backend)
+        metadata = _write_state(folder, store, queries, described, backend, schema)
         _write_json(os.path.join(folder, METADATA), metadata)
         _fsync_directory(folder)
         _install(folder, target)
@@ -124,7 +126,7 @@ def _describe_query(query):
     return kind, params
 
 
-def _write_state(folder, store, queries, described, backend):
+def _write_state(folder, store, queries, described, backend, schema):
     """Write every Arrow file of the state into ``folder``; return the metadata."""
     ops, xp = store.ops, store.ops.xp
     files = {}
@@ -165,6 +167,7 @@ def _write_state(folder, store, queries, described, backend):
         "graph": {
             "directed": store.directed,
             "weight_dtype": store.weight_dtype.name,
+            "schema": schema.to_dict(),
             "placement": store.placement.kind,
             "cache_budget": store.placement.cache_budget if store.placement.cached else None,
             "tau": store.placement.tau if store.placement.cached else None,
@@ -355,6 +358,14 @@ class Checkpoint:
             if settings.get(key) is not None:
                 options[key] = settings[key]
         return options
+
+    def schema(self):
+        """The graph's :class:`~cugraph_stream.frame.schema.EdgeSchema` (``src``,
+        ``dst``, unweighted for a checkpoint written before schemas were saved)."""
+        saved = self._section("graph", dict).get("schema")
+        if saved is not None and not (isinstance(saved, dict) and {"source", "destination"} <= set(saved)):
+            raise self._error("metadata.json: graph.schema is not a column schema")
+        return EdgeSchema.from_dict(saved)
 
     # ----------------------------------------------------------------- files
     def _table(self, name, columns, optional=()):

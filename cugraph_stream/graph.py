@@ -36,10 +36,11 @@ from .engine.placement import Placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .frame.batch import INSERT, parse_ids, read_rows
-from .frame.columns import num_rows
+from .frame.columns import column_dtype, column_names, num_rows
 from .floats import ordered_bits
 from .frame.output import make_frame
-from .frame.partitions import apply_partitions
+from .frame.partitions import apply_partitions, require_dask_frame
+from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
 from .interrupts import DeferredInterrupts
 from .report import BatchReport, PhaseClock
 
@@ -62,23 +63,50 @@ def _exclusive(method):
 
 
 class StreamGraph:
-    """A dynamic simple graph whose tracked queries stay exact after every batch.
+    """A dynamic graph whose tracked queries stay exact after every batch of changes.
+
+    Build it from an edge list (:meth:`from_edgelist`, cuGraph's column
+    names), track standing queries (:meth:`track`: :class:`SSSP`,
+    :class:`BFS`, :class:`WidestPath`, :class:`WCC`, :class:`PageRank`),
+    then apply batches of inserts and deletes (:meth:`apply`, or
+    :meth:`apply_stream` for a Dask DataFrame).  Each batch applies whole
+    or not at all; the queries' :meth:`~Query.result` and
+    :meth:`~Query.changes` are current when it returns.
+
+    Examples
+    --------
+    >>> import pandas as pd, cugraph_stream as cgs
+    >>> edges = pd.DataFrame({"source": [0, 1], "destination": [1, 2], "weight": [1.0, 1.0]})
+    >>> g = cgs.StreamGraph.from_edgelist(edges, edge_attr="weight")
+    >>> q = g.track(cgs.SSSP(source=0))
+    >>> batch = pd.DataFrame({"source": [0, 0], "destination": [2, 1], "weight": [0.5, None],
+    ...                       "op": ["insert", "delete"]})
+    >>> g.apply(batch).inserted            # the graph's columns are remembered
+    1
+    >>> q.result()
+       vertex       distance  predecessor
+    0       0   0.000000e+00           -1
+    1       1  1.797693e+308           -1
+    2       2   5.000000e-01            0
 
     Parameters
     ----------
     directed : bool
         Directed graph (default), or undirected: a row names the edge
-        ``{src, dst}`` and both directions are stored.
+        ``{source, destination}`` and both directions are stored.
     backend : {"cpu", "gpu", "auto"}
         Device of the engine.
-    weight_dtype : {"float32", "float64"}
-        dtype of edge weights and of weighted results.
+    weight_dtype : {"float32", "float64"}, optional
+        dtype of edge weights and of weighted results.  Default: the first
+        batch's weight column decides (float32 stays float32, other numbers
+        become float64), float32 without one.
     placement : {"device", "host", "cached", "auto"}
-        Where the adjacency (and the edge index) lives.  ``"device"``: in the
-        backend's memory (GPU memory for ``backend="gpu"``).  ``"host"``: in
-        pinned, page-aligned host memory that the GPU kernels read and patch
-        in place over the interconnect (zero-copy), for graphs larger than GPU
-        memory; per-vertex arrays (results, parents, offsets, degrees,
+        Where the adjacency (and the edge index) lives.  ``"device"``
+        (default): in the backend's memory (GPU memory for
+        ``backend="gpu"``).  The others are for graphs larger than GPU
+        memory.  ``"host"``: in pinned, page-aligned host memory that the
+        GPU kernels read and patch in place over the interconnect
+        (zero-copy); per-vertex arrays (results, parents, offsets, degrees,
         frontiers) stay on the GPU.  ``"cached"``: ``"host"`` plus a cache
         of neighbour lists under ``cache_budget`` bytes (one budget for both
         directions), those whose copies would have saved the most host
@@ -103,28 +131,16 @@ class StreamGraph:
         into the fewest equal chunks of at most this size).
     device_memory_budget : int
         GPU memory the graph may use (``placement="auto"``).
-
-    Examples
-    --------
-    >>> import pandas as pd, cugraph_stream as cgs
-    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [1.0, 1.0]}),
-    ...                                   weight="w")
-    >>> q = g.track(cgs.SSSP(source=0))
-    >>> g.apply(pd.DataFrame({"src": [0, 0], "dst": [2, 1], "w": [0.5, None], "op": ["insert", "delete"]}),
-    ...         weight="w").inserted
-    1
-    >>> q.result()
-       vertex      distance  predecessor
-    0       0  0.000000e+00           -1
-    1       1  3.402823e+38           -1
-    2       2  5.000000e-01            0
     """
 
-    def __init__(self, directed=True, backend="cpu", weight_dtype="float32", placement="device",
+    def __init__(self, directed=True, backend="cpu", weight_dtype=None, placement="device",
                  cache_budget=None, tau=DEFAULT_TAU, chunk_bytes=DEFAULT_CHUNK_BYTES, device_memory_budget=None):
-        dtype = np.dtype(weight_dtype)
+        dtype = np.dtype(np.float32 if weight_dtype is None else weight_dtype)
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"weight_dtype must be float32 or float64, got {weight_dtype!r}")
+        # None: the first batch's weight column decides (see _weight_dtype_for)
+        self._weight_dtype_forced = weight_dtype is not None
+        self._schema = EdgeSchema()
         if not isinstance(placement, Placement):      # an empty graph: "auto" is "device"
             placement = Placement.resolve(placement, cache_budget, tau, chunk_bytes, device_memory_budget)
         self._ops = get_backend(backend)
@@ -170,19 +186,67 @@ class StreamGraph:
         self._lock = threading.RLock()
 
     @classmethod
-    def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
-                      backend="cpu", weight_dtype="float32", placement="device", **memory):
-        """Build a graph from an edge list (pandas DataFrame, pyarrow Table or dict of arrays).
+    def from_edgelist(cls, df, source="source", destination="destination", weight=None, directed=True,
+                      backend="cpu", weight_dtype=None, placement="device", *, edge_attr=None, **memory):
+        """Build a graph from an edge list, remembering its columns for later batches.
 
-        Rows are inserts applied in order: a repeated edge keeps its last weight.
-        Without ``weight``, every edge weighs 1.  Other arguments (``memory``:
-        ``cache_budget``, ``tau``, ``chunk_bytes``, ``device_memory_budget``)
-        as in :class:`StreamGraph`; ``placement="auto"`` is decided here from
-        the edge list's size.
+        Rows are inserts applied in order: a repeated edge keeps its last
+        weight.  The column names (and whether the graph is weighted) are
+        recorded in :attr:`schema`: :meth:`apply`, :meth:`validate` and
+        :meth:`apply_stream` read the same columns from every batch unless
+        told otherwise.
+
+        Parameters
+        ----------
+        df : pandas DataFrame, cuDF DataFrame, pyarrow Table or dict of arrays
+            The edges.
+        source, destination : str
+            Vertex columns (cuGraph's defaults).  A table without
+            ``source`` / ``destination`` but with ``src`` / ``dst`` (this
+            package's defaults before 0.2) is read from those, with a
+            ``FutureWarning``.
+        weight, edge_attr : str, optional
+            The weight column (``edge_attr`` is cuGraph's name for it; pass
+            either).  Without one the graph is unweighted: every edge weighs
+            1, even when the table has a column named ``weight`` (as in
+            cuGraph, weights are read only when asked for).
+        directed : bool
+            Directed graph (default), or undirected.
+        backend : {"cpu", "gpu", "auto"}
+        weight_dtype : {"float32", "float64"}, optional
+            Default: the weight column's own, as in cuGraph (float32 stays
+            float32, float64 stays float64, integers become float64, exact up
+            to 2**53); float32 for an unweighted graph.
+        placement : {"device", "host", "cached", "auto"}
+            As in :class:`StreamGraph`; ``"auto"`` is decided here from the
+            edge list's size.
+        **memory
+            ``cache_budget``, ``tau``, ``chunk_bytes``,
+            ``device_memory_budget``: as in :class:`StreamGraph`.
+
+        Returns
+        -------
+        StreamGraph
+
+        Raises
+        ------
+        ValueError
+            On bad input, naming the column and the first offending row.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> edges = pd.DataFrame({"source": [0, 1], "destination": [1, 2], "weight": [0.5, 2.0]})
+        >>> g = cgs.StreamGraph.from_edgelist(edges, edge_attr="weight")
+        >>> g.schema.weight, g.weight_dtype
+        ('weight', dtype('float64'))
+        >>> cgs.StreamGraph.from_edgelist(edges).schema.weighted       # weights only when asked for
+        False
         """
+        weight = weight_argument(weight, edge_attr)
         if placement == "auto":
             rows = num_rows(df)
-            footprint = device_footprint(2 * rows, rows, directed, weight_dtype)   # vertices: at most 2 per row
+            footprint = device_footprint(2 * rows, rows, directed, weight_dtype or "float64")   # vertices: at most 2 per row
             placement, memory = Placement.resolve("auto", footprint=footprint, **memory), {}
         graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
@@ -200,7 +264,15 @@ class StreamGraph:
 
     @property
     def weight_dtype(self):
+        """dtype of the edge weights (float32 or float64)."""
         return self._store.weight_dtype
+
+    @property
+    def schema(self):
+        """The :class:`~cugraph_stream.frame.schema.EdgeSchema`: the columns
+        that batches are read from by default (recorded by the first edge
+        list, see :meth:`from_edgelist`)."""
+        return self._schema
 
     @property
     def placement(self):
@@ -295,7 +367,8 @@ class StreamGraph:
 
     # --------------------------------------------------------------- updates
     @_exclusive
-    def validate(self, batch, source="src", destination="dst", weight=None, op="op"):
+    def validate(self, batch, source=None, destination=None, weight=None, op=OP, *, edge_attr=None,
+                 default_weight=None):
         """Check ``batch`` as :meth:`apply` would, without applying it.
 
         Takes :meth:`apply`'s arguments.  Raises the ``ValueError`` that
@@ -307,36 +380,62 @@ class StreamGraph:
         --------
         >>> import pandas as pd
         >>> import cugraph_stream as cgs
-        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [1], "dst": [2], "w": [0.5]}), weight="w")
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [1], "destination": [2], "w": [0.5]}),
+        ...                                   weight="w")
         >>> _ = g.track(cgs.SSSP(1))
-        >>> g.validate(pd.DataFrame({"src": [1], "dst": [3], "w": [2.0], "op": [1]}), weight="w")
-        >>> g.validate(pd.DataFrame({"src": [1], "dst": [2], "w": [-1.0], "op": [1]}), weight="w")
+        >>> g.validate(pd.DataFrame({"source": [1], "destination": [3], "w": [2.0], "op": [1]}))
+        >>> g.validate(pd.DataFrame({"source": [1], "destination": [2], "w": [-1.0], "op": [1]}))
         Traceback (most recent call last):
         ...
         ValueError: column 'w' holds a negative weight -1.0 at row 0, but SSSP(source=1) needs non-negative weights
         """
-        self._read(batch, source, destination, weight, op)
+        columns = self._columns(batch, source, destination, weight, edge_attr, op, default_weight)
+        self._read(batch, columns, self._weight_dtype_for(batch, columns))
 
-    def _read(self, batch, source, destination, weight, op):
-        return read_rows(batch, source, destination, weight, op, self._store.weight_dtype,
-                         nonnegative_for=self._nonnegative_for())
+    def _columns(self, batch, source, destination, weight, edge_attr, op, default_weight):
+        """The :class:`~cugraph_stream.frame.schema.Columns` a call reads from ``batch``."""
+        return self._schema.columns(column_names(batch), source, destination, weight, edge_attr, op,
+                                    default_weight)
+
+    def _weight_dtype_for(self, batch, columns):
+        """The weight dtype ``batch`` is read in: the graph's, or, for a graph still
+        without edges, queries and a dtype of its own, the weight column's (see
+        :func:`~cugraph_stream.frame.schema.weight_dtype_of`)."""
+        store = self._store
+        if self._weight_dtype_forced or self._queries or store.vertices.size or store.out.end:
+            return store.weight_dtype
+        return weight_dtype_of(None if columns.weight is None else column_dtype(batch, columns.weight))
+
+    def _read(self, batch, columns, weight_dtype):
+        return read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
+                         nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
+                         missing_weight=columns.missing_weight)
 
     @_exclusive
-    def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
+    def apply(self, batch, source=None, destination=None, weight=None, op=OP, *, edge_attr=None,
+              default_weight=None):
         """Apply a batch of edge updates; every tracked query is current on return.
 
         Parameters
         ----------
-        batch : pandas DataFrame, pyarrow Table or dict of arrays
+        batch : pandas DataFrame, cuDF DataFrame, pyarrow Table or dict of arrays
             One row per update.
-        source, destination : str
+        source, destination : str, optional
             Columns of vertex ids (int64 values, or floats without fraction).
-        weight : str or None
-            Column of weights (may be null on delete rows); None weighs every
-            inserted edge 1.
+            Default: the graph's (:attr:`schema`), those of its edge list.
+        weight, edge_attr : str, optional
+            Column of weights (may be null on delete rows); ``edge_attr`` is
+            cuGraph's name for it.  Default: the graph's weight column.  A
+            weighted graph refuses a batch that inserts edges without it,
+            unless ``default_weight`` is given; an unweighted graph weighs
+            inserts 1 and lists a weight column it does not read in
+            :attr:`BatchReport.ignored_columns`.
         op : str or None
             Column of ops: ``"insert"``/``"delete"`` (any case) or 1/-1.  None
             makes every row an insert.
+        default_weight : float, optional
+            Weight of inserted edges when the batch has no weight column
+            (default 1 on an unweighted graph).
 
         Returns
         -------
@@ -352,16 +451,42 @@ class StreamGraph:
             a query that cannot converge) is raised after the graph, its
             results and the last report are rolled back to their state before
             the call (see the module docstring).
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0], "destination": [1], "w": [2.0]}),
+        ...                                   weight="w")
+        >>> g.apply(pd.DataFrame({"source": [1], "destination": [2], "w": [9.0], "op": ["insert"]})).inserted
+        1
+        >>> g.apply(pd.DataFrame({"source": [2], "destination": [0], "op": ["insert"]}))
+        Traceback (most recent call last):
+        ...
+        ValueError: column 'w' not found, but row 0 inserts an edge and this graph is weighted (built with weight column 'w'); the table has columns ['source', 'destination', 'op']: pass weight= to name its weight column, or default_weight= to weigh its inserts
+        >>> g.apply(pd.DataFrame({"source": [2], "destination": [0], "op": ["insert"]}), default_weight=0.5).inserted
+        1
         """
         ops = self._ops
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
-        rows = self._read(batch, source, destination, weight, op)
+        columns = self._columns(batch, source, destination, weight, edge_attr, op, default_weight)
+        weight_dtype = self._weight_dtype_for(batch, columns)
+        rows = self._read(batch, columns, weight_dtype)
         report = BatchReport(rows=len(rows))
+        report.ignored_columns = self._schema.ignored(column_names(batch), columns)
         src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
-        with self._transaction():
-            self._store.note_weights(rows.largest_weight)
-            self._apply_rows(src, dst, w, codes, report, clock)
+        store = self._store
+        if weight_dtype != store.weight_dtype:            # an empty graph takes its first batch's dtype
+            self._store = GraphStore(ops, store.directed, weight_dtype, placement=store.placement)
+        try:
+            with self._transaction():
+                self._store.note_weights(rows.largest_weight)
+                self._apply_rows(src, dst, w, codes, report, clock)
+        except BaseException:
+            self._store = store
+            raise
+        if not self._schema.recorded:
+            self._schema = self._schema.recording(columns)
         self._publish(report, clock, calls)
         return report
 
@@ -496,9 +621,22 @@ class StreamGraph:
     # --------------------------------------------------------------- reading
     @_exclusive
     def edges(self):
-        """Edges as a DataFrame ``src, dst, weight`` sorted by ``(src, dst)``.
+        """Edges as a DataFrame sorted by (source, destination), in the graph's column names.
 
-        An undirected edge appears once, with ``src <= dst``.
+        Columns: the :attr:`schema`'s source, destination and weight columns
+        (``weight`` for an unweighted graph), as cuGraph's
+        ``view_edge_list`` keeps the input's names.  An undirected edge
+        appears once, with source <= destination.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"a": [1, 0], "b": [2, 1], "w": [0.5, 1.5]}),
+        ...                                   source="a", destination="b", edge_attr="w")
+        >>> g.edges()
+           a  b    w
+        0  0  1  1.5
+        1  1  2  0.5
         """
         xp, store = self._ops.xp, self._store
         u, v, w = store.edge_arrays()
@@ -506,7 +644,13 @@ class StreamGraph:
         if not self.directed:
             src, dst = xp.minimum(src, dst), xp.maximum(src, dst)
         order = xp.lexsort(xp.stack((dst, src)))
-        return make_frame(self._ops, {"src": src[order], "dst": dst[order], "weight": w[order]})
+        names = self._edge_columns()
+        return make_frame(self._ops, dict(zip(names, (src[order], dst[order], w[order]))))
+
+    def _edge_columns(self):
+        """Names of :meth:`edges`' source, destination and weight columns."""
+        schema = self._schema
+        return schema.source, schema.destination, schema.weight or "weight"
 
     @_exclusive
     def vertices(self):
@@ -520,8 +664,8 @@ class StreamGraph:
         self._store.check_consistency()
 
     # ------------------------------------------------------- streams from Dask
-    def apply_stream(self, ddf, source="src", destination="dst", weight=None, op="op",
-                     progress=True):
+    def apply_stream(self, ddf, source=None, destination=None, weight=None, op=OP, progress=True, *,
+                     edge_attr=None, default_weight=None):
         """Apply a dask (or dask-cudf) DataFrame of updates partition by partition.
 
         Partitions are applied in partition order, each as one atomic batch
@@ -532,8 +676,8 @@ class StreamGraph:
         ----------
         ddf : dask.dataframe.DataFrame
             Update rows; a dask-cudf DataFrame on the GPU backend.
-        source, destination, weight, op : str or None
-            Columns, as in :meth:`apply`.
+        source, destination, weight, op, edge_attr, default_weight
+            As in :meth:`apply` (the graph's columns by default).
         progress : bool
             Show a tqdm progress bar on stderr when tqdm is installed;
             ``False`` is quiet.
@@ -556,18 +700,23 @@ class StreamGraph:
         --------
         >>> import pandas as pd, pytest, cugraph_stream as cgs
         >>> dd = pytest.importorskip("dask.dataframe")
-        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0], "dst": [1]}))
-        >>> updates = dd.from_pandas(pd.DataFrame({"src": [1, 2, 0], "dst": [2, 3, 1],
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0], "destination": [1]}))
+        >>> updates = dd.from_pandas(pd.DataFrame({"source": [1, 2, 0], "destination": [2, 3, 1],
         ...                                        "op": ["insert", "insert", "delete"]}),
         ...                          npartitions=2, sort=False)
         >>> [report.rows for report in g.apply_stream(updates, progress=False)]
         [2, 1]
-        >>> g.edges()[["src", "dst"]].values.tolist()
+        >>> g.edges()[["source", "destination"]].values.tolist()
         [[1, 2], [2, 3]]
         """
-        return apply_partitions(ddf, [source, destination, weight, op],
-                                lambda part: self.apply(part, source=source, destination=destination,
-                                                        weight=weight, op=op),
+        require_dask_frame(ddf)
+        columns = self._schema.columns([str(c) for c in ddf.columns], source, destination, weight, edge_attr,
+                                       op, default_weight)
+        return apply_partitions(ddf, [columns.source, columns.destination, columns.weight, columns.op],
+                                lambda part: self.apply(part, source=columns.source,
+                                                        destination=columns.destination, weight=weight,
+                                                        op=op, edge_attr=edge_attr,
+                                                        default_weight=default_weight),
                                 progress=progress)
 
     # ----------------------------------------------------------- checkpoints
@@ -641,7 +790,7 @@ class StreamGraph:
         """
         from .checkpoint import write_checkpoint
 
-        return write_checkpoint(path, self._store, self._queries, self.backend)
+        return write_checkpoint(path, self._store, self._queries, self.backend, self._schema)
 
     @classmethod
     def load(cls, path, backend=None):
@@ -674,6 +823,7 @@ class StreamGraph:
 
         checkpoint = read_checkpoint(path)             # verified before anything is built
         graph = cls(**checkpoint.graph_options(backend))
+        graph._schema = checkpoint.schema()
         with graph.lock, graph._ops.allocation_scope():
             checkpoint.restore_store(graph._store)
             for query, engine in checkpoint.restore_queries(graph._store):
@@ -766,7 +916,8 @@ class StreamGraph:
             edges = cudf.from_pandas(edges)
         G = cugraph.Graph(directed=self.directed)
         kwargs = {}
-        endpoints = cudf.concat([edges["src"], edges["dst"]]).nunique() if len(edges) else 0
+        source, destination, _ = self._edge_columns()
+        endpoints = cudf.concat([edges[source], edges[destination]]).nunique() if len(edges) else 0
         if endpoints < self.number_of_vertices():
             import inspect
 
@@ -776,7 +927,8 @@ class StreamGraph:
             vertices = self.vertices()
             kwargs["vertices"] = (vertices if is_cudf(vertices)
                                   else cudf.Series(vertices.to_numpy()))
-        G.from_cudf_edgelist(edges, source="src", destination="dst", edge_attr="weight",
+        source, destination, weight = self._edge_columns()
+        G.from_cudf_edgelist(edges, source=source, destination=destination, edge_attr=weight,
                              renumber=True, **kwargs)
         return G
 

@@ -102,6 +102,9 @@ class BatchReport:
         operator calls, and host synchronisation points (operators whose
         results the host reads, such as a count or a result of data-dependent
         length; see :class:`~cugraph_stream.backends.base.DeviceCalls`).
+    ignored_columns : list of str
+        Columns of the batch that no part of the call read (for example a
+        weight column sent to an unweighted graph, whose inserts weigh 1).
     times : dict
         Seconds per phase: ``validate``, ``reduce``, ``store``, ``cache``
         (with placement ``"cached"``), and ``<query>:correct`` /
@@ -135,6 +138,7 @@ class BatchReport:
     device_memory_bytes: int = 0
     launches: int = 0
     syncs: int = 0
+    ignored_columns: list = field(default_factory=list)
     times: dict = field(default_factory=dict)
     queries: list = field(default_factory=list)
 

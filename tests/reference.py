@@ -706,7 +706,10 @@ def check_changes(q, before, kind=None, where="", after=None):
 
 def check_edges(g, model, where=""):
     e = host(g.edges())
-    assert list(e.columns) == ["src", "dst", "weight"], f"{where}: edges() columns {list(e.columns)}"
+    schema = g.schema
+    names = [schema.source, schema.destination, schema.weight or "weight"]
+    assert list(e.columns) == names, f"{where}: edges() columns {list(e.columns)}, expected {names}"
+    e = e.set_axis(["src", "dst", "weight"], axis=1)
     exp = model.edge_frame()
     got = pd.DataFrame({"src": e["src"].to_numpy(np.int64), "dst": e["dst"].to_numpy(np.int64),
                         "weight": e["weight"].to_numpy().astype(np.float64)})
@@ -894,6 +897,7 @@ class Harness:
             rows = [(s, d, o, None) for s, d, o, _ in rows]
         return self.apply_batch(batch, rows, source="src", destination="dst",
                                 weight="weight" if with_weight else None, op="op",
+                                default_weight=None if with_weight else 1.0,
                                 where=f"apply {len(rows)} rows {fmt}/{op_style}")
 
     def apply_batch(self, batch, rows, where="apply_batch", **kw):

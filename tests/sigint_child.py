@@ -40,7 +40,7 @@ def same(a, b):
 
 
 def recomputed(g):
-    fresh = cgs.StreamGraph.from_edgelist(g.edges(), weight="weight")
+    fresh = cgs.StreamGraph.from_edgelist(g.edges(), weight="w")
     fresh.add_vertices(g.vertices().to_numpy())
     out = {}
     for q in g.queries:
@@ -54,14 +54,14 @@ def recomputed(g):
 def main(seed, fraction):
     rng = np.random.default_rng(seed)
     n, m = 20_000, 60_000
-    edges = pd.DataFrame({"src": rng.integers(0, n, m), "dst": rng.integers(0, n, m),
+    edges = pd.DataFrame({"source": rng.integers(0, n, m), "destination": rng.integers(0, n, m),
                           "w": rng.integers(1, 10, m).astype(np.float64)})
     g = cgs.StreamGraph.from_edgelist(edges, weight="w")
     g.track(cgs.SSSP(source=0))
     g.track(cgs.WCC())
     g.track(cgs.PageRank(tol=1e-6))
     rows = 30_000
-    batch = pd.DataFrame({"src": rng.integers(0, n + 5_000, rows), "dst": rng.integers(0, n + 5_000, rows),
+    batch = pd.DataFrame({"source": rng.integers(0, n + 5_000, rows), "destination": rng.integers(0, n + 5_000, rows),
                           "w": rng.integers(1, 10, rows).astype(np.float64),
                           "op": rng.choice(["insert", "delete"], rows)})
     reference = copy.deepcopy(g)
@@ -85,7 +85,7 @@ def main(seed, fraction):
     g.check_consistency()
     next_ok = True
     for step in range(2):
-        more = pd.DataFrame({"src": rng.integers(0, n, 500), "dst": rng.integers(0, n, 500),
+        more = pd.DataFrame({"source": rng.integers(0, n, 500), "destination": rng.integers(0, n, 500),
                              "w": rng.integers(1, 10, 500).astype(np.float64),
                              "op": rng.choice(["insert", "delete"], 500)})
         g.apply(more, weight="w")

@@ -295,7 +295,8 @@ def test_console_script_entry_point():
 
 def _frames():
     import cugraph_stream as cgs
-    g = cgs.StreamGraph.from_edgelist(FINAL, weight="weight")
+    g = cgs.StreamGraph.from_edgelist(FINAL, source="src", destination="dst", weight="weight",
+                                      weight_dtype="float32")
     g.add_vertices([5, 6])
     qs = {k: g.track(q) for k, q in [("sssp", cgs.SSSP(source=0)), ("bfs", cgs.BFS(source=0)),
                                      ("wcc", cgs.WCC()), ("pagerank", cgs.PageRank()),

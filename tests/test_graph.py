@@ -37,9 +37,9 @@ def test_empty_graph(directed, backend):
     assert g.backend == backend
     assert g.weight_dtype == np.dtype("float32")
     e = host(g.edges())             # cuDF frames on the GPU backend when cuDF is installed
-    assert isinstance(e, pd.DataFrame) and list(e.columns) == ["src", "dst", "weight"]
+    assert isinstance(e, pd.DataFrame) and list(e.columns) == ["source", "destination", "weight"]
     assert len(e) == 0
-    assert e["src"].dtype == np.int64 and e["dst"].dtype == np.int64
+    assert e["source"].dtype == np.int64 and e["destination"].dtype == np.int64
     v = host(g.vertices())
     assert isinstance(v, pd.Series) and v.name == "vertex" and v.dtype == np.int64 and len(v) == 0
     g.check_consistency()
@@ -82,7 +82,7 @@ def test_from_edgelist(fmt, directed):
         # (5, 7) then (7, 5): one edge, the later weight
         assert g.number_of_edges() == 5
         e = g.edges()
-        assert e[(e.src == 5) & (e.dst == 7)]["weight"].tolist() == [7.0]
+        assert e[(e.a == 5) & (e.b == 7)]["w"].tolist() == [7.0]
 
 
 def test_from_edgelist_without_weight():

@@ -38,6 +38,7 @@ import uuid
 from ..queries.base import Query
 from ..arrays import is_cudf
 from ..frame.partitions import apply_partitions, is_dask_frame, require_dask_frame, require_stream_columns
+from ..frame.schema import EdgeSchema, weight_argument
 from .replica import GraphReplica, concat_frames
 
 __all__ = ["DistributedQuery", "DistributedStreamGraph", "WorkerLostError"]
@@ -139,14 +140,14 @@ class DistributedStreamGraph:
     """
 
     def __init__(self, client=None, workers=None, directed=True, backend="cpu",
-                 weight_dtype="float32", timeout=None):
+                 weight_dtype=None, timeout=None):
         self._setup(client, workers, directed, backend, weight_dtype, timeout)
-        self._start(None, "src", "dst", None)
+        self._start(None, "source", "destination", None)
 
     @classmethod
-    def from_edgelist(cls, edges, source="src", destination="dst", weight=None, directed=True,
-                      backend="cpu", weight_dtype="float32", client=None, workers=None,
-                      timeout=None):
+    def from_edgelist(cls, edges, source="source", destination="destination", weight=None, directed=True,
+                      backend="cpu", weight_dtype=None, client=None, workers=None,
+                      timeout=None, *, edge_attr=None):
         """Replicate a graph built from an edge list on the workers.
 
         Parameters
@@ -155,7 +156,7 @@ class DistributedStreamGraph:
             The edge list.  A dask (or dask-cudf) DataFrame is gathered on each
             worker from its partitions (worker to worker, not through the
             client); other tables are scattered from the client once.
-        source, destination, weight, directed, backend, weight_dtype
+        source, destination, weight, edge_attr, directed, backend, weight_dtype
             As in ``StreamGraph.from_edgelist``.
         client, workers, timeout
             As in :class:`DistributedStreamGraph`.
@@ -167,7 +168,7 @@ class DistributedStreamGraph:
         """
         graph = cls.__new__(cls)
         graph._setup(client, workers, directed, backend, weight_dtype, timeout)
-        graph._start(edges, source, destination, weight)
+        graph._start(edges, source, destination, weight_argument(weight, edge_attr))
         return graph
 
     # ----------------------------------------------------------------- setup
@@ -213,6 +214,8 @@ class DistributedStreamGraph:
             inputs = {w: None for w in workers}
         elif is_dask_frame(edges):
             require_dask_frame(edges, "edges")
+            columns = EdgeSchema().columns([str(c) for c in edges.columns], source, destination, weight, op=None)
+            source, destination = columns.source, columns.destination
             require_stream_columns(edges, [source, destination, weight])
             parts = client.compute(edges.to_delayed())
             inputs = {w: client.submit(concat_frames, parts, workers=[w],
@@ -505,7 +508,8 @@ class DistributedStreamGraph:
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
     # --------------------------------------------------------------- updates
-    def apply(self, batch, source="src", destination="dst", weight=None, op="op"):
+    def apply(self, batch, source=None, destination=None, weight=None, op="op", *, edge_attr=None,
+              default_weight=None):
         """Apply a batch of edge updates on every replica; all or none.
 
         Every replica first validates the batch (the checks of
@@ -516,8 +520,8 @@ class DistributedStreamGraph:
         Parameters
         ----------
         batch : pandas DataFrame, pyarrow Table, dict of arrays (cuDF on GPU workers)
-        source, destination, weight, op
-            As in ``StreamGraph.apply``.
+        source, destination, weight, op, edge_attr, default_weight
+            As in ``StreamGraph.apply`` (each replica's graph columns by default).
 
         Returns
         -------
@@ -535,7 +539,7 @@ class DistributedStreamGraph:
             surviving replicas applied the batch (they always agree).
         """
         token = f"{self._id}-{next(self._batches)}"
-        args = (token, batch, source, destination, weight, op)
+        args = (token, batch, source, destination, weight, op, edge_attr, default_weight)
         prepared, errors = self._call("prepare", {w: args for w in self._workers},
                                       "validating a batch")
         if errors:
@@ -558,8 +562,8 @@ class DistributedStreamGraph:
                                f"but succeeded on {applied}") from error
         return reports
 
-    def apply_stream(self, ddf, source="src", destination="dst", weight=None, op="op",
-                     progress=True):
+    def apply_stream(self, ddf, source=None, destination=None, weight=None, op="op", progress=True, *,
+                     edge_attr=None, default_weight=None):
         """Apply a dask (or dask-cudf) DataFrame partition by partition, in order.
 
         Each partition is one atomic batch of :meth:`apply`; partitions are
@@ -578,9 +582,10 @@ class DistributedStreamGraph:
             partitions before it stay applied, that one and the later ones
             are not.
         """
-        return apply_partitions(ddf, [source, destination, weight, op],
+        return apply_partitions(ddf, [source, destination, weight_argument(weight, edge_attr), op],
                                 lambda part: self.apply(part, source=source, destination=destination,
-                                                        weight=weight, op=op),
+                                                        weight=weight, op=op, edge_attr=edge_attr,
+                                                        default_weight=default_weight),
                                 progress=progress, client=self._client)
 
     # --------------------------------------------------------------- reading

@@ -46,19 +46,19 @@ class GraphReplica:
     ----------
     edges : DataFrame, pyarrow Table, dict of arrays or None
         Initial edge list (None: an empty graph).
-    source, destination, weight : str or None
+    source, destination, weight, edge_attr : str or None
         Columns of ``edges`` (as in ``StreamGraph.from_edgelist``).
     directed, backend, weight_dtype
         As in :class:`~cugraph_stream.StreamGraph`.
     """
 
-    def __init__(self, edges=None, source="src", destination="dst", weight=None, directed=True,
-                 backend="cpu", weight_dtype="float32"):
+    def __init__(self, edges=None, source="source", destination="destination", weight=None, directed=True,
+                 backend="cpu", weight_dtype=None, edge_attr=None):
         if edges is None:
             self.graph = StreamGraph(directed=directed, backend=backend, weight_dtype=weight_dtype)
         else:
             self.graph = StreamGraph.from_edgelist(edges, source=source, destination=destination,
-                                                   weight=weight, directed=directed,
+                                                   weight=weight, edge_attr=edge_attr, directed=directed,
                                                    backend=backend, weight_dtype=weight_dtype)
         self.queries = {}
         self._pending = {}
@@ -129,15 +129,17 @@ class GraphReplica:
         return self.results(names[:1]).iloc[:0]
 
     # --------------------------------------------------------------- updates
-    def prepare(self, token, batch, source="src", destination="dst", weight=None, op="op"):
+    def prepare(self, token, batch, source=None, destination=None, weight=None, op="op", edge_attr=None,
+                default_weight=None):
         """Validate ``batch`` as ``StreamGraph.apply`` would and keep it under ``token``.
 
         Raises ``ValueError`` naming the column and the first offending row;
         nothing is kept then.
         """
-        self.graph.validate(batch, source, destination, weight, op)
-        self._pending[token] = (batch, {"source": source, "destination": destination,
-                                        "weight": weight, "op": op})
+        columns = {"source": source, "destination": destination, "weight": weight, "op": op,
+                   "edge_attr": edge_attr, "default_weight": default_weight}
+        self.graph.validate(batch, **columns)
+        self._pending[token] = (batch, columns)
 
     def commit(self, token):
         """Apply the batch kept under ``token``; returns its ``BatchReport``."""

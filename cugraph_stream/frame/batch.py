@@ -15,7 +15,7 @@ import pandas as pd
 from ..arrays import is_cudf, is_cupy
 from ..engine.reduce import DELETE, INSERT
 from ..floats import exact_astype, ordered_bits
-from .columns import num_rows, read_column, require_columns
+from .columns import column_names, num_rows, read_column, require_columns
 
 _INT64_LIMIT = 2.0 ** 63
 
@@ -280,13 +280,16 @@ def _object_weights(values, column):
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_for=None):
+def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_for=None,
+              default_weight=1.0, missing_weight=None):
     """Validate ``table`` and return its :class:`Rows`.
 
-    ``weight=None`` gives every insert weight 1; ``op=None`` makes every row
-    an insert (edge lists).  ``nonnegative_for`` names a query that needs
-    non-negative weights (insert rows with a negative weight are then an
-    error), or is None.
+    ``weight=None`` gives every insert the weight ``default_weight``;
+    ``op=None`` makes every row an insert (edge lists).  ``nonnegative_for``
+    names a query that needs non-negative weights (insert rows with a
+    negative weight are then an error), or is None.  ``missing_weight``
+    names the weight column of a weighted graph that ``table`` lacks: a
+    batch of deletes needs none, an insert row is an error.
 
     The op and weight checks run as one pass over the rows (one copy to the
     host when the columns are on the GPU); only a batch that fails it is
@@ -305,7 +308,18 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     if weight is None:
         if op is not None and (codes == 0).any():
             parse_ops(*op_column, op)        # raises, naming the first unknown op
-        return Rows(src, dst, xp.where(is_insert, 1, 0).astype(weight_dtype), codes)
+        if missing_weight is not None and n and (op is None or is_insert.any()):
+            row = _first(is_insert)
+            raise ValueError(f"column {missing_weight!r} not found, but row {row} inserts an edge and "
+                             f"this graph is weighted (built with weight column {missing_weight!r}); "
+                             f"the table has columns {column_names(table)}: pass weight= to name its "
+                             "weight column, or default_weight= to weigh its inserts")
+        if nonnegative_for is not None and _negative(np.array([default_weight], dtype=weight_dtype))[0] \
+                and n and is_insert.any():
+            raise ValueError(f"default_weight is {default_weight}, but {nonnegative_for} needs "
+                             "non-negative weights")
+        largest = abs(float(default_weight)) if n else 0.0
+        return Rows(src, dst, xp.where(is_insert, default_weight, 0).astype(weight_dtype), codes, largest)
     weight_column = read_column(table, weight)
     weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
     problems = (codes == 0) | ~xp.isfinite(weights)

@@ -73,6 +73,41 @@ def _unique_string_names(table):
     return None
 
 
+def column_dtype(table, name):
+    """The NumPy dtype of column ``name`` of ``table``, told without reading its values
+    where the table knows it (None when it cannot be told, e.g. a list of Python objects
+    is read as object).
+
+    >>> column_dtype(pd.DataFrame({"w": np.ones(2, dtype=np.float32)}), "w")
+    dtype('float32')
+    >>> column_dtype({"w": [1, 2]}, "w")
+    dtype('int64')
+    """
+    try:
+        if _is_arrow(table):
+            return _arrow_dtype(table.schema.field(name).type)
+        column = table[name]
+    except KeyError:                # a missing column: reported by require_columns
+        return None
+    if library(column) == "pyarrow":
+        return _arrow_dtype(column.type)
+    dtype = getattr(column, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(column).dtype
+    dtype = getattr(dtype, "numpy_dtype", dtype)          # pandas' nullable dtypes
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return None
+
+
+def _arrow_dtype(arrow_type):
+    try:
+        return np.dtype(arrow_type.to_pandas_dtype())
+    except (NotImplementedError, TypeError):
+        return None
+
+
 def require_columns(table, names):
     """Raise ``ValueError`` naming the first of ``names`` that ``table`` lacks or holds twice.
 

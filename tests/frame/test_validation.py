@@ -368,18 +368,32 @@ def test_no_weight_column_inserts_weight_one(fmt):
     del cols["weight"]
     rows = [(s, d, o, None) for s, d, o, _ in GOOD_ROWS]
     h.apply_batch(to_frame(cols, fmt), rows, source="src", destination="dst", weight=None,
-                  op="op")
+                  op="op", default_weight=1.0)
     assert h.model.edges[(3, 4)] == 1.0
 
 
-def test_weight_none_ignores_a_bad_weight_column():
-    # weight=None means "no weight column": whatever sits in a column called
-    # "weight" is not read
-    h = make_harness()
+@pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
+def test_weighted_graph_refuses_inserts_without_its_weight_column(fmt):
+    h = make_harness()                      # built with weight="weight"
+    cols = columns()
+    del cols["weight"]
+    with pytest.raises(ValueError, match="default_weight=") as exc:
+        h.g.apply(to_frame(cols, fmt), source="src", destination="dst")
+    assert_names(exc, "weight", 0)
+    h.check_all("after the refused batch", None)
+    deletes = {"src": [0], "dst": [2], "op": ["delete"]}          # deletes need no weight
+    h.apply_batch(to_frame(deletes, fmt), [(0, 2, -1, None)], source="src", destination="dst")
+
+
+def test_unweighted_graph_ignores_a_bad_weight_column_and_says_so():
+    # an unweighted graph reads no weight column: whatever sits in a column
+    # called "weight" is not read, and the report lists it
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0], "dst": [1]}), source="src", destination="dst")
+    assert not g.schema.weighted
     cols = columns(weight=[(0, float("nan")), (1, -5.0)])
-    rows = [(s, d, o, None) for s, d, o, _ in GOOD_ROWS]
-    h.apply_batch(to_frame(cols, "pandas"), rows, source="src", destination="dst",
-                  weight=None, op="op")
+    report = g.apply(to_frame(cols, "pandas"))
+    assert report.ignored_columns == ["weight"]
+    assert set(g.edges()["weight"].tolist()) == {1.0}
 
 
 @pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
@@ -514,9 +528,9 @@ def test_unknown_op_without_weight_column(fmt, ops, row, shown):
 @pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
 def test_valid_ops_without_weight_column(fmt):
     h = make_harness()
-    assert h.g.validate(op_batch(fmt, [1, 1, -1, 1, 1]), weight=None) is None
+    assert h.g.validate(op_batch(fmt, [1, 1, -1, 1, 1]), weight=None, default_weight=1.0) is None
     rows = [(s, d, o, None) for s, d, o, _ in GOOD_ROWS]
-    h.apply_batch(op_batch(fmt, [1, 1, -1, 1, 1]), rows, weight=None)
+    h.apply_batch(op_batch(fmt, [1, 1, -1, 1, 1]), rows, weight=None, default_weight=1.0)
 
 
 def test_unknown_op_without_weight_column_in_apply_stream():
@@ -527,10 +541,10 @@ def test_unknown_op_without_weight_column_in_apply_stream():
     ddf = dd.from_pandas(parts, npartitions=2, sort=False)
     first = ddf.get_partition(0).compute()
     expected = cgs.StreamGraph.from_edgelist(h.g.edges(), weight="weight", weight_dtype="float64")
-    expected.apply(first, weight=None)
+    expected.apply(first, source="src", destination="dst", default_weight=1.0)
     with pytest.raises(ValueError, match="^" + re.escape(
             f"partition 1: column 'op' holds an unknown op 'add' at row 1; {UNKNOWN_OP}") + "$"):
-        h.g.apply_stream(ddf, weight=None, progress=False)
+        h.g.apply_stream(ddf, default_weight=1.0, progress=False)
     # partition 0 stays applied, partition 1 changed nothing
     pd.testing.assert_frame_equal(h.g.edges(), expected.edges())
 

@@ -146,7 +146,7 @@ def main(argv=None):
     xp = ops.xp
     edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=args.backend)
     g0, batches = make_batches(xp, edges, args.rows, args.batches + 5, args.seed + 1)
-    graph = cgs.StreamGraph.from_edgelist(g0, weight="weight", backend=ops)
+    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops)
     hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
     graph.track(cgs.SSSP(hub))
     if args.rows == 1:       # single rows arrive as pandas frames

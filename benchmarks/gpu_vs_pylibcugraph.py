@@ -572,7 +572,7 @@ class Bench:
 
     def new_graph(self, kind):
         cgs, stream = self.cgs, self.stream
-        g, t_build = timed(lambda: cgs.StreamGraph.from_edgelist(self.frame(stream.initial), weight="weight",
+        g, t_build = timed(lambda: cgs.StreamGraph.from_edgelist(self.frame(stream.initial), source="src", destination="dst", weight="weight",
                                                                   backend=self.args.backend))
         q, t_track = timed(lambda: g.track(make_query(kind, self.source, tol=self.args.tol)))
         return g, q, {"build_s": t_build, "track_s": t_track}
@@ -678,7 +678,7 @@ class Bench:
 
     def run_ingest(self):
         args, xp, cgs = self.args, self.xp, self.cgs
-        g = cgs.StreamGraph.from_edgelist(self.frame(self.stream.initial), weight="weight", backend=args.backend)
+        g = cgs.StreamGraph.from_edgelist(self.frame(self.stream.initial), source="src", destination="dst", weight="weight", backend=args.backend)
         n, rows = self.stream.id_bound, args.ingest_rows
         rng = xp.random.RandomState(args.seed + 7)
         batch = self.frame({"src": rng.randint(0, n, rows, dtype=xp.int64),

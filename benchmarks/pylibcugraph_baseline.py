@@ -92,7 +92,7 @@ def warm_up_gpu_engine(cgs, seed=0):
     edges["src"][0] = 0                       # the queries' source is a vertex
     for placement, extra in (("device", {}), ("host", {}),
                              ("cached", {"cache_budget": 1 << 20, "chunk_bytes": 1 << 16})):
-        g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend="gpu", placement=placement, **extra)
+        g = cgs.StreamGraph.from_edgelist(edges, source="src", destination="dst", weight="weight", backend="gpu", placement=placement, **extra)
         for query in (cgs.SSSP(0), cgs.BFS(0), cgs.WCC(), cgs.PageRank()):
             g.track(query)
         for _ in range(4):

@@ -788,7 +788,7 @@ def run_check(g, queries, stream, config, batch, phase):
         problems["consistency"] = None
     except RuntimeError as error:
         problems["consistency"] = str(error)
-    fresh = cgs.StreamGraph.from_edgelist(edges_native, weight="weight", backend=config["backend"],
+    fresh = cgs.StreamGraph.from_edgelist(edges_native, source="src", destination="dst", weight="weight", backend=config["backend"],
                                           **config["graph_options"])
     fresh.add_vertices(vertices_native)
     references = track_queries(fresh, stream.source_id, config["tol"], mode="recompute")
@@ -841,7 +841,7 @@ def run_soak(config, no_progress=False):
     config["graph_options"] = graph_options(config["placement"], config["cache_budget_fraction"], len(edges))
     sync_device()
     t0 = time.perf_counter()
-    g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend=config["backend"],
+    g = cgs.StreamGraph.from_edgelist(edges, source="src", destination="dst", weight="weight", backend=config["backend"],
                                       **config["graph_options"])
     queries = track_queries(g, stream.source_id, config["tol"])
     sync_device()

@@ -1,9 +1,9 @@
 """cugraph_stream: standing graph queries kept exact while the graph changes.
 
 >>> import pandas as pd, cugraph_stream as cgs
->>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 3]}))
+>>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [1, 2], "destination": [2, 3]}))
 >>> q = g.track(cgs.BFS(source=1))
->>> _ = g.apply(pd.DataFrame({"src": [1], "dst": [3], "op": ["insert"]}))
+>>> _ = g.apply(pd.DataFrame({"source": [1], "destination": [3], "op": ["insert"]}))
 >>> q.changes()[["vertex", "distance", "predecessor"]].values.tolist()
 [[3, 1, 1]]
 """

@@ -410,7 +410,7 @@ def _replay(args):
     paths = _write_results(results, args.out)
     _say("results written: " + ", ".join(paths), quiet)
     if snapshot is not None:
-        problems = check_edges(to_pandas(g.edges()).set_axis(["src", "dst", "weight"], axis=1), snapshot)
+        problems = check_edges(to_pandas(g.edges()), snapshot)
         for name, (kind, source, _) in tracked.items():
             problems += [f"{name}: {p}" for p in check_result(
                 kind, results[name], snapshot, source=source, alpha=args.alpha,

@@ -312,9 +312,9 @@ class StreamGraph:
         Examples
         --------
         >>> import numpy as np, cugraph_stream as cgs
-        >>> g = cgs.StreamGraph.from_edgelist({"src": np.arange(100_000), "dst": np.arange(1, 100_001)})
+        >>> g = cgs.StreamGraph.from_edgelist({"source": np.arange(100_000), "destination": np.arange(1, 100_001)})
         >>> _ = g.track(cgs.BFS(source=0))
-        >>> _ = g.apply({"src": np.arange(99_990), "dst": np.arange(1, 99_991), "op": np.full(99_990, -1)})
+        >>> _ = g.apply({"source": np.arange(99_990), "destination": np.arange(1, 99_991), "op": np.full(99_990, -1)})
         >>> held = g.memory_bytes()
         >>> g.compact() < held / 10            # 10 edges left among 100,001 vertices
         True
@@ -773,7 +773,7 @@ class StreamGraph:
         Examples
         --------
         >>> import os, shutil, tempfile, pandas as pd, cugraph_stream as cgs
-        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [2.0, 3.0]}),
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0, 1], "destination": [1, 2], "w": [2.0, 3.0]}),
         ...                                   weight="w")
         >>> paths = g.track(cgs.SSSP(source=0))
         >>> folder = tempfile.mkdtemp()
@@ -783,7 +783,7 @@ class StreamGraph:
         >>> h = cgs.StreamGraph.load(saved)
         >>> h.queries[0].result()["distance"].tolist()
         [0.0, 2.0, 5.0]
-        >>> _ = h.apply(pd.DataFrame({"src": [0], "dst": [2], "w": [1.0]}), weight="w", op=None)
+        >>> _ = h.apply(pd.DataFrame({"source": [0], "destination": [2], "w": [1.0]}), weight="w", op=None)
         >>> h.queries[0].changes()["distance"].tolist()
         [1.0]
         >>> shutil.rmtree(folder)

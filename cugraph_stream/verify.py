@@ -398,7 +398,9 @@ def _rank_of(snapshot, source):
 
 
 def check_edges(edges, snapshot):
-    """Compare ``StreamGraph.edges()`` with the snapshot; list of problems."""
+    """Compare ``StreamGraph.edges()`` (source, destination and weight columns,
+    whatever the graph names them) with the snapshot; list of problems."""
+    edges = edges.set_axis(["src", "dst", "weight"], axis=1)
     expected = snapshot.edges()
     if len(edges) != len(expected):
         return [f"graph has {len(edges)} edges, expected {len(expected)}"]

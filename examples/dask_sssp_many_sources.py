@@ -51,7 +51,7 @@ def main():
 
     with make_cluster(args.backend, args.workers) as cluster, Client(cluster) as client:
         t0 = time.perf_counter()
-        graph = DistributedStreamGraph.from_edgelist(initial, weight="weight", client=client,
+        graph = DistributedStreamGraph.from_edgelist(initial, source="src", destination="dst", weight="weight", client=client,
                                                      backend=args.backend)
         paths = graph.track([cgs.SSSP(source=s) for s in sources])
         per_worker = pd.Series([p.worker for p in paths]).value_counts().sort_index()

@@ -13,9 +13,9 @@ Examples
 >>> import numpy as np, pandas as pd, cugraph_stream as cgs
 >>> from cugraph_stream.backends import get_backend
 >>> ops = get_backend("cpu")
->>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}), backend=ops)
+>>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0, 1], "destination": [1, 2]}), backend=ops)
 >>> q = g.track(cgs.BFS(source=0))
->>> batch = pd.DataFrame({"src": [2], "dst": [3]})
+>>> batch = pd.DataFrame({"source": [2], "destination": [3]})
 >>> with FaultInjector(ops, at=10, error=MemoryError("injected")) as fault:
 ...     try:
 ...         g.apply(batch, op=None)

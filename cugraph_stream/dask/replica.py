@@ -11,10 +11,10 @@ none: :meth:`GraphReplica.prepare` validates a batch (the same checks as
 Examples
 --------
 >>> import pandas as pd, cugraph_stream as cgs
->>> replica = GraphReplica(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+>>> replica = GraphReplica(pd.DataFrame({"source": [0, 1], "destination": [1, 2]}))
 >>> replica.track([cgs.BFS(source=0)])
 ['BFS(source=0)']
->>> replica.prepare("b1", pd.DataFrame({"src": [0], "dst": [2], "op": ["insert"]}))
+>>> replica.prepare("b1", pd.DataFrame({"source": [0], "destination": [2], "op": ["insert"]}))
 >>> replica.commit("b1").inserted
 1
 >>> replica.results(["BFS(source=0)"]).values.tolist()

@@ -14,7 +14,7 @@ class BFS(MonotonicQuery):
     Examples
     --------
     >>> import pandas as pd, cugraph_stream as cgs
-    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [5, 6], "dst": [6, 7]}))
+    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [5, 6], "destination": [6, 7]}))
     >>> g.track(cgs.BFS(source=6)).result()["distance"].tolist()
     [2147483647, 0, 1]
     """

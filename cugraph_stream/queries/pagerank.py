@@ -39,7 +39,7 @@ class PageRank(Query):
     Examples
     --------
     >>> import pandas as pd, cugraph_stream as cgs
-    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
+    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0, 1, 2], "destination": [1, 2, 0]}))
     >>> g.track(cgs.PageRank(tol=1e-9)).result()["pagerank"].round(6).tolist()
     [0.333333, 0.333333, 0.333333]
     """

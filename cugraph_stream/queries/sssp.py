@@ -15,7 +15,7 @@ class SSSP(MonotonicQuery):
     Examples
     --------
     >>> import pandas as pd, cugraph_stream as cgs
-    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [2.0, 3.0]}),
+    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0, 1], "destination": [1, 2], "w": [2.0, 3.0]}),
     ...                                   weight="w")
     >>> q = g.track(cgs.SSSP(source=0))
     >>> q.result()["distance"].tolist()

@@ -15,7 +15,7 @@ class WCC(MonotonicQuery):
     Examples
     --------
     >>> import pandas as pd, cugraph_stream as cgs
-    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [9, 4], "dst": [3, 8]}))
+    >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [9, 4], "destination": [3, 8]}))
     >>> g.track(cgs.WCC()).result()["labels"].tolist()
     [3, 4, 4, 3]
     """

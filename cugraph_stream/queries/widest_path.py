@@ -17,7 +17,7 @@ class WidestPath(MonotonicQuery):
     --------
     >>> import pandas as pd, cugraph_stream as cgs
     >>> g = cgs.StreamGraph.from_edgelist(
-    ...     pd.DataFrame({"src": [0, 0, 1], "dst": [1, 2, 2], "w": [5.0, 1.0, 3.0]}), weight="w")
+    ...     pd.DataFrame({"source": [0, 0, 1], "destination": [1, 2, 2], "w": [5.0, 1.0, 3.0]}), weight="w")
     >>> g.track(cgs.WidestPath(source=0)).result()["width"].tolist()[1:]
     [5.0, 3.0]
     """

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import time
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from .frame.output import make_frame
 from .frame.partitions import apply_partitions, require_dask_frame
 from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
 from .interrupts import DeferredInterrupts
+from .log import log_report, logger
 from .report import BatchReport, PhaseClock
 
 
@@ -252,6 +254,75 @@ class StreamGraph:
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
         return graph
 
+    def from_cudf_edgelist(self, input_df, source="source", destination="destination", edge_attr=None,
+                           weight=None, renumber=True, vertices=None):
+        """Load an edge list into this empty graph, as ``cugraph.Graph.from_cudf_edgelist``.
+
+        The spelling cuGraph users know: ``G = cgs.StreamGraph();
+        G.from_cudf_edgelist(df, ...)`` is :meth:`from_edgelist` on a graph
+        made first (its ``directed``, ``backend``, ``weight_dtype`` and
+        placement are the constructor's).  A cuDF frame given to a CPU graph
+        is copied to the host.
+
+        Parameters
+        ----------
+        input_df : cuDF DataFrame (or pandas DataFrame, pyarrow Table, dict of arrays)
+            The edges.
+        source, destination : str
+            Vertex columns.
+        edge_attr, weight : str, optional
+            The weight column (either name); None: unweighted.
+        renumber : bool
+            Accepted for cuGraph's signature; vertex ids are always mapped to
+            dense internal ids (``True`` is all there is).
+        vertices : array-like, optional
+            Vertices to add, isolated ones included, as in cuGraph.
+
+        Returns
+        -------
+        None
+            As in cuGraph; the graph itself holds the edges.
+
+        Raises
+        ------
+        ValueError
+            If the graph already holds vertices, or on bad input (naming the
+            column and row); nothing changes then.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> G = cgs.StreamGraph(directed=False)
+        >>> G.from_pandas_edgelist(pd.DataFrame({"source": [0, 1], "destination": [1, 2]}))
+        >>> G.number_of_edges(), G.directed
+        (2, False)
+        """
+        if renumber is not True:
+            raise ValueError("renumber=False is not supported: vertex ids are always renumbered internally "
+                             "(results come back in the input's ids)")
+        with self.lock:
+            if self._store.vertices.count or self._store.out.end:
+                raise ValueError("the graph already holds vertices or edges: from_cudf_edgelist loads an edge "
+                                 "list into an empty graph (use apply() to change a graph)")
+            if self.backend == "cpu" and is_cudf(input_df):
+                input_df = input_df.to_pandas()         # the CPU engine reads host columns
+            schema, self._schema = self._schema, EdgeSchema()       # this edge list's columns are recorded
+            try:
+                self.apply(input_df, source=source, destination=destination, weight=weight, op=None,
+                           edge_attr=edge_attr)
+            except BaseException:
+                self._schema = schema
+                raise
+            if vertices is not None:
+                self.add_vertices(vertices)
+
+    def from_pandas_edgelist(self, pdf, source="source", destination="destination", edge_attr=None,
+                             weight=None, renumber=True):
+        """Load a pandas edge list into this empty graph, as
+        ``cugraph.Graph.from_pandas_edgelist``; see :meth:`from_cudf_edgelist`."""
+        self.from_cudf_edgelist(pdf, source=source, destination=destination, edge_attr=edge_attr,
+                                weight=weight, renumber=renumber)
+
     # ------------------------------------------------------------ properties
     @property
     def directed(self):
@@ -286,6 +357,7 @@ class StreamGraph:
         return tuple(self._queries)
 
     def number_of_vertices(self):
+        """Vertices (isolated ones included)."""
         with self.lock:
             return self._store.num_vertices
 
@@ -340,8 +412,30 @@ class StreamGraph:
     def track(self, query):
         """Start maintaining ``query``; computes it from scratch and returns it.
 
-        If the computation fails (or is interrupted), nothing is attached and
-        the graph is as before.
+        Parameters
+        ----------
+        query : SSSP, BFS, WidestPath, WCC or PageRank
+            A query object not tracked by another graph.
+
+        Returns
+        -------
+        Query
+            ``query`` itself, now current: read it with ``result()`` and
+            ``changes()`` after every batch.
+
+        Raises
+        ------
+        ValueError
+            If the query needs non-negative weights and an edge has a negative
+            one, or its source is not a vertex.  If the computation fails (or
+            is interrupted), nothing is attached and the graph is as before.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0], "destination": [1]}))
+        >>> g.track(cgs.BFS(source=0)).result()["distance"].tolist()
+        [0, 1]
         """
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
@@ -351,15 +445,17 @@ class StreamGraph:
                 raise ValueError(f"{query.name} needs non-negative weights, but edge "
                                  f"({int(self._store.vertices.external[u[row]])}, "
                                  f"{int(self._store.vertices.external[v[row]])}) weighs {float(w[row])}")
+        started = time.perf_counter()
         with self._transaction():
             engine = query._start(self._store)
         query._bind(self, engine)
         self._queries.append(query)
+        logger.info("track %s: computed from scratch in %.3f ms", query.name, 1e3 * (time.perf_counter() - started))
         return query
 
     @_exclusive
     def untrack(self, query):
-        """Stop maintaining ``query``."""
+        """Stop maintaining ``query`` (a query this graph tracks; ``ValueError`` otherwise)."""
         if query not in self._queries:
             raise ValueError(f"{query.name} is not tracked by this graph")
         self._queries.remove(query)
@@ -487,11 +583,12 @@ class StreamGraph:
             raise
         if not self._schema.recorded:
             self._schema = self._schema.recording(columns)
-        self._publish(report, clock, calls)
+        self._publish(report, clock, calls, "apply")
         return report
 
-    def _publish(self, report, clock, calls):
-        """Fill in the report's times and device calls and make it the last report.
+    def _publish(self, report, clock, calls, what):
+        """Fill in the report's times and device calls, make it the last report and log it
+        (:mod:`cugraph_stream.log`; ``what`` names the call).
 
         Runs after the transaction's synchronisation: every timestamp of
         ``clock`` has passed, so nothing here waits for the device.
@@ -499,6 +596,7 @@ class StreamGraph:
         report.set_times(clock.times())
         report.launches, report.syncs = self._ops.calls.since(calls)
         self.last_report = report
+        log_report(what, report)
 
     def _apply_rows(self, src, dst, w, codes, report, clock):
         """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
@@ -572,7 +670,17 @@ class StreamGraph:
 
     @_exclusive
     def add_vertices(self, ids):
-        """Add isolated vertices; ids already in the graph are left as they are."""
+        """Add isolated vertices; ids already in the graph are left as they are.
+
+        Parameters
+        ----------
+        ids : array-like or Series of vertex ids
+
+        Returns
+        -------
+        BatchReport
+            ``new_vertices`` counts the vertices added.
+        """
         ops, xp, store = self._ops, self._ops.xp, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external = xp.unique(ops.asarray(self._parse_vertex_ids(ids)))
@@ -584,15 +692,27 @@ class StreamGraph:
             report.new_vertices = int(new.size)
             clock.lap("store")
             self._update_queries(delta, report, clock)
-        self._publish(report, clock, calls)
+        self._publish(report, clock, calls, "add_vertices")
         return report
 
     @_exclusive
     def remove_vertices(self, ids):
         """Remove vertices and all their edges.
 
-        Raises ``ValueError`` (and changes nothing) if an id is not a vertex
-        or is the source of a tracked query.
+        Parameters
+        ----------
+        ids : array-like or Series of vertex ids
+
+        Returns
+        -------
+        BatchReport
+            ``removed_vertices`` and ``deleted`` (edges) count what went.
+
+        Raises
+        ------
+        ValueError
+            If an id is not a vertex or is the source of a tracked query;
+            nothing changes then.
         """
         ops, xp, store = self._ops, self._ops.xp, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
@@ -615,7 +735,7 @@ class StreamGraph:
             clock.lap("store")
             self._update_queries(delta, report, clock)
             self._fit_memory()              # the bound may have come down
-        self._publish(report, clock, calls)
+        self._publish(report, clock, calls, "remove_vertices")
         return report
 
     # --------------------------------------------------------------- reading

@@ -187,3 +187,21 @@ def test_weight_dtype_of():
     assert weight_dtype_of(np.dtype("int8")) == np.float64
     assert weight_dtype_of(np.dtype("object")) == np.float64
     assert weight_dtype_of(None) == np.float32
+
+
+def test_cugraph_spellings_load_an_empty_graph():
+    G = cgs.StreamGraph()
+    assert G.from_cudf_edgelist(_edges(), edge_attr="weight", vertices=[7]) is None
+    assert G.schema.weight == "weight" and G.number_of_vertices() == 4
+    assert G.edges()["weight"].tolist() == [5.0, 6.0]
+    with pytest.raises(ValueError, match="already holds vertices"):
+        G.from_pandas_edgelist(_edges())
+    H = cgs.StreamGraph(directed=False)
+    H.from_pandas_edgelist(pd.DataFrame({"a": [0], "b": [1], "w": [2.0]}), source="a", destination="b", weight="w")
+    assert H.schema == EdgeSchema("a", "b", "w", recorded=True) and not H.directed
+    with pytest.raises(ValueError, match="renumber=False"):
+        cgs.StreamGraph().from_pandas_edgelist(_edges(), renumber=False)
+    K = cgs.StreamGraph()
+    with pytest.raises(ValueError, match="column 'nope' not found"):
+        K.from_pandas_edgelist(_edges(), edge_attr="nope")
+    assert not K.schema.recorded and K.number_of_vertices() == 0

@@ -485,13 +485,9 @@ class StreamGraph:
         ...
         ValueError: column 'w' holds a negative weight -1.0 at row 0, but SSSP(source=1) needs non-negative weights
         """
-        columns = self._columns(batch, source, destination, weight, edge_attr, op, default_weight)
+        columns = self._schema.columns(column_names(batch), source, destination, weight, edge_attr, op,
+                                       default_weight)
         self._read(batch, columns, self._weight_dtype_for(batch, columns))
-
-    def _columns(self, batch, source, destination, weight, edge_attr, op, default_weight):
-        """The :class:`~cugraph_stream.frame.schema.Columns` a call reads from ``batch``."""
-        return self._schema.columns(column_names(batch), source, destination, weight, edge_attr, op,
-                                    default_weight)
 
     def _weight_dtype_for(self, batch, columns):
         """The weight dtype ``batch`` is read in: the graph's, or, for a graph still
@@ -564,11 +560,11 @@ class StreamGraph:
         """
         ops = self._ops
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
-        columns = self._columns(batch, source, destination, weight, edge_attr, op, default_weight)
+        present = column_names(batch)
+        columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight)
         weight_dtype = self._weight_dtype_for(batch, columns)
         rows = self._read(batch, columns, weight_dtype)
-        report = BatchReport(rows=len(rows))
-        report.ignored_columns = self._schema.ignored(column_names(batch), columns)
+        report = BatchReport(rows=len(rows), ignored_columns=self._schema.ignored(present, columns))
         src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
         store = self._store

@@ -237,3 +237,24 @@ def test_column_names_checked_as_listed():
         with pytest.raises(ValueError, match=r"^column 'w' not found; the table has columns "
                                              r"\['src', 'dst', 'weight', 'op'\]$"):
             require_columns(table, ["src", "w"])
+
+
+@pytest.mark.parametrize("dtype", ["string", "str", object])
+def test_string_column_of_a_frame_reads_like_its_series(dtype):
+    from cugraph_stream.frame.columns import _from_pandas
+
+    frame = pd.DataFrame({"op": pd.array(["insert", None, "DELETE"], dtype=dtype), "x": [1, 2, 3]})
+    values, nulls = read_column(frame, "op")
+    expected_values, expected_nulls = _from_pandas(frame["op"])
+    assert values.dtype == object and values.tolist() == expected_values.tolist()
+    assert nulls.tolist() == expected_nulls.tolist() == [False, True, False]
+
+
+def test_frame_columns_are_found_again_in_a_new_frame_with_other_labels():
+    # the label cache holds one Index: a new frame's columns are never read by the old positions
+    first = pd.DataFrame({"a": [1], "b": [2]})
+    assert read_column(first, "b")[0].tolist() == [2]
+    second = pd.DataFrame({"b": [3], "a": [4]})
+    assert read_column(second, "b")[0].tolist() == [3] and read_column(second, "a")[0].tolist() == [4]
+    numbered = pd.DataFrame({0: [5], "a": [6]})
+    assert read_column(numbered, "a")[0].tolist() == [6]

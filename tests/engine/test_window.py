@@ -4,6 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cugraph_stream.engine.journal import Journal
+from cugraph_stream.engine import window as window_module
 from cugraph_stream.engine.window import TimeWindow
 
 rows = st.lists(st.tuples(st.integers(-1, 4), st.integers(0, 4), st.integers(-3, 12), st.sampled_from([1, -1])),
@@ -54,9 +55,11 @@ def state(ops, tw):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(batches=st.lists(rows, max_size=6), directed=st.booleans(), window=st.sampled_from([None, 1, 3, 7]),
-       floats=st.booleans())
-def test_window_matches_the_model(ops, batches, directed, window, floats):
+@given(batches=st.lists(rows, max_size=12), directed=st.booleans(), window=st.sampled_from([None, 1, 3, 7]),
+       floats=st.booleans(), small_log=st.booleans())
+def test_window_matches_the_model(ops, batches, directed, window, floats, small_log):
+    """Also with a log of 4 pairs at first: it grows, and is rebuilt once stale pairs pile up."""
+    window_module._MIN_LOG = 4 if small_log else 1024
     dtype = np.float64 if floats else np.int64
     tw = TimeWindow(ops, directed, window=None if window is None else dtype(window).item(),
                     dtype=np.dtype(dtype).name)
@@ -70,6 +73,25 @@ def test_window_matches_the_model(ops, batches, directed, window, floats):
         assert state(ops, tw) == model.times
         assert tw.newest == model.newest
         assert len(tw) == len(model.times)
+        keys = sorted(model.times)
+        tw.check(ops.asarray(np.array([k[0] for k in keys], dtype=np.int64)),
+                 ops.asarray(np.array([k[1] for k in keys], dtype=np.int64)))
+    window_module._MIN_LOG = 1024
+
+
+def test_float_times_keep_their_order(ops):
+    """Negative times, -0.0 and subnormals compare as floats (the log keeps ordered integer keys)."""
+    tw = TimeWindow(ops, directed=True, window=1e-300, dtype="float64")
+    times = np.array([-1e300, -5e-324, -0.0, 5e-324, 1e-300, 2e-300])
+    n = times.size
+    tw.advance(ops.asarray(np.arange(n)), ops.asarray(np.arange(1, n + 1)), ops.asarray(times),
+               ops.asarray(np.ones(n, dtype=np.int8)))
+    # newest 2e-300, cutoff 1e-300: all but the newest expire
+    assert state(ops, tw) == {(5, 6): 2e-300}
+    tw = TimeWindow(ops, directed=True, dtype="float64")
+    tw.advance(ops.asarray(np.arange(n)), ops.asarray(np.arange(1, n + 1)), ops.asarray(times),
+               ops.asarray(np.ones(n, dtype=np.int8)))
+    assert list(state(ops, tw).values()) == [-1e300, -5e-324, 0.0, 5e-324, 1e-300, 2e-300]
 
 
 def test_last_row_decides_and_old_inserts_expire_at_once(ops):
@@ -112,7 +134,7 @@ def test_rollback_through_the_journal(ops):
 
 
 def test_restore_and_check(ops):
-    tw = TimeWindow(ops, directed=False, window=2.5, dtype="float64")
+    tw = TimeWindow(ops, directed=False, window=5.0, dtype="float64")
     tw.restore(np.array([4, 0]), np.array([1, 2]), np.array([1.5, -0.5]), 3.0)
     assert state(ops, tw) == {(0, 2): -0.5, (1, 4): 1.5} and tw.newest == 3.0
     tw.check(ops.asarray(np.array([0, 1])), ops.asarray(np.array([2, 4])))

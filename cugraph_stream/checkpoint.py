@@ -16,6 +16,7 @@ codec) and one JSON file::
                                internal, rank, residual   or a PageRank's state
       query-<i>-changed.arrow  internal                   a monotonic query's last changes
       hotness-<side>.arrow     internal, counts           the cache's hotness (placement="cached")
+      window.arrow             src, dst, time             each edge's time (a graph built with time=)
 
 Vertex ids in every file but ``vertices.arrow`` are *internal* ids: dense
 ids below ``metadata["counts"]["vertex_bound"]`` that ``vertices.arrow``
@@ -32,6 +33,13 @@ WCC) and parents as internal ids (-1: none); PageRank stores its
 unnormalised estimate ``p`` and residual ``s`` (see
 :mod:`cugraph_stream.engine.pagerank`), with ``rank_sum``,
 ``dangling_rank`` and ``converged`` in ``metadata.json``.
+
+A graph that records edge times (``from_edgelist(time=..., window=...)``)
+also saves ``window.arrow`` (internal ids, and times in the engine's units:
+int64 nanoseconds since the epoch, UTC, for datetimes) and a ``time``
+section in ``metadata.json``: the column, kind, dtype, window (in those
+units), time zone and the newest time seen.  A checkpoint without it loads
+as a graph without times.
 
 ``metadata.json`` records, for every file, its byte size and SHA-256: a
 truncated, damaged or foreign checkpoint raises :class:`CheckpointError` (a
@@ -76,7 +84,7 @@ class CheckpointError(ValueError):
 
 
 # ====================================================================== writing
-def write_checkpoint(path, store, queries, backend, schema):
+def write_checkpoint(path, store, queries, backend, schema, times=None):
     """Write ``store``, the tracked ``queries`` and the graph's column ``schema``
     (an :class:`~cugraph_stream.frame.schema.EdgeSchema`) as a checkpoint directory at ``path``.
 
@@ -101,7 +109,7 @@ def write_checkpoint(path, store, queries, backend, schema):
     folder = tempfile.mkdtemp(dir=parent, prefix=f".{name}.tmp-")
     try:
         os.chmod(folder, 0o777 & ~_umask())
-        metadata = _write_state(folder, store, queries, described, backend, schema)
+        metadata = _write_state(folder, store, queries, described, backend, schema, times)
         _write_json(os.path.join(folder, METADATA), metadata)
         _fsync_directory(folder)
         _install(folder, target)
@@ -126,7 +134,7 @@ def _describe_query(query):
     return kind, params
 
 
-def _write_state(folder, store, queries, described, backend, schema):
+def _write_state(folder, store, queries, described, backend, schema, times=None):
     """Write every Arrow file of the state into ``folder``; return the metadata."""
     ops, xp = store.ops, store.ops.xp
     files = {}
@@ -157,7 +165,13 @@ def _write_state(folder, store, queries, described, backend, schema):
         if changed is not None:
             entry["changed_file"] = write(f"query-{i}-changed.arrow", {"internal": changed})
         saved_queries.append(entry)
-    return {
+    time = None
+    if times is not None:           # the graph's (TimeSpec, TimeWindow)
+        spec, window = times
+        u, v, t = (ops.to_host(a) for a in window.edges())
+        time = dict(spec.to_dict(), newest=window.newest,
+                    file=write("window.arrow", {"src": u, "dst": v, "time": t}))
+    metadata = {
         "format": FORMAT,
         "version": VERSION,
         "cugraph_stream_version": __version__,
@@ -181,6 +195,9 @@ def _write_state(folder, store, queries, described, backend, schema):
         "compression": _COMPRESSION,
         "files": files,
     }
+    if time is not None:
+        metadata["time"] = time
+    return metadata
 
 
 def _write_table(path, columns):
@@ -444,6 +461,33 @@ class Checkpoint:
             raise self._error(f"it holds {store.num_vertices} vertices and {store.num_edges} edges, but "
                               f"{METADATA} records {counts.get('vertices')} and {counts.get('edges')}")
         self._alive = alive
+
+    def restore_times(self, store):
+        """``(TimeSpec, TimeWindow)`` of a graph saved with edge times (after
+        :meth:`restore_store`), or None for one without (and for checkpoints
+        written before times were saved)."""
+        from .engine.window import TimeWindow
+        from .frame.times import TimeSpec
+
+        section = self.metadata.get("time")
+        if section is None:
+            return None
+        try:
+            spec = TimeSpec.from_dict(section)
+            window = TimeWindow(store.ops, store.directed, spec.window, spec.dtype, journal=store.journal)
+        except (KeyError, TypeError, ValueError) as error:
+            raise self._error(f"{METADATA}: its time section is not readable: {error}") from error
+        saved = self._table(section.get("file", ""), {"src": np.int64, "dst": np.int64,
+                                                      "time": np.dtype(spec.dtype)})
+        ops = store.ops
+        try:
+            window.restore(ops.asarray(saved["src"]), ops.asarray(saved["dst"]), ops.asarray(saved["time"]),
+                           section.get("newest"))
+            u, v, _ = store.edge_arrays()
+            window.check(u, v)
+        except (RuntimeError, ValueError) as error:
+            raise self._error(f"window.arrow disagrees with the edges: {error}") from error
+        return spec, window
 
     def restore_queries(self, store):
         """The saved queries as ``(query, engine)`` pairs, in tracking order, each

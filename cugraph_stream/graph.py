@@ -36,12 +36,14 @@ from .engine.journal import RollbackError
 from .engine.placement import Placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
-from .frame.batch import INSERT, parse_ids, read_rows
+from .engine.window import TimeWindow
+from .frame.batch import DELETE, INSERT, parse_ids, read_rows
 from .frame.columns import column_dtype, column_names, num_rows
 from .floats import ordered_bits
 from .frame.output import make_frame
 from .frame.partitions import apply_partitions, require_dask_frame
 from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
+from .frame.times import TimeSpec, read_times
 from .interrupts import DeferredInterrupts
 from .log import log_report, logger
 from .report import BatchReport, PhaseClock
@@ -149,6 +151,7 @@ class StreamGraph:
         with self._ops.allocation_scope():
             self._store = GraphStore(self._ops, directed, dtype, placement=placement)
         self._queries = []
+        self._times = None                # (TimeSpec, TimeWindow) of a graph that records edge times
         self.last_report = None
         self._lock = threading.RLock()
         self._broken = None               # why the graph refuses calls, after a failed rollback
@@ -189,7 +192,8 @@ class StreamGraph:
 
     @classmethod
     def from_edgelist(cls, df, source="source", destination="destination", weight=None, directed=True,
-                      backend="cpu", weight_dtype=None, placement="device", *, edge_attr=None, **memory):
+                      backend="cpu", weight_dtype=None, placement="device", *, edge_attr=None, time=None,
+                      window=None, **memory):
         """Build a graph from an edge list, remembering its columns for later batches.
 
         Rows are inserts applied in order: a repeated edge keeps its last
@@ -222,6 +226,21 @@ class StreamGraph:
         placement : {"device", "host", "cached", "auto"}
             As in :class:`StreamGraph`; ``"auto"`` is decided here from the
             edge list's size.
+        time : str, optional
+            A column of edge times: numbers, or datetimes (NumPy, pandas
+            naive or tz-aware, Arrow timestamps, cuDF).  The graph then
+            records each edge's time, read from this column of every batch
+            (an insert of a present edge refreshes it; delete rows may hold
+            nulls or lack the column); :meth:`edges` shows it.
+        window : number or timedelta, optional
+            With ``time``: after every batch, the edges whose time is at or
+            before the newest time seen so far minus ``window`` are deleted
+            in the same (atomic) batch and counted in
+            :attr:`BatchReport.expired <cugraph_stream.report.BatchReport>`;
+            an edge inserted with an old time expires in its own batch.  A
+            number for number times, a ``datetime.timedelta``,
+            ``numpy.timedelta64`` or ``pandas.Timedelta`` for datetimes.
+            Every tracked query stays exact on the windowed edges.
         **memory
             ``cache_budget``, ``tau``, ``chunk_bytes``,
             ``device_memory_budget``: as in :class:`StreamGraph`.
@@ -244,13 +263,31 @@ class StreamGraph:
         ('weight', dtype('float64'))
         >>> cgs.StreamGraph.from_edgelist(edges).schema.weighted       # weights only when asked for
         False
+
+        A sliding window of 30 minutes over a click stream:
+
+        >>> clicks = pd.DataFrame({"source": [1, 2, 3], "destination": [2, 3, 4], "ts": pd.to_datetime(
+        ...     ["2026-11-26 09:00", "2026-11-26 09:20", "2026-11-26 09:40"])})
+        >>> g = cgs.StreamGraph.from_edgelist(clicks, time="ts", window=pd.Timedelta(minutes=30))
+        >>> g.last_report.expired                                 # 09:00 <= 09:40 - 30 min
+        1
+        >>> report = g.apply(pd.DataFrame({"source": [4], "destination": [5], "op": ["insert"],
+        ...                                "ts": pd.to_datetime(["2026-11-26 09:55"])}))
+        >>> report.expired, g.edges()[["source", "destination"]].values.tolist()
+        (1, [[3, 4], [4, 5]])
         """
         weight = weight_argument(weight, edge_attr)
         if placement == "auto":
             rows = num_rows(df)
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype or "float64")   # vertices: at most 2 per row
             placement, memory = Placement.resolve("auto", footprint=footprint, **memory), {}
+        if window is not None and time is None:
+            raise ValueError(f"window={window!r} needs time=, the column of edge times")
+        spec = TimeSpec.infer(df, time, window) if time is not None else None
         graph = cls(directed=directed, backend=backend, weight_dtype=weight_dtype, placement=placement, **memory)
+        if spec is not None:
+            graph._record_times(spec)
+            graph._schema = EdgeSchema(time=time, window=window)
         graph.apply(df, source=source, destination=destination, weight=weight, op=None)
         return graph
 
@@ -323,6 +360,14 @@ class StreamGraph:
         self.from_cudf_edgelist(pdf, source=source, destination=destination, edge_attr=edge_attr,
                                 weight=weight, renumber=renumber)
 
+    def _record_times(self, spec, window=None):
+        """Have this graph record edge times as ``spec`` (a
+        :class:`~cugraph_stream.frame.times.TimeSpec`) says; ``window``: a
+        restored :class:`~cugraph_stream.engine.window.TimeWindow`, else a new one."""
+        if window is None:
+            window = TimeWindow(self._ops, self.directed, spec.window, spec.dtype, journal=self._store.journal)
+        self._times = (spec, window)
+
     # ------------------------------------------------------------ properties
     @property
     def directed(self):
@@ -369,7 +414,8 @@ class StreamGraph:
     def memory_bytes(self):
         """Bytes held by the graph store and the tracked queries' state."""
         with self.lock:
-            return self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
+            held = self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
+            return held + (self._times[1].memory_bytes() if self._times else 0)
 
     @_exclusive
     def compact(self):
@@ -464,7 +510,7 @@ class StreamGraph:
     # --------------------------------------------------------------- updates
     @_exclusive
     def validate(self, batch, source=None, destination=None, weight=None, op=OP, *, edge_attr=None,
-                 default_weight=None):
+                 default_weight=None, time=None):
         """Check ``batch`` as :meth:`apply` would, without applying it.
 
         Takes :meth:`apply`'s arguments.  Raises the ``ValueError`` that
@@ -486,7 +532,7 @@ class StreamGraph:
         ValueError: column 'w' holds a negative weight -1.0 at row 0, but SSSP(source=1) needs non-negative weights
         """
         columns = self._schema.columns(column_names(batch), source, destination, weight, edge_attr, op,
-                                       default_weight)
+                                       default_weight, time)
         self._read(batch, columns, self._weight_dtype_for(batch, columns))
 
     def _weight_dtype_for(self, batch, columns):
@@ -499,13 +545,16 @@ class StreamGraph:
         return weight_dtype_of(None if columns.weight is None else column_dtype(batch, columns.weight))
 
     def _read(self, batch, columns, weight_dtype):
-        return read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
+        rows = read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
                          nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
                          missing_weight=columns.missing_weight)
+        if self._times is not None:         # each row's time, checked with the other columns
+            rows.time = read_times(batch, self._times[0], rows.op == INSERT, columns.time)
+        return rows
 
     @_exclusive
     def apply(self, batch, source=None, destination=None, weight=None, op=OP, *, edge_attr=None,
-              default_weight=None):
+              default_weight=None, time=None):
         """Apply a batch of edge updates; every tracked query is current on return.
 
         Parameters
@@ -528,6 +577,11 @@ class StreamGraph:
         default_weight : float, optional
             Weight of inserted edges when the batch has no weight column
             (default 1 on an unweighted graph).
+        time : str, optional
+            For a graph that records edge times (``from_edgelist(time=...)``):
+            the column of times, if not the graph's.  Insert rows need a
+            time; delete rows may hold nulls, and a batch of deletes only
+            may lack the column.
 
         Returns
         -------
@@ -561,7 +615,8 @@ class StreamGraph:
         ops = self._ops
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         present = column_names(batch)
-        columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight)
+        columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight,
+                                       time)
         weight_dtype = self._weight_dtype_for(batch, columns)
         rows = self._read(batch, columns, weight_dtype)
         report = BatchReport(rows=len(rows), ignored_columns=self._schema.ignored(present, columns))
@@ -573,7 +628,7 @@ class StreamGraph:
         try:
             with self._transaction():
                 self._store.note_weights(rows.largest_weight)
-                self._apply_rows(src, dst, w, codes, report, clock)
+                self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
             self._store = store
             raise
@@ -594,11 +649,14 @@ class StreamGraph:
         self.last_report = report
         log_report(what, report)
 
-    def _apply_rows(self, src, dst, w, codes, report, clock):
+    def _apply_rows(self, src, dst, w, codes, report, clock, times=None):
         """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
         ops, store = self._ops, self._store
         inserting = codes == INSERT
         u, v, new_vertices = self._vertices_of(src, dst, inserting)
+        if self._times is not None:
+            u, v, w, codes, inserting = self._expire(u, v, w, codes, inserting, times, report)
+            clock.lap("window")
         bulk = store.num_edges == 0 and store.out.end == 0 and ops.host_ints(inserting.all())[0]
         if bulk:
             delta = store.load(u, v, w)
@@ -615,6 +673,20 @@ class StreamGraph:
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
         self._update_queries(delta, report, clock)
+
+    def _expire(self, u, v, w, codes, inserting, times, report):
+        """Fold the rows into the time window; return them followed by a delete row
+        per expired edge (after the batch's rows, so the reduction sees them last)."""
+        xp = self._ops.xp
+        window = self._times[1]
+        window.bind(self._store.journal)        # (the store of an empty graph may have been replaced)
+        expired_u, expired_v = window.advance(u, v, times, codes)
+        report.expired = count = int(expired_u.size)
+        if count == 0:
+            return u, v, w, codes, inserting
+        codes = xp.concatenate((codes, xp.full(count, DELETE, dtype=codes.dtype)))
+        return (xp.concatenate((u, expired_u)), xp.concatenate((v, expired_v)),
+                xp.concatenate((w, xp.zeros(count, dtype=w.dtype))), codes, codes == INSERT)
 
     def _vertices_of(self, src, dst, inserting):
         """Internal ids of each row's endpoints, creating the vertices that
@@ -726,6 +798,8 @@ class StreamGraph:
         internal = xp.unique(ops.asarray(internal))
         report = BatchReport(rows=int(external.size), removed_vertices=int(internal.size))
         with self._transaction():
+            if self._times is not None:
+                self._times[1].drop_vertices(internal)
             delta = store.remove_vertices(internal)
             report.deleted = edges_before - store.num_edges
             clock.lap("store")
@@ -742,7 +816,9 @@ class StreamGraph:
         Columns: the :attr:`schema`'s source, destination and weight columns
         (``weight`` for an unweighted graph), as cuGraph's
         ``view_edge_list`` keeps the input's names.  An undirected edge
-        appears once, with source <= destination.
+        appears once, with source <= destination.  A graph that records edge
+        times (``from_edgelist(time=...)``) adds their column, under its name
+        (datetimes as ``datetime64[ns]``, in their time zone).
 
         Examples
         --------
@@ -761,7 +837,12 @@ class StreamGraph:
             src, dst = xp.minimum(src, dst), xp.maximum(src, dst)
         order = xp.lexsort(xp.stack((dst, src)))
         names = self._edge_columns()
-        return make_frame(self._ops, dict(zip(names, (src[order], dst[order], w[order]))))
+        columns = dict(zip(names, (src[order], dst[order], w[order])))
+        if self._times is None:
+            return make_frame(self._ops, columns)
+        spec, window = self._times            # each edge's time, as the batches gave it
+        columns[spec.column] = window.times_of(u[order], v[order])
+        return spec.show_column(make_frame(self._ops, columns))
 
     def _edge_columns(self):
         """Names of :meth:`edges`' source, destination and weight columns."""
@@ -778,6 +859,8 @@ class StreamGraph:
     def check_consistency(self):
         """Raise ``RuntimeError`` if the store's invariants are broken (a debugging aid)."""
         self._store.check_consistency()
+        if self._times is not None:
+            self._times[1].check(*self._store.edge_arrays()[:2])
 
     # ------------------------------------------------------- streams from Dask
     def apply_stream(self, ddf, source=None, destination=None, weight=None, op=OP, progress=True, *,
@@ -906,7 +989,7 @@ class StreamGraph:
         """
         from .checkpoint import write_checkpoint
 
-        return write_checkpoint(path, self._store, self._queries, self.backend, self._schema)
+        return write_checkpoint(path, self._store, self._queries, self.backend, self._schema, times=self._times)
 
     @classmethod
     def load(cls, path, backend=None):
@@ -942,6 +1025,9 @@ class StreamGraph:
         graph._schema = checkpoint.schema()
         with graph.lock, graph._ops.allocation_scope():
             checkpoint.restore_store(graph._store)
+            times = checkpoint.restore_times(graph._store)
+            if times is not None:
+                graph._record_times(*times)
             for query, engine in checkpoint.restore_queries(graph._store):
                 query._bind(graph, engine)
                 graph._queries.append(query)

@@ -80,6 +80,11 @@ class BatchReport:
     cancelled : int
         Edges whose rows changed them and changed them back (for example an
         insert then a delete of a new edge).
+    expired : int
+        Edges deleted by the graph's time window (``from_edgelist(window=...)``)
+        at the end of this batch: those whose time is at or before the newest
+        time seen minus the window.  They are included in ``deleted`` (or, for
+        edges this batch inserted, in ``cancelled``).
     new_vertices, removed_vertices : int
     invalidated, activated, edges_scanned : int
         Totals over the tracked queries (see ``queries``); ``edges_scanned``
@@ -126,6 +131,7 @@ class BatchReport:
     unchanged: int = 0
     ignored: int = 0
     cancelled: int = 0
+    expired: int = 0
     new_vertices: int = 0
     removed_vertices: int = 0
     invalidated: int = 0
@@ -172,6 +178,7 @@ class BatchReport:
     def __repr__(self):
         return (f"BatchReport(rows={self.rows} +{self.inserted} -{self.deleted} ~{self.weight_updated} "
                 f"unchanged={self.unchanged} ignored={self.ignored} cancelled={self.cancelled} "
+                f"{f'expired={self.expired} ' if self.expired else ''}"
                 f"vertices=+{self.new_vertices}/-{self.removed_vertices} invalidated={self.invalidated} "
                 f"activated={self.activated} edges_scanned={self.edges_scanned} "
                 f"time={1e3 * self.total_s:.3f}ms)")

@@ -103,6 +103,10 @@ class TimeWindow:
         self.log_key = xp.empty_like(self.log_time)
         self.log_start = self.log_end = 0
 
+    def bind(self, journal):
+        """Record later changes in ``journal`` (the graph's store was replaced)."""
+        self.journal = self.index.journal = journal
+
     # ------------------------------------------------------------- reading
     def __len__(self):
         return self.index.live

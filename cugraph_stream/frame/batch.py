@@ -29,6 +29,7 @@ class Rows:
     weight: object   # graph weight dtype; 0 on delete rows
     op: object       # int8: 1 insert, -1 delete
     largest_weight: float = 1.0    # the largest weight magnitude of any row (0 on delete rows)
+    time: object = None            # each row's time (frame.times.read_times), for a graph that records times
 
     def __len__(self):
         return int(self.src.size)

@@ -14,7 +14,9 @@ and ``apply_stream`` read those columns unless told otherwise:
   ``default_weight=``;
 * an unweighted graph gives every inserted edge weight 1 (or
   ``default_weight``); a batch column it does not read is listed in
-  :attr:`BatchReport.ignored_columns`.
+  :attr:`BatchReport.ignored_columns`;
+* a graph built with ``time=`` (and ``window=``) reads each edge's time from
+  that column of every batch (see :mod:`cugraph_stream.frame.times`).
 
 The weight dtype follows the input, as in cuGraph: float32 weights stay
 float32, every other numeric weight becomes float64 (integers exact up to
@@ -25,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -46,6 +48,8 @@ class Columns:
     default_weight: float = 1.0
     #: the schema's weight column when the batch lacks it: an insert row is then an error
     missing_weight: object = None
+    #: the column of edge times (a graph built with ``time=``), or None
+    time: object = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,12 @@ class EdgeSchema:
         Whether the names were recorded from the graph's first edge list
         (``False``: cuGraph's defaults, with the pre-0.2 names ``src`` and
         ``dst`` still found when a table lacks ``source`` / ``destination``).
+    time : str or None
+        The column of edge times (``from_edgelist(time=...)``), or None.
+    window : number, timedelta or None
+        The time window (``from_edgelist(window=...)``): edges whose time is
+        at or before the newest time seen minus it are deleted after every
+        batch; None keeps every edge.
 
     Examples
     --------
@@ -77,6 +87,8 @@ class EdgeSchema:
     destination: object = DESTINATION
     weight: object = None
     recorded: bool = False
+    time: object = None
+    window: object = None
 
     @property
     def weighted(self):
@@ -84,11 +96,12 @@ class EdgeSchema:
         return self.weight is not None
 
     def columns(self, present, source=None, destination=None, weight=None, edge_attr=None,
-                op=OP, default_weight=None):
+                op=OP, default_weight=None, time=None):
         """The :class:`Columns` a call reads from a table with columns ``present``.
 
         Arguments left None take the schema's names; ``edge_attr`` is
-        cuGraph's name for ``weight``.
+        cuGraph's name for ``weight``; ``time`` names the time column of a
+        graph that records times.
 
         Raises
         ------
@@ -112,7 +125,8 @@ class EdgeSchema:
             # the schema's weight column, absent: deletes need none, inserts get default_weight
             missing, weight = (weight if default_weight is None else None), None
         return Columns(source, destination, weight, op,
-                       1.0 if default_weight is None else default_weight, missing)
+                       1.0 if default_weight is None else default_weight, missing,
+                       time=self.time if time is None else time)
 
     def ignored(self, present, columns):
         """Names among ``present`` that ``columns`` does not read.
@@ -122,7 +136,7 @@ class EdgeSchema:
         """
         read = set()
         for name in (columns.source, columns.destination, columns.weight, columns.op,
-                     columns.missing_weight):
+                     columns.missing_weight, columns.time):
             if isinstance(name, (list, tuple)):
                 read.update(name)
             elif name is not None:
@@ -131,13 +145,14 @@ class EdgeSchema:
 
     def recording(self, columns):
         """The schema a graph records from its first edge list, read with ``columns``."""
-        return EdgeSchema(_names(columns.source), _names(columns.destination),
-                          columns.weight, recorded=True)
+        return replace(self, source=_names(columns.source), destination=_names(columns.destination),
+                       weight=columns.weight, recorded=True)
 
     def to_dict(self):
         """A JSON-ready form (checkpoints)."""
         return {"source": _json(self.source), "destination": _json(self.destination),
-                "weight": self.weight, "recorded": self.recorded}
+                "weight": self.weight, "recorded": self.recorded, "time": self.time,
+                "window": _window_json(self.window)}
 
     @classmethod
     def from_dict(cls, saved):
@@ -146,7 +161,7 @@ class EdgeSchema:
         if saved is None:
             return cls("src", "dst", recorded=True)
         return cls(_names(saved["source"]), _names(saved["destination"]), saved.get("weight"),
-                   bool(saved.get("recorded", True)))
+                   bool(saved.get("recorded", True)), saved.get("time"), _window_from_json(saved.get("window")))
 
 
 def weight_argument(weight, edge_attr):
@@ -215,6 +230,25 @@ def _finite_weight(value):
 def _names(name):
     """A column name, or a tuple of them (multi-column keys)."""
     return tuple(name) if isinstance(name, list) else name
+
+
+def _window_json(window):
+    """A window as JSON: a number, or ``{"timedelta_ns": n}``."""
+    if window is None or isinstance(window, (int, float)) and not isinstance(window, bool):
+        return window
+    if isinstance(window, (np.integer, np.floating)):
+        return window.item()
+    import pandas as pd
+
+    return {"timedelta_ns": int(pd.Timedelta(window).value)}
+
+
+def _window_from_json(saved):
+    if isinstance(saved, dict):
+        import pandas as pd
+
+        return pd.Timedelta(int(saved["timedelta_ns"]), unit="ns")
+    return saved
 
 
 def _json(name):

@@ -112,6 +112,20 @@ class TimeSpec:
     def from_dict(cls, fields):
         return cls(fields["column"], fields["kind"], fields["dtype"], fields.get("window"), fields.get("tz"))
 
+    def show_column(self, frame):
+        """``frame`` (pandas or cuDF) with its column :attr:`column` of engine times
+        shown as :meth:`show` does."""
+        if self.kind == _NUMBERS:
+            return frame
+        if isinstance(frame, pd.DataFrame):
+            frame[self.column] = self.show(frame[self.column].to_numpy())
+            return frame
+        times = frame[self.column].astype("datetime64[ns]")          # cuDF
+        if self.tz is not None:
+            times = times.dt.tz_localize("UTC").dt.tz_convert(self.tz)
+        frame[self.column] = times
+        return frame
+
     def show(self, values):
         """Times from the engine (host NumPy array) as users gave them: numbers, or a pandas
         datetime array (tz-aware where the times were)."""
@@ -288,7 +302,7 @@ def _first(mask):
     return int(_xp(mask).flatnonzero(mask)[0])
 
 
-def read_times(table, spec, is_insert):
+def read_times(table, spec, is_insert, column=None):
     """Each row's time for the engine (``spec.dtype``; 0 on delete rows), checked.
 
     Parameters
@@ -298,6 +312,8 @@ def read_times(table, spec, is_insert):
     is_insert : bool array (NumPy or CuPy)
         Which rows insert.  Delete rows may hold null times, or lack the
         time column altogether when no row inserts.
+    column : str, optional
+        The time column of this batch (default: ``spec.column``).
 
     Raises
     ------
@@ -319,7 +335,7 @@ def read_times(table, spec, is_insert):
     ...
     ValueError: column 'ts' holds a null time at row 1, an insert row
     """
-    name = spec.column
+    name = spec.column if column is None else column
     xp = _xp(is_insert)
     n = int(is_insert.size)
     if name not in _names(table):
@@ -328,6 +344,11 @@ def read_times(table, spec, is_insert):
         raise ValueError(f"column {name!r} not found; this graph records edge times, so every "
                          f"batch with insert rows needs it (the table has columns {_names(table)})")
     values, nulls, kind, tz = time_column(table, name)
+    if nulls is not None and bool(_xp(nulls).asarray(nulls).all()):     # no time at all: delete rows only
+        bad = xp.asarray(nulls) & is_insert
+        if bool(bad.any()):
+            raise ValueError(f"column {name!r} holds a null time at row {_first(bad)}, an insert row")
+        return xp.zeros(n, dtype=spec.dtype)
     if kind != spec.kind:
         raise ValueError(f"column {name!r} holds {kind}, but this graph's times are {spec.kind}")
     if kind == _DATETIMES and (tz is None) != (spec.tz is None):

@@ -33,6 +33,7 @@ def main(argv=None):
     parser.add_argument("--spread", type=int, default=200)
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2, help="runs of the three setups, interleaved")
     args = parser.parse_args(argv)
 
     edges = rmat(args.scale, seed=1)
@@ -44,9 +45,9 @@ def main(argv=None):
           f"{args.batch_size} rows, backend {args.backend}")
     setups = {"plain": {}, "times": {"time": "ts", "window": 10 ** 12},
               "expiring": {"time": "ts", "window": args.spread}}
-    for name, options in setups.items():
-        g = cgs.StreamGraph.from_edgelist(initial, weight="weight", backend=args.backend, **options,
-                                          **({"source": "src", "destination": "dst"}))
+    for name, options in [item for _ in range(args.rounds) for item in setups.items()]:
+        g = cgs.StreamGraph.from_edgelist(initial, source="src", destination="dst", weight="weight",
+                                          backend=args.backend, **options)
         source = int(initial["src"].iloc[0])
         g.track(cgs.SSSP(source=source))
         walls, windows, expired = [], [], 0

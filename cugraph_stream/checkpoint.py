@@ -474,7 +474,8 @@ class Checkpoint:
             return None
         try:
             spec = TimeSpec.from_dict(section)
-            window = TimeWindow(store.ops, store.directed, spec.window, spec.dtype, journal=store.journal)
+            window = TimeWindow(store.ops, store.directed, spec.window, spec.dtype, journal=store.journal,
+                                memory=store.placement.memory)
         except (KeyError, TypeError, ValueError) as error:
             raise self._error(f"{METADATA}: its time section is not readable: {error}") from error
         saved = self._table(section.get("file", ""), {"src": np.int64, "dst": np.int64,

@@ -365,7 +365,8 @@ class StreamGraph:
         :class:`~cugraph_stream.frame.times.TimeSpec`) says; ``window``: a
         restored :class:`~cugraph_stream.engine.window.TimeWindow`, else a new one."""
         if window is None:
-            window = TimeWindow(self._ops, self.directed, spec.window, spec.dtype, journal=self._store.journal)
+            window = TimeWindow(self._ops, self.directed, spec.window, spec.dtype, journal=self._store.journal,
+                                memory=self._store.placement.memory)
         self._times = (spec, window)
 
     # ------------------------------------------------------------ properties

@@ -15,12 +15,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, event, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from reference import ModelGraph, check_query, example_budget, host
 
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
 from cugraph_stream.backends.faults import FaultInjector
-from reference import ModelGraph, check_query, example_budget, host
 
 BASE = pd.Timestamp("2026-11-26 09:00")
 UNIVERSE = list(range(6))
@@ -352,7 +353,7 @@ def test_frame_datetimes_per_backend(backend):
     frames = pytest.importorskip("cudf") if backend == "gpu" else pd
     stamps = pd.to_datetime(["2026-11-26 09:00", "2026-11-26 09:10", "2026-11-26 09:25"])
     for tz in (None, "UTC"):
-        def column(values):
+        def column(values, tz=tz):
             values = pd.Series(pd.to_datetime(values))
             return frames.Series(values if tz is None else values.dt.tz_localize(tz))
         edges = frames.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3], "ts": column(stamps)})

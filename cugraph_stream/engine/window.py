@@ -66,6 +66,9 @@ class TimeWindow:
     journal : Journal, optional
         Where state changes are recorded (the store's, so that a failed batch
         rolls the window back); a private one by default.
+    memory : {"device", "host"}
+        Where the index and the log live (the store's placement memory: a
+        graph kept in host memory keeps its times there too).
 
     Attributes
     ----------
@@ -87,21 +90,25 @@ class TimeWindow:
     [5, 13]
     """
 
-    def __init__(self, ops, directed, window=None, dtype="int64", journal=None):
-        xp = ops.xp
+    def __init__(self, ops, directed, window=None, dtype="int64", journal=None, memory="device"):
         self.ops = ops
+        self.memory = memory
         self.directed = bool(directed)
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.dtype(np.int64), np.dtype(np.float64)):
             raise ValueError(f"dtype must be int64 or float64, got {dtype!r}")
         self.window = _check_window(window, self.dtype)
         self.journal = Journal() if journal is None else journal
-        self.index = EdgeIndex(ops, journal=self.journal)       # arc key -> time (ordered int64)
+        self.index = EdgeIndex(ops, memory=memory, journal=self.journal)     # arc key -> time (ordered int64)
         self.newest = None
         # the log: (time, key) sorted by time in log_time/log_key[log_start:log_end]
-        self.log_time = xp.empty(_MIN_LOG if self.window is not None else 0, dtype=xp.int64)
-        self.log_key = xp.empty_like(self.log_time)
+        self.log_time, self.log_key = self._empty_log(_MIN_LOG if self.window is not None else 0)
         self.log_start = self.log_end = 0
+
+    def _empty_log(self, size):
+        xp = self.ops.xp
+        return (self.ops.aligned_empty(size, xp.int64, memory=self.memory),
+                self.ops.aligned_empty(size, xp.int64, memory=self.memory))
 
     def bind(self, journal):
         """Record later changes in ``journal`` (the graph's store was replaced)."""
@@ -240,7 +247,7 @@ class TimeWindow:
         m = int(times.size)
         if m == 0:
             return
-        if m > 1:
+        if m > 1 and not bool((times[1:] >= times[:-1]).all()):      # (a batch of one time needs no sort)
             order = xp.argsort(times, kind="stable")
             times, keys = times[order], keys[order]
         start, end = self.log_start, self.log_end
@@ -264,10 +271,10 @@ class TimeWindow:
 
     def _grow(self, more):
         """Room for ``more`` pairs: a new array holding the live part of the log from 0."""
-        xp, journal = self.ops.xp, self.journal
+        journal = self.journal
         start, end = self.log_start, self.log_end
         size = max(_MIN_LOG, 2 * (end - start + more))
-        log_time, log_key = xp.empty(size, dtype=xp.int64), xp.empty(size, dtype=xp.int64)
+        log_time, log_key = self._empty_log(size)
         log_time[:end - start], log_key[:end - start] = self.log_time[start:end], self.log_key[start:end]
         journal.assign(self, "log_time", log_time)
         journal.assign(self, "log_key", log_key)
@@ -283,7 +290,7 @@ class TimeWindow:
         order = xp.argsort(live_times, kind="stable")
         n = int(order.size)
         size = max(_MIN_LOG, 2 * n)
-        log_time, log_key = xp.empty(size, dtype=xp.int64), xp.empty(size, dtype=xp.int64)
+        log_time, log_key = self._empty_log(size)
         log_time[:n], log_key[:n] = live_times[order], live_keys[order]
         journal.assign(self, "log_time", log_time)
         journal.assign(self, "log_key", log_key)

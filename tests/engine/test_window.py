@@ -1,10 +1,11 @@
 """TimeWindow against a plain-Python model of per-edge times and expiry."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from cugraph_stream.engine.journal import Journal
 from cugraph_stream.engine import window as window_module
+from cugraph_stream.engine.journal import Journal
 from cugraph_stream.engine.window import TimeWindow
 
 rows = st.lists(st.tuples(st.integers(-1, 4), st.integers(0, 4), st.integers(-3, 12), st.sampled_from([1, -1])),

@@ -656,6 +656,7 @@ class StreamGraph:
         inserting = codes == INSERT
         u, v, new_vertices = self._vertices_of(src, dst, inserting)
         if self._times is not None:
+            clock.lap("reduce")             # (the id mapping, as without a window)
             u, v, w, codes, inserting = self._expire(u, v, w, codes, inserting, times, report)
             clock.lap("window")
         bulk = store.num_edges == 0 and store.out.end == 0 and ops.host_ints(inserting.all())[0]

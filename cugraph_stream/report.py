@@ -111,8 +111,8 @@ class BatchReport:
         Columns of the batch that no part of the call read (for example a
         weight column sent to an unweighted graph, whose inserts weigh 1).
     times : dict
-        Seconds per phase: ``validate``, ``reduce``, ``store``, ``cache``
-        (with placement ``"cached"``), and ``<query>:correct`` /
+        Seconds per phase: ``validate``, ``reduce``, ``window`` (a graph
+        with edge times), ``store``, ``cache`` (with placement ``"cached"``), and ``<query>:correct`` /
         ``<query>:compute`` per tracked query.  Phase boundaries are marked
         on the device's queue without waiting for it (see
         :class:`PhaseClock`).

@@ -346,8 +346,9 @@ class VertexKeys:
     dtype('int32')
     """
 
-    def __init__(self):
+    def __init__(self, device=False):
         self.state = None
+        self.device = bool(device)     # encoded keys' table in GPU memory (cuDF), else in host memory
 
     # ------------------------------------------------------------ properties
     @property
@@ -455,6 +456,10 @@ class VertexKeys:
             parts = state.table.take(codes)
             parts = [self._cast(part, dtype) for part, dtype in zip(parts, state.dtypes)]
         else:
+            if xp is np:
+                import cupy
+
+                codes = cupy.asarray(codes)
             parts = state.table.take(codes)
         return parts if none is None else self._nullable(parts, none)
 
@@ -610,9 +615,10 @@ class KeyEncoder:
     # ----------------------------------------------------------------- tables
     def _encode_keys(self, columns, names):
         state = self.state
-        device = any(is_cudf(values) or is_cupy(values) for values, _ in columns)
+        device = self.keys.device
         parts, classes, dtypes = [], [], []
         for (values, nulls), name in zip(columns, names):
+            values, nulls = _to_device(values, nulls) if device else (_host(values), _host(nulls))
             if nulls is not None and bool(nulls.any()):
                 raise ValueError(f"column {name!r} holds a null vertex id at row {_first(nulls)}")
             if not is_cudf(values) and values.dtype.kind in "bc":
@@ -627,7 +633,7 @@ class KeyEncoder:
                                  f"{'' if len(names) == 1 else ' there'}, not {_describe(klass)}")
             if state is not None and klass == "int" and state.dtypes[len(parts)].kind in "iu":
                 values = self._fit(values, name, state.dtypes[len(parts)])
-            if device and is_cupy(values):
+            if device and not is_cudf(values):
                 import cudf
 
                 values = cudf.Series(values)
@@ -674,11 +680,25 @@ class KeyEncoder:
 
 # ------------------------------------------------------------------ helpers
 def _host(values):
+    """``values`` (a key column or a null mask) in host memory."""
     if is_cudf(values):
-        return values.to_pandas().to_numpy()
+        values = values.to_pandas()
+        return values.to_numpy() if isinstance(values.dtype, np.dtype) else values.array
     if is_cupy(values):
         return values.get()
     return values
+
+
+def _to_device(values, nulls):
+    """A key column (and its null mask) in GPU memory: cuDF strings stay, host columns are copied."""
+    if is_cudf(values) or is_cupy(values):
+        return values, nulls
+    import cudf
+    import cupy
+
+    series = cudf.Series(pd.Series(values, copy=False)) if not isinstance(values, np.ndarray) or \
+        values.dtype.kind in "OUS" else cudf.Series(values)
+    return series, (None if nulls is None else cupy.asarray(nulls))
 
 
 def _output_dtype(values):

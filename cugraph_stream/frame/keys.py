@@ -59,7 +59,7 @@ import pandas as pd
 
 from ..arrays import is_cudf, is_cupy
 from .batch import array_module, parse_ids
-from .columns import read_column, require_columns
+from .columns import read_column
 
 _FLIP = np.uint64(1 << 63)
 INT, ENCODED = "int", "encoded"
@@ -85,23 +85,16 @@ def _categorical(series):
 def read_key_column(table, name):
     """``(values, nulls)`` of one key column of ``table``.
 
-    As :func:`~cugraph_stream.frame.columns.read_column`, except that pandas
-    categoricals are decoded to their category values and pandas string
-    columns keep their ``StringDtype`` (so results come back in it).
+    As :func:`~cugraph_stream.frame.columns.read_column` (which decodes
+    categoricals and Arrow dictionaries), except that pandas string and
+    categorical columns keep their value dtype (so results come back in
+    it), and cuDF categoricals are decoded on the GPU.  Integer columns are
+    read exactly as ``read_column`` reads them (the int64 fast path).
 
     >>> values, nulls = read_key_column(pd.DataFrame({"k": pd.Categorical(["x", "y", "x"])}), "k")
-    >>> values.tolist(), nulls
+    >>> list(values), nulls
     (['x', 'y', 'x'], None)
     """
-    column = table[name] if isinstance(table, pd.DataFrame) else None
-    if column is not None and isinstance(column.dtype, pd.CategoricalDtype):
-        values, nulls = _categorical(column)
-        if values.dtype.kind in "iu" and nulls.any():
-            values = values.copy()
-        return values, (nulls if nulls.any() else None)
-    if column is not None and isinstance(column.dtype, pd.StringDtype):
-        nulls = column.isna().to_numpy()
-        return column.array, (nulls if nulls.any() else None)
     if not isinstance(table, pd.DataFrame) and is_cudf(table):
         column = table[name]
         if str(column.dtype) == "category":
@@ -110,7 +103,16 @@ def read_key_column(table, name):
             if column.dtype.kind in "iuf":
                 return (column.fillna(0) if nulls is not None else column).values, nulls
             return column, nulls
-    return read_column(table, name)
+    values, nulls = read_column(table, name)
+    if values.dtype.kind == "O" and isinstance(table, pd.DataFrame):
+        column = table[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            decoded, missing = _categorical(column)
+            if not isinstance(decoded, np.ndarray) or decoded.dtype.kind != "O":
+                return decoded, (missing if missing.any() else None)
+        elif isinstance(column.dtype, pd.StringDtype):
+            return column.array, nulls
+    return values, nulls
 
 
 def _is_integral_kind(values):
@@ -574,9 +576,13 @@ class KeyEncoder:
         self.changed = False
 
     def encode(self, table, columns):
-        """External ids (int64, NumPy or CuPy) of the key column(s) ``columns`` of ``table``."""
+        """External ids (int64, NumPy or CuPy) of the key column(s) ``columns`` of ``table``.
+
+        ``columns`` is one name or a list of names (multi-column keys); the
+        caller has checked that ``table`` holds them
+        (:func:`~cugraph_stream.frame.columns.require_columns`).
+        """
         names = _names(columns)
-        require_columns(table, list(names))
         state = self.state
         if state is not None and len(names) != len(state.dtypes):
             raise ValueError(f"column {names[0]!r}: vertex keys of {len(names)} column(s) given, "

@@ -380,6 +380,9 @@ class VertexKeys:
         """Number of keys in the table (encoded keys), else 0."""
         return 0 if not self.encoded else len(self.state.table)
 
+    def __bool__(self):                  # (an empty table is still a key layer)
+        return True
+
     # -------------------------------------------------------------- encoding
     def encoder(self, extend=True):
         """A :class:`KeyEncoder` for one call (a batch, or a list of vertices);
@@ -401,13 +404,17 @@ class VertexKeys:
 
     def as_table(self, keys, column="ids"):
         """``(table, names)``: ``keys`` (see :meth:`lookup`) as a table of key columns."""
-        width = self.width
+        width = self.width if self.state is not None else None       # None: the input decides
         if isinstance(keys, pd.DataFrame) or is_cudf(keys) and hasattr(keys, "columns"):
             names = [str(c) for c in keys.columns]
-            if len(names) != width:
+            if width is not None and len(names) != width:
                 raise ValueError(f"{column}: {len(names)} key columns given, this graph's vertex keys "
                                  f"have {width}")
-            return keys, names if width > 1 else names[0]
+            return keys, names if len(names) > 1 else names[0]
+        if width is None:
+            first = keys if isinstance(keys, tuple) else next(iter(keys), None) \
+                if isinstance(keys, list) else None
+            width = len(first) if isinstance(first, tuple) else 1
         if width > 1:
             rows = [keys] if isinstance(keys, tuple) else list(keys)
             for row, item in enumerate(rows):

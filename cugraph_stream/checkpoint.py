@@ -17,6 +17,8 @@ codec) and one JSON file::
       query-<i>-changed.arrow  internal                   a monotonic query's last changes
       hotness-<side>.arrow     internal, counts           the cache's hotness (placement="cached")
       window.arrow             src, dst, time             each edge's time (a graph built with time=)
+      keys.arrow               k0, k1, ...                encoded vertex keys, row i = the key of
+                                                          external id i (strings, multi-column keys)
 
 Vertex ids in every file but ``vertices.arrow`` are *internal* ids: dense
 ids below ``metadata["counts"]["vertex_bound"]`` that ``vertices.arrow``
@@ -40,6 +42,13 @@ int64 nanoseconds since the epoch, UTC, for datetimes) and a ``time``
 section in ``metadata.json``: the column, kind, dtype, window (in those
 units), time zone and the newest time seen.  A checkpoint without it loads
 as a graph without times.
+
+Vertex keys (:mod:`cugraph_stream.frame.keys`): ``metadata["keys"]``
+records their kind (``"int"``: the external ids are the keys, in the
+recorded dtype; ``"encoded"``: the external ids are codes, rows of
+``keys.arrow``) and dtypes.  A checkpoint without it (written before keys
+existed, version 1) holds int64 keys.  Checkpoints are written as version
+2, so that an older reader refuses them instead of reading codes as ids.
 
 ``metadata.json`` records, for every file, its byte size and SHA-256: a
 truncated, damaged or foreign checkpoint raises :class:`CheckpointError` (a
@@ -69,8 +78,8 @@ from .queries.base import MonotonicQuery
 
 #: the ``format`` field of every checkpoint's ``metadata.json``
 FORMAT = "cugraph_stream-checkpoint"
-#: the newest layout this version writes and reads
-VERSION = 1
+#: the newest layout this version writes and reads (2: with vertex keys; 1 is read too)
+VERSION = 2
 METADATA = "metadata.json"
 
 #: buffer compression of the Arrow files (LZ4 frame, the IPC format's own codec), where pyarrow has it
@@ -84,7 +93,7 @@ class CheckpointError(ValueError):
 
 
 # ====================================================================== writing
-def write_checkpoint(path, store, queries, backend, schema, times=None):
+def write_checkpoint(path, store, queries, backend, schema, times=None, keys=None):
     """Write ``store``, the tracked ``queries`` and the graph's column ``schema``
     (an :class:`~cugraph_stream.frame.schema.EdgeSchema`) as a checkpoint directory at ``path``.
 
@@ -98,7 +107,8 @@ def write_checkpoint(path, store, queries, backend, schema, times=None):
 
     Returns ``path``.  Raises ``ValueError`` if ``path`` exists and is not a
     checkpoint (nothing is written), and ``ValueError`` if a query is not
-    one of :data:`cugraph_stream.queries.KINDS`.
+    one of :data:`cugraph_stream.queries.KINDS`.  ``keys``: the graph's
+    :class:`~cugraph_stream.frame.keys.VertexKeys` (None: int64 keys).
     """
     target = os.path.abspath(os.fspath(path))
     parent, name = os.path.split(target)
@@ -109,7 +119,7 @@ def write_checkpoint(path, store, queries, backend, schema, times=None):
     folder = tempfile.mkdtemp(dir=parent, prefix=f".{name}.tmp-")
     try:
         os.chmod(folder, 0o777 & ~_umask())
-        metadata = _write_state(folder, store, queries, described, backend, schema, times)
+        metadata = _write_state(folder, store, queries, described, backend, schema, times, keys)
         _write_json(os.path.join(folder, METADATA), metadata)
         _fsync_directory(folder)
         _install(folder, target)
@@ -130,11 +140,21 @@ def _describe_query(query):
         params.update(alpha=query.alpha, tol=query.tol, max_iter=query.max_iter,
                       fail_on_nonconvergence=query.fail_on_nonconvergence)
     elif query.source is not None:
-        params["source"] = int(query.source)
+        params["source"] = _json_key(query.source)
     return kind, params
 
 
-def _write_state(folder, store, queries, described, backend, schema, times=None):
+def _json_key(key):
+    """A vertex key as JSON: a number or a string; a list for a multi-column key."""
+    if isinstance(key, tuple):
+        return [_json_key(part) for part in key]
+    key = key.item() if hasattr(key, "item") else key
+    if isinstance(key, bool) or not isinstance(key, (int, float, str)):
+        raise ValueError(f"cannot checkpoint a query whose source key {key!r} is not a number or a string")
+    return key
+
+
+def _write_state(folder, store, queries, described, backend, schema, times=None, keys=None):
     """Write every Arrow file of the state into ``folder``; return the metadata."""
     ops, xp = store.ops, store.ops.xp
     files = {}
@@ -150,6 +170,13 @@ def _write_state(folder, store, queries, described, backend, schema, times=None)
     u, v, w, u_position, v_position = (ops.to_host(a) for a in store.edge_positions())
     write("edges.arrow", {"src": u, "dst": v, "weight": w, "src_position": u_position,
                           "dst_position": v_position})
+    described_keys = keys.describe() if keys is not None else None
+    if keys is not None and keys.encoded:
+        try:
+            write("keys.arrow", keys.table_columns())
+        except (pa.ArrowException, TypeError) as error:
+            raise ValueError(f"cannot checkpoint vertex keys of dtypes {described_keys['dtypes']}: "
+                             f"Arrow cannot hold them ({error})") from error
     hotness = {}
     for side, _, counter in store.cached:
         hotness[side] = write(f"hotness-{side}.arrow", counter.export_state(upto=store.vertex_bound))
@@ -191,6 +218,7 @@ def _write_state(folder, store, queries, described, backend, schema, times=None)
                    "vertex_bound": store.vertex_bound, "free": int(vertices.free.size)},
         "store": {"largest_weight": _number(store.largest_weight)},
         "hotness": hotness,
+        "keys": described_keys,
         "queries": saved_queries,
         "compression": _COMPRESSION,
         "files": files,
@@ -202,7 +230,9 @@ def _write_state(folder, store, queries, described, backend, schema, times=None)
 
 def _write_table(path, columns):
     """Write ``columns`` (name -> host array) as an Arrow IPC file; return its file entry."""
-    table = pa.table({name: pa.array(np.ascontiguousarray(values)) for name, values in columns.items()})
+    table = pa.table({name: values if isinstance(values, (pa.Array, pa.ChunkedArray))
+                      else pa.array(np.ascontiguousarray(values)) if isinstance(values, np.ndarray)
+                      else pa.array(values) for name, values in columns.items()})
     options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
     with open(path, "wb") as handle:
         with pa.ipc.new_file(handle, table.schema, options=options) as writer:
@@ -420,6 +450,30 @@ class Checkpoint:
         return values
 
     # --------------------------------------------------------------- restore
+    def restore_keys(self, keys):
+        """Fill the graph's :class:`~cugraph_stream.frame.keys.VertexKeys` with the saved ones
+        (int64 keys for a checkpoint that records none)."""
+        described = self.metadata.get("keys")
+        if described is None:
+            counts = self.metadata.get("counts") or {}
+            if counts.get("vertices"):
+                described = {"kind": "int", "dtypes": ["int64"], "classes": ["int"]}
+        if described is not None and not isinstance(described, dict):
+            raise self._error(f"{METADATA}'s 'keys' is not an object")
+        columns = None
+        try:
+            if described is not None and described.get("kind") == "encoded":
+                width = len(described.get("dtypes") or ())
+                columns = self._table("keys.arrow", {f"k{i}": None for i in range(width)})
+                if any(len(column) != described.get("count") for column in columns.values()):
+                    raise self._error(f"keys.arrow holds other than the {described.get('count')} keys "
+                                      f"{METADATA} records")
+            keys.restore(described, columns, device=keys.device)
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, CheckpointError):
+                raise
+            raise self._error(f"its vertex keys cannot be restored: {error}") from error
+
     def restore_store(self, store):
         """Fill the empty ``store`` (made with :meth:`graph_options`): vertices, edges, hotness."""
         counts = self._section("counts", dict)
@@ -490,7 +544,7 @@ class Checkpoint:
             raise self._error(f"window.arrow disagrees with the edges: {error}") from error
         return spec, window
 
-    def restore_queries(self, store):
+    def restore_queries(self, store, keys=None):
         """The saved queries as ``(query, engine)`` pairs, in tracking order, each
         engine holding the saved state on ``store`` (after :meth:`restore_store`);
         the caller binds them to the graph."""
@@ -500,7 +554,11 @@ class Checkpoint:
             if kind not in KINDS:
                 raise self._error(f"query {i} is of an unknown kind {kind!r}")
             try:
-                query = KINDS[kind](**self._section("params", dict, entry))
+                params = dict(self._section("params", dict, entry))
+                if isinstance(params.get("source"), list):          # a multi-column key
+                    params["source"] = tuple(params["source"])
+                query = KINDS[kind](**params)
+                query._keys = keys
                 query._validate(store)
             except (TypeError, ValueError) as error:
                 raise self._error(f"query {i} ({kind}) cannot be made again: {error}") from error

@@ -37,10 +37,11 @@ from .engine.placement import Placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .engine.window import TimeWindow
-from .frame.batch import DELETE, INSERT, parse_ids, read_rows
+from .frame.batch import DELETE, INSERT, read_rows
 from .frame.columns import column_dtype, column_names, num_rows
 from .floats import ordered_bits
-from .frame.output import make_frame
+from .frame.keys import VertexKeys
+from .frame.output import _cudf, make_frame
 from .frame.partitions import apply_partitions, require_dask_frame
 from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
 from .frame.times import TimeSpec, read_times
@@ -150,6 +151,8 @@ class StreamGraph:
         self._ops = get_backend(backend)
         with self._ops.allocation_scope():
             self._store = GraphStore(self._ops, directed, dtype, placement=placement)
+        # vertex keys <-> int64 ids (frame/keys.py); encoded keys' table in GPU memory where cuDF is
+        self._keys = VertexKeys(device=self._ops.xp is not np and _cudf() is not None)
         self._queries = []
         self._times = None                # (TimeSpec, TimeWindow) of a graph that records edge times
         self.last_report = None
@@ -489,10 +492,12 @@ class StreamGraph:
             negative = ordered_bits(w) < 0
             if bool(negative.any()):
                 row = int(self._ops.to_host(self._ops.xp.flatnonzero(negative))[0])
+                external = self._store.vertices.external
                 raise ValueError(f"{query.name} needs non-negative weights, but edge "
-                                 f"({int(self._store.vertices.external[u[row]])}, "
-                                 f"{int(self._store.vertices.external[v[row]])}) weighs {float(w[row])}")
+                                 f"({self._keys.show(external[u[row]])!r}, "
+                                 f"{self._keys.show(external[v[row]])!r}) weighs {float(w[row])}")
         started = time.perf_counter()
+        query._keys = self._keys                 # the source is a key; results come back in keys
         with self._transaction():
             engine = query._start(self._store)
         query._bind(self, engine)
@@ -546,12 +551,16 @@ class StreamGraph:
         return weight_dtype_of(None if columns.weight is None else column_dtype(batch, columns.weight))
 
     def _read(self, batch, columns, weight_dtype):
+        """The batch's validated rows (vertex keys as int64 ids), and the
+        :class:`~cugraph_stream.frame.keys.KeyEncoder` holding its new keys
+        (committed by the transaction that applies the rows)."""
+        keys = self._keys.encoder()
         rows = read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
                          nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
-                         missing_weight=columns.missing_weight)
+                         missing_weight=columns.missing_weight, keys=keys)
         if self._times is not None:         # each row's time, checked with the other columns
             rows.time = read_times(batch, self._times[0], rows.op == INSERT, columns.time)
-        return rows
+        return rows, keys
 
     @_exclusive
     def apply(self, batch, source=None, destination=None, weight=None, op=OP, *, edge_attr=None,
@@ -563,8 +572,11 @@ class StreamGraph:
         batch : pandas DataFrame, cuDF DataFrame, pyarrow Table or dict of arrays
             One row per update.
         source, destination : str, optional
-            Columns of vertex ids (int64 values, or floats without fraction).
-            Default: the graph's (:attr:`schema`), those of its edge list.
+            Columns of vertex keys (a list of columns each for multi-column
+            keys): integers of any width, strings, categoricals, or
+            anything else of the graph's key dtypes (see
+            :mod:`cugraph_stream.frame.keys`).  Default: the graph's
+            (:attr:`schema`), those of its edge list.
         weight, edge_attr : str, optional
             Column of weights (may be null on delete rows); ``edge_attr`` is
             cuGraph's name for it.  Default: the graph's weight column.  A
@@ -619,7 +631,7 @@ class StreamGraph:
         columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight,
                                        time)
         weight_dtype = self._weight_dtype_for(batch, columns)
-        rows = self._read(batch, columns, weight_dtype)
+        rows, keys = self._read(batch, columns, weight_dtype)
         report = BatchReport(rows=len(rows), ignored_columns=self._schema.ignored(present, columns))
         src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
@@ -628,6 +640,7 @@ class StreamGraph:
             self._store = GraphStore(ops, store.directed, weight_dtype, placement=store.placement)
         try:
             with self._transaction():
+                keys.commit(self._store.journal)
                 self._store.note_weights(rows.largest_weight)
                 self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
@@ -734,17 +747,21 @@ class StreamGraph:
             report.device_memory_bytes = store.device_memory_bytes() + sum(
                 q.engine.memory_bytes() for q in self._queries)
 
-    def _parse_vertex_ids(self, ids):
-        ids = np.asarray(ids.to_numpy() if hasattr(ids, "to_numpy") else ids)
-        return parse_ids(ids.reshape(-1), None, "ids")
+    def _vertex_ids(self, ids, extend=False):
+        """External ids of the vertex keys ``ids`` (see :meth:`add_vertices`), and their encoder."""
+        table, names = self._keys.as_table(ids, "ids")
+        keys = self._keys.encoder(extend=extend)
+        return self._ops.asarray(keys.encode(table, names)), keys
 
     @_exclusive
     def add_vertices(self, ids):
-        """Add isolated vertices; ids already in the graph are left as they are.
+        """Add isolated vertices; those already in the graph are left as they are.
 
         Parameters
         ----------
-        ids : array-like or Series of vertex ids
+        ids : list, array or Series of vertex keys
+            For multi-column keys: a DataFrame with one column per key part,
+            or a list of tuples.
 
         Returns
         -------
@@ -753,9 +770,11 @@ class StreamGraph:
         """
         ops, xp, store = self._ops, self._ops.xp, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
-        external = xp.unique(ops.asarray(self._parse_vertex_ids(ids)))
+        external, keys = self._vertex_ids(ids, extend=True)
+        external = xp.unique(external)
         report = BatchReport(rows=int(external.size))
         with self._transaction():
+            keys.commit(store.journal)
             new = store.add_vertices(external[store.vertices.lookup(external) < 0])
             delta = store.empty_delta()
             delta.new_vertices = new
@@ -771,7 +790,8 @@ class StreamGraph:
 
         Parameters
         ----------
-        ids : array-like or Series of vertex ids
+        ids : list, array or Series of vertex keys
+            As :meth:`add_vertices` takes them.
 
         Returns
         -------
@@ -786,16 +806,17 @@ class StreamGraph:
         """
         ops, xp, store = self._ops, self._ops.xp, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
-        external = self._parse_vertex_ids(ids)
-        internal = ops.to_host(store.vertices.lookup(ops.asarray(external)))
+        external, _ = self._vertex_ids(ids)
+        internal = ops.to_host(store.vertices.lookup(external))
         if (internal < 0).any():
             row = int(np.flatnonzero(internal < 0)[0])
-            raise ValueError(f"vertex {int(external[row])} (ids, row {row}) is not in the graph")
-        removed = set(external.tolist())
+            key = _row_key(self._keys.as_table(ids, "ids")[0], row)
+            raise ValueError(f"vertex {key!r} (ids, row {row}) is not in the graph")
+        removed = set(internal.tolist())
         for query in self._queries:
-            source = query.source
-            if source is not None and int(source) in removed:
-                raise ValueError(f"vertex {source} is the source of tracked {query.name}; untrack it first")
+            if query.source is not None and query.engine.source in removed:
+                raise ValueError(f"vertex {query.source!r} is the source of tracked {query.name}; "
+                                 "untrack it first")
         edges_before = store.num_edges
         internal = xp.unique(ops.asarray(internal))
         report = BatchReport(rows=int(external.size), removed_vertices=int(internal.size))
@@ -817,10 +838,15 @@ class StreamGraph:
 
         Columns: the :attr:`schema`'s source, destination and weight columns
         (``weight`` for an unweighted graph), as cuGraph's
-        ``view_edge_list`` keeps the input's names.  An undirected edge
-        appears once, with source <= destination.  A graph that records edge
-        times (``from_edgelist(time=...)``) adds their column, under its name
-        (datetimes as ``datetime64[ns]``, in their time zone).
+        ``view_edge_list`` keeps the input's names; multi-column vertex keys
+        give one column per key column, named as the input's.  Vertices in
+        the graph's key dtypes.  An undirected edge appears once, with
+        source <= destination; the order (and that comparison) is the
+        keys' own for integer keys, and first-seen order for encoded keys
+        (strings, multi-column keys: :mod:`cugraph_stream.frame.keys`).  A
+        graph that records edge times (``from_edgelist(time=...)``) adds
+        their column, under its name (datetimes as ``datetime64[ns]``, in
+        their time zone).
 
         Examples
         --------
@@ -838,8 +864,14 @@ class StreamGraph:
         if not self.directed:
             src, dst = xp.minimum(src, dst), xp.maximum(src, dst)
         order = xp.lexsort(xp.stack((dst, src)))
-        names = self._edge_columns()
-        columns = dict(zip(names, (src[order], dst[order], w[order])))
+        source, destination, weight = self._edge_columns()
+        columns = {}
+        for names, ends in ((source, src[order]), (destination, dst[order])):
+            parts = self._keys.decode_parts(ends)
+            if not isinstance(names, (list, tuple)):
+                names = [names] if len(parts) == 1 else [f"{i}_{names}" for i in range(len(parts))]
+            columns.update(zip(names, parts))
+        columns[weight] = w[order]
         if self._times is None:
             return make_frame(self._ops, columns)
         spec, window = self._times            # each edge's time, as the batches gave it
@@ -853,9 +885,11 @@ class StreamGraph:
 
     @_exclusive
     def vertices(self):
-        """Vertex ids, sorted (a pandas Series named ``vertex``)."""
-        frame = make_frame(self._ops, {"vertex": self._store.vertices.sorted_external})
-        return frame["vertex"]
+        """Vertex keys: a Series named ``vertex`` (a DataFrame ``0_vertex``,
+        ``1_vertex``, ... for multi-column keys), sorted (integer keys) or in
+        first-seen order (encoded keys)."""
+        frame = make_frame(self._ops, self._keys.columns("vertex", self._store.vertices.sorted_external))
+        return frame["vertex"] if self._keys.width == 1 else frame
 
     @_exclusive
     def check_consistency(self):
@@ -991,7 +1025,8 @@ class StreamGraph:
         """
         from .checkpoint import write_checkpoint
 
-        return write_checkpoint(path, self._store, self._queries, self.backend, self._schema, times=self._times)
+        return write_checkpoint(path, self._store, self._queries, self.backend, self._schema, times=self._times,
+                                keys=self._keys)
 
     @classmethod
     def load(cls, path, backend=None):
@@ -1026,11 +1061,12 @@ class StreamGraph:
         graph = cls(**checkpoint.graph_options(backend))
         graph._schema = checkpoint.schema()
         with graph.lock, graph._ops.allocation_scope():
+            checkpoint.restore_keys(graph._keys)
             checkpoint.restore_store(graph._store)
             times = checkpoint.restore_times(graph._store)
             if times is not None:
                 graph._record_times(*times)
-            for query, engine in checkpoint.restore_queries(graph._store):
+            for query, engine in checkpoint.restore_queries(graph._store, graph._keys):
                 query._bind(graph, engine)
                 graph._queries.append(query)
         return graph
@@ -1121,8 +1157,17 @@ class StreamGraph:
         G = cugraph.Graph(directed=self.directed)
         kwargs = {}
         source, destination, _ = self._edge_columns()
-        endpoints = cudf.concat([edges[source], edges[destination]]).nunique() if len(edges) else 0
+        if isinstance(source, (list, tuple)):          # multi-column keys: cuGraph takes lists
+            source, destination = list(source), list(destination)
+            ends = [edges[names].rename(columns=dict(zip(names, range(len(names)))))
+                    for names in (source, destination)]
+            endpoints = len(cudf.concat(ends).drop_duplicates()) if len(edges) else 0
+        else:
+            endpoints = cudf.concat([edges[source], edges[destination]]).nunique() if len(edges) else 0
         if endpoints < self.number_of_vertices():
+            if isinstance(source, list):
+                raise ValueError("this graph has isolated vertices, which cuGraph takes (vertices=) "
+                                 "only for one-column vertex keys; remove them first")
             import inspect
 
             if "vertices" not in inspect.signature(G.from_cudf_edgelist).parameters:
@@ -1131,10 +1176,18 @@ class StreamGraph:
             vertices = self.vertices()
             kwargs["vertices"] = (vertices if is_cudf(vertices)
                                   else cudf.Series(vertices.to_numpy()))
-        source, destination, weight = self._edge_columns()
+        weight = self._edge_columns()[2]
         G.from_cudf_edgelist(edges, source=source, destination=destination, edge_attr=weight,
                              renumber=True, **kwargs)
         return G
+
+
+def _row_key(table, row):
+    """The key at ``row`` of a table of key columns (for messages)."""
+    columns = [table[c] for c in (table.columns if hasattr(table, "columns") else table)]
+    values = [column.iloc[row] if hasattr(column, "iloc") else column[row] for column in columns]
+    values = [v.item() if hasattr(v, "item") else v for v in values]
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def _import_optional(name, what):

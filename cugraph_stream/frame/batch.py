@@ -281,8 +281,16 @@ def _object_weights(values, column):
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def _flat(names):
+    """Column names, with the lists of multi-column vertex keys spread out."""
+    out = []
+    for name in names:
+        out.extend(name if isinstance(name, (list, tuple)) else [name])
+    return out
+
+
 def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_for=None,
-              default_weight=1.0, missing_weight=None):
+              default_weight=1.0, missing_weight=None, keys=None):
     """Validate ``table`` and return its :class:`Rows`.
 
     ``weight=None`` gives every insert the weight ``default_weight``;
@@ -290,17 +298,24 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     names a query that needs non-negative weights (insert rows with a
     negative weight are then an error), or is None.  ``missing_weight``
     names the weight column of a weighted graph that ``table`` lacks: a
-    batch of deletes needs none, an insert row is an error.
+    batch of deletes needs none, an insert row is an error.  ``keys`` (a
+    :class:`~cugraph_stream.frame.keys.KeyEncoder`) turns the vertex key
+    columns (``source`` and ``destination``: a name each, or lists of names
+    for multi-column keys) into int64 ids; without it they must hold int64
+    ids.
 
     The op and weight checks run as one pass over the rows (one copy to the
     host when the columns are on the GPU); only a batch that fails it is
     checked again, column by column, to name the first offending row.
     Without a weight column the ops are checked all the same.
     """
-    require_columns(table, [source, destination, weight, op])
+    require_columns(table, _flat([source, destination, weight, op]))
     n = num_rows(table)
-    src = parse_ids(*read_column(table, source), source)
-    dst = parse_ids(*read_column(table, destination), destination)
+    if keys is None:
+        src = parse_ids(*read_column(table, source), source)
+        dst = parse_ids(*read_column(table, destination), destination)
+    else:
+        src, dst = keys.encode(table, source), keys.encode(table, destination)
     xp = array_module(src)
     op_column = read_column(table, op) if op is not None else None
     codes = parse_ops(*op_column, op, check=False) if op is not None else xp.full(n, INSERT, dtype=xp.int8)

@@ -130,6 +130,32 @@ def _is_integral_kind(values):
     return False
 
 
+def _check_object_keys(values, column):
+    """Raise ``ValueError`` naming the first row of an object key column holding a
+    boolean or an unhashable value (a list, an array); strings only are checked in C."""
+    if pd.api.types.infer_dtype(values, skipna=False) in ("string", "bytes", "integer"):
+        return
+    for row, item in enumerate(values):
+        if isinstance(item, (bool, np.bool_)):
+            raise ValueError(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "
+                             "vertex keys must not be booleans")
+        try:
+            hash(item)
+        except TypeError:
+            raise ValueError(f"column {column!r} holds {item!r} at row {row}, not a vertex key "
+                             "(a number, a string or another hashable value)") from None
+
+
+def _first_non_int(values):
+    """The first row of an object array holding anything but an integral number (bools included)."""
+    for row, item in enumerate(values):
+        if isinstance(item, (bool, np.bool_)) or not (
+                isinstance(item, (int, np.integer)) or
+                (isinstance(item, (float, np.floating)) and float(item).is_integer())):
+            return row
+    return 0
+
+
 def _show(values, row):
     item = values[row]
     return item.item() if getattr(item, "ndim", None) == 0 else item
@@ -306,8 +332,11 @@ class _DeviceTable:
     def extend(self, new):
         import cudf
 
-        return _DeviceTable(cudf.concat([self.frame, new[self.names(self.width)]], ignore_index=True),
-                            self.width)
+        new = new[self.names(self.width)]
+        for name in self.names(self.width):          # the table's dtypes (the first batch's) stay
+            if len(self.frame) and new[name].dtype != self.frame[name].dtype:
+                new[name] = new[name].astype(self.frame[name].dtype)
+        return _DeviceTable(cudf.concat([self.frame, new], ignore_index=True), self.width)
 
     def take(self, codes):
         rows = self.frame.take(codes).reset_index(drop=True)
@@ -540,9 +569,7 @@ class VertexKeys:
         parts = self.state.table.columns()
         host = []
         for part, dtype in zip(parts, self.state.dtypes):
-            if is_cudf(part):
-                part = part.to_pandas().array
-            host.append(self._cast(part, dtype) if isinstance(self.state.table, _HostTable) else part)
+            host.append(part.to_arrow() if is_cudf(part) else self._cast(part, dtype))
         return {f"k{i}": part for i, part in enumerate(host)}
 
     def restore(self, description, columns=None, device=False):
@@ -559,8 +586,8 @@ class VertexKeys:
             if device:
                 import cudf
 
-                table = _DeviceTable(cudf.DataFrame({f"k{i}": part for i, part in enumerate(parts)}),
-                                     len(parts))
+                frame = pd.DataFrame({f"k{i}": part for i, part in enumerate(parts)})
+                table = _DeviceTable(cudf.DataFrame.from_pandas(frame), len(parts))
             else:
                 host = _HostTable((), len(parts))
                 table = host.extend(host.index(parts)) if len(parts[0]) else host
@@ -620,6 +647,10 @@ class KeyEncoder:
         if not _is_integral_kind(values):
             klass = _class_of(values)
             row = 0 if nulls is None else (_first(~nulls) if (~nulls).any() else 0)
+            if isinstance(values, np.ndarray) and values.dtype.kind == "O":
+                row = _first_non_int(values)
+                if not isinstance(values[row], (str, bytes)):
+                    parse_ids(values, nulls, column)         # names the row as for int64 ids (a bool, a list)
             raise ValueError(f"column {column!r} holds vertex key {_show(_host(values), row)!r} at row {row}, "
                              f"but this graph's vertex keys are integers ({state.dtypes[0]}), "
                              f"not {_describe(klass)}")
@@ -636,6 +667,8 @@ class KeyEncoder:
                 raise ValueError(f"column {name!r} holds a null vertex id at row {_first(nulls)}")
             if not is_cudf(values) and values.dtype.kind in "bc":
                 parse_ids(values, None, name)                # raises: booleans or complex numbers
+            if isinstance(values, np.ndarray) and values.dtype.kind == "O":
+                _check_object_keys(values, name)
             klass = _class_of(values)
             if state is not None and klass != state.classes[len(parts)] and "empty" not in \
                     (klass, state.classes[len(parts)]) and state.classes[len(parts)] != "object":
@@ -743,7 +776,7 @@ def _distinct_missing(keys, missing, device):
         return keys[missing].unique()
     import cupy
 
-    rows = keys[missing].reset_index(drop=True)
+    rows = keys.take(cupy.flatnonzero(missing)).reset_index(drop=True)
     rows["_row"] = cupy.arange(len(rows), dtype=cupy.int64)
     names = [c for c in rows.columns if c != "_row"]
     return rows.drop_duplicates(subset=names, keep="first").sort_values("_row")[names] \

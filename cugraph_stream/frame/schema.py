@@ -198,6 +198,8 @@ def weight_dtype_of(dtype):
 
 def _legacy(name, present, role):
     """``name``, or the pre-0.2 default for ``role`` when only that one is present."""
+    if isinstance(name, (list, tuple)):         # multi-column keys: never a default
+        return name
     old = LEGACY_NAMES.get(name)
     if old is None or name in present or old not in present:
         return name

@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from ..engine.monotonic import MonotonicEngine
-from ..frame.batch import parse_ids
+from ..frame.keys import VertexKeys
 from ..frame.output import make_frame
 from ..report import QueryReport
 
@@ -34,8 +34,9 @@ class Query:
         The query's kind, its key in :data:`cugraph_stream.queries.KINDS`
         (``"SSSP"``, ``"BFS"``, ``"WidestPath"``, ``"WCC"``, ``"PageRank"``);
         subclasses inherit it.
-    source : int or None
-        The source vertex (external id) of the kinds that take one, else None.
+    source : object or None
+        The source vertex (its key: an int, a string, a tuple for
+        multi-column keys) of the kinds that take one, else None.
     """
 
     #: key of this kind in :data:`cugraph_stream.queries.KINDS` (set by each kind)
@@ -44,8 +45,10 @@ class Query:
     short_name = None
     #: whether the query is computed from a source vertex
     takes_source = False
-    #: the source vertex (external id); None for kinds without one
+    #: the source vertex (its key); None for kinds without one
     source = None
+    #: the tracking graph's :class:`~cugraph_stream.frame.keys.VertexKeys` (set by ``track``)
+    _keys = None
     #: whether edge weights matter to the result
     weighted = False
     #: name of the value column in result frames
@@ -143,6 +146,10 @@ class Query:
         """The current result as a DataFrame, one row per vertex, sorted by vertex."""
         raise NotImplementedError
 
+    def _vertex_columns(self, external):
+        """The ``vertex`` column(s) of ``external`` ids, in the graph's vertex keys."""
+        return (self._keys if self._keys is not None else VertexKeys()).columns("vertex", external)
+
 
 class MonotonicQuery(Query):
     """A query kept by dependency memoization (value and parent per vertex)."""
@@ -179,10 +186,18 @@ class MonotonicQuery(Query):
         """Internal id of the source vertex (-1 if it is not in the graph), or None."""
         if self.source is None:
             return None
-        if np.ndim(self.source) != 0:
-            raise ValueError(f"source must be one vertex id, got {self.source!r}")
-        source = store.ops.asarray(parse_ids(np.asarray([self.source]), None, "source"))
-        return int(store.ops.to_host(store.vertices.lookup(source))[0])
+        keys = self._keys if self._keys is not None else VertexKeys()
+        if keys.width == 1 and (np.ndim(self.source) != 0 or isinstance(self.source, tuple)):
+            raise ValueError(f"source must be one vertex key, got {self.source!r}")
+        if keys.width > 1 and not (isinstance(self.source, tuple) and len(self.source) == keys.width):
+            raise ValueError(f"source must be one vertex key, a tuple of {keys.width} parts, "
+                             f"got {self.source!r}")
+        if keys.kind is None:
+            return -1                            # no vertex yet
+        external = keys.lookup(self.source, "source")
+        if keys.encoded and int(external[0]) < 0:          # a key never seen
+            return -1
+        return int(store.ops.to_host(store.vertices.lookup(store.ops.asarray(external)))[0])
 
     def _validate(self, store):
         if self.source is not None and self._internal_source(store) < 0:
@@ -198,15 +213,40 @@ class MonotonicQuery(Query):
 
     def _frame(self, internal):
         store, ops = self.engine.store, self.engine.ops
-        xp = ops.xp
-        columns = {"vertex": store.vertices.external[internal], self.value_column: self._values(internal)}
+        xp, keys = ops.xp, (self._keys if self._keys is not None else VertexKeys())
+        external = store.vertices.external
+        columns = self._vertex_columns(external[internal])
+        columns.update(self._value_columns(internal))
         if self.has_predecessor:
             parent = self.engine.parent[internal]
-            columns["predecessor"] = xp.where(parent >= 0, store.vertices.external[xp.maximum(parent, 0)], -1)
+            none = parent < 0
+            ids = external[xp.maximum(parent, 0)]
+            columns.update(keys.columns("predecessor", ids, none=none if bool(none.any()) else None))
         return make_frame(ops, columns)
 
+    def _value_columns(self, internal):
+        """``{value column: values}`` of ``internal`` vertices (WCC: labels are vertices too)."""
+        return {self.value_column: self._values(internal)}
+
     def result(self):
-        """One row per vertex, sorted by vertex id."""
+        """One row per vertex, sorted by vertex (integer keys), or in first-seen order
+        (encoded keys: strings, multi-column keys).
+
+        Vertex-valued columns (``vertex``, ``predecessor``, WCC's ``labels``)
+        hold the graph's vertex keys in their dtypes; multi-column keys give
+        ``0_vertex``, ``1_vertex``, ... (cuGraph's names).  ``predecessor`` is
+        -1 for "none" with signed integer keys, null otherwise.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": ["b", "a"], "destination": ["a", "c"]}))
+        >>> g.track(cgs.BFS(source="b")).result()
+          vertex  distance predecessor
+        0      b         0         NaN
+        1      a         1           b
+        2      c         2           a
+        """
         with self._committed():
             return self._frame(self.engine.store.vertices.sorted_internal)
 

@@ -82,5 +82,5 @@ class PageRank(Query):
             internal = store.vertices.sorted_internal
             rank = self.engine.rank[internal]
             total = rank.sum()
-            return make_frame(self.engine.ops, {"vertex": store.vertices.external[internal],
+            return make_frame(self.engine.ops, {**self._vertex_columns(store.vertices.external[internal]),
                                                 self.value_column: rank / total if float(total) != 0.0 else rank})

@@ -10,7 +10,12 @@ class WCC(MonotonicQuery):
 
     On directed graphs, components of the underlying undirected graph.
     Columns ``vertex`` and ``labels`` (as cuGraph's
-    ``weakly_connected_components``).
+    ``weakly_connected_components``).  Labels are vertex keys: with integer
+    keys the smallest key of the component; with encoded keys (strings,
+    multi-column keys: :mod:`cugraph_stream.frame.keys`) the key of the
+    member seen first (the smallest code), in the key's dtype (multi-column
+    keys: columns ``0_labels``, ``1_labels``, ...).  Compare partitions, not
+    labels, across graphs built in another order.
 
     Examples
     --------
@@ -27,6 +32,12 @@ class WCC(MonotonicQuery):
 
     def __init__(self, mode="incremental"):
         super().__init__(None, mode)
+
+    def _value_columns(self, internal):
+        keys = self._keys
+        if keys is None:
+            return super()._value_columns(internal)
+        return keys.columns(self.value_column, self._values(internal))
 
     @classmethod
     def rule(cls, weight_dtype, directed):

@@ -229,3 +229,54 @@ def test_describe_and_restore_round_trip():
     again = VertexKeys()
     again.restore(ints.describe(), ints.table_columns())
     assert again.kind == "int" and again.dtypes == (np.dtype(np.int32),)
+
+
+# ------------------------------------------------------------------ on the GPU
+@pytest.mark.gpu
+def test_device_table_gives_the_host_tables_codes():
+    """The cuDF key table (merge, drop_duplicates, concat, take) codes keys as the
+    pandas one does, batch after batch, for string and two-column keys."""
+    cudf = pytest.importorskip("cudf")
+    rng = np.random.default_rng(3)
+    for width in (1, 2):
+        host, device = VertexKeys(), VertexKeys(device=True)
+        columns = ["s"] if width == 1 else ["s", "n"]
+        for batch in range(6):
+            frame = pd.DataFrame({"s": [f"v{i}" for i in rng.integers(0, 40, 50)],
+                                  "n": rng.integers(0, 3, 50).astype(np.int32)})
+            names = columns[0] if width == 1 else columns
+            a = encode(host, frame, names)
+            b = encode(device, cudf.from_pandas(frame), names)
+            assert a == b, f"width {width}, batch {batch}"
+        codes = np.array([len(host) - 1, 0, 3])
+        want = host.decode_parts(codes)
+        got = device.decode_parts(__import__("cupy").asarray(codes))
+        for w, g in zip(want, got):
+            assert list(w) == g.to_pandas().tolist()
+        none = __import__("cupy").asarray([True, False, False])
+        nulled = device.decode_parts(__import__("cupy").asarray(codes), none=none)
+        assert nulled[0].isna().to_pandas().tolist() == [True, False, False]
+
+
+@pytest.mark.gpu
+def test_device_table_rollback_and_restore():
+    cudf = pytest.importorskip("cudf")
+    keys = VertexKeys(device=True)
+    encode(keys, cudf.DataFrame({"s": ["a", "b"]}), "s")
+    journal = Journal()
+    journal.begin()
+    encode(keys, pd.DataFrame({"s": ["c"]}), "s", journal=journal)      # host input, copied to the GPU
+    assert len(keys) == 3
+    journal.rollback()
+    assert len(keys) == 2
+    copy = VertexKeys(device=True)
+    copy.restore(keys.describe(), {name: np.asarray(column) for name, column in keys.table_columns().items()},
+                 device=True)
+    assert copy.lookup(["b", "a", "zz"]).tolist() == [1, 0, -1]
+
+
+@pytest.mark.parametrize("bad, message", [(True, "boolean vertex id True at row 2"),
+                                          ([1, 2], r"holds \[1, 2\] at row 2, not a vertex key")])
+def test_first_batch_of_object_keys_rejects_bools_and_sequences(bad, message):
+    with pytest.raises(ValueError, match=message):
+        encode(VertexKeys(), {"s": np.array(["a", 1, bad], dtype=object)}, "s")

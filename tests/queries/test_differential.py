@@ -13,6 +13,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import cugraph_stream as cgs
+from keyed import KEY_STYLES, KeyedHarness
 from reference import (ALL_KINDS, Harness, example_budget, host, random_batch,
                        random_graph_rows)
 
@@ -96,7 +97,10 @@ def draw_rows(data, h, universe, weights=weights):
     return rows
 
 
-def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, placement="device"):
+def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, placement="device",
+                 harness=None):
+    """One random sequence of operations; ``harness`` (default: :class:`Harness` on
+    ``cugraph_stream``) makes the harness from Harness's keyword arguments."""
     ids = data.draw(st.lists(id_values, min_size=5, max_size=40, unique=True), label="ids")
     k = max(2, (2 * len(ids)) // 3)
     init = ids[:k]
@@ -108,7 +112,8 @@ def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, 
     fmt0 = data.draw(st.sampled_from(["pandas", "arrow", "dict"]), label="edgelist format")
     tol = data.draw(st.sampled_from([1e-6, 1e-6, 1e-9]), label="pagerank tol")
     alpha = data.draw(st.sampled_from([0.85, 0.85, 0.5]), label="pagerank alpha")
-    h = Harness(cgs, directed=directed, weight_dtype=wdt, backend=backend, edges=edges,
+    harness = harness or (lambda **kw: Harness(cgs, **kw))
+    h = harness(directed=directed, weight_dtype=wdt, backend=backend, edges=edges,
                 sources=sources, edges_fmt=fmt0, kinds=kinds, tol=tol, alpha=alpha, placement=placement)
     n_ops = data.draw(st.integers(1, 8), label="ops")
     for _ in range(n_ops):
@@ -165,6 +170,17 @@ def test_random_streams_negative_weights(directed, backend, data):
     """Negative weights are fine while no SSSP / WidestPath is tracked."""
     run_sequence(data, directed, "float32", backend, kinds=("BFS", "WCC", "PageRank"),
                  negative=True)
+
+
+@pytest.mark.parametrize("style", KEY_STYLES)
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+@settings(max_examples=example_budget(20))
+@given(data=st.data())
+def test_random_streams_keyed(style, directed, backend, data):
+    """The random streams on a graph whose vertices are named by string or
+    two-column keys (``tests/keyed.py``): the same references must hold."""
+    run_sequence(data, directed, "float64", backend,
+                 harness=lambda **kw: KeyedHarness(style, **kw))
 
 
 # ------------------------------------------------------------------ seeded

@@ -515,11 +515,14 @@ class VertexKeys:
         out = []
         for part in parts:
             if is_cudf(part) or is_cupy(part):
-                import cudf
-
-                series = cudf.Series(part) if is_cupy(part) else part
-                out.append(series.where(cudf.Series(~none)))
-                continue
+                try:
+                    import cudf
+                except ImportError:                  # CuPy without cuDF: a host column, as make_frame builds
+                    part, none = part.get(), (none.get() if is_cupy(none) else none)
+                else:
+                    series = cudf.Series(part) if is_cupy(part) else part
+                    out.append(series.where(cudf.Series(~none)))
+                    continue
             none_host = np.asarray(none)
             if isinstance(part, np.ndarray) and part.dtype.kind in "iu":
                 masked = pd.array(part, dtype=pd.api.types.pandas_dtype(part.dtype.name.capitalize()

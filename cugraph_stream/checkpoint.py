@@ -150,7 +150,8 @@ def _json_key(key):
         return [_json_key(part) for part in key]
     key = key.item() if hasattr(key, "item") else key
     if isinstance(key, bool) or not isinstance(key, (int, float, str)):
-        raise ValueError(f"cannot checkpoint a query whose source key {key!r} is not a number or a string")
+        raise ValueError(f"cannot checkpoint a query whose source key {key!r} is not a number or a "  # noqa: TRY004
+                         "string")
     return key
 
 

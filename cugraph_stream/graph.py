@@ -37,9 +37,9 @@ from .engine.placement import Placement, device_footprint
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .engine.window import TimeWindow
+from .floats import ordered_bits
 from .frame.batch import DELETE, INSERT, read_rows
 from .frame.columns import column_dtype, column_names, num_rows
-from .floats import ordered_bits
 from .frame.keys import VertexKeys
 from .frame.output import _cudf, make_frame
 from .frame.partitions import apply_partitions, require_dask_frame

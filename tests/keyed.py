@@ -17,9 +17,9 @@ import types
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from reference import Harness, check_changes, host
 
 import cugraph_stream as cgs
-from reference import Harness, check_changes, host
 
 KEY_STYLES = ("string", "multi")
 

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from reference import host
 
 import cugraph_stream as cgs
 from cugraph_stream.backends.faults import FaultInjector
-from reference import host
 
 
 def frame_of(G, weight=True):

@@ -137,7 +137,7 @@ def _check_object_keys(values, column):
         return
     for row, item in enumerate(values):
         if isinstance(item, (bool, np.bool_)):
-            raise ValueError(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "
+            raise ValueError(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "  # noqa: TRY004
                              "vertex keys must not be booleans")
         try:
             hash(item)
@@ -175,7 +175,6 @@ def _fit_int(ids, values, dtype, column):
     info = np.iinfo(dtype)
     if values.dtype.kind in "iu" and np.can_cast(values.dtype, dtype):
         return
-    xp = array_module(ids)
     bad = (ids < max(info.min, -2 ** 63)) | (ids > min(info.max, 2 ** 63 - 1))
     if bool(bad.any()):
         row = _first(bad)
@@ -304,7 +303,7 @@ class _DeviceTable:
         self.width = width
 
     def __len__(self):
-        return int(len(self.frame))
+        return len(self.frame)
 
     @staticmethod
     def names(width):
@@ -584,7 +583,7 @@ class VertexKeys:
         kind, classes = description["kind"], tuple(description["classes"])
         table = None
         if kind == ENCODED:
-            parts = [self._cast(np.asarray(columns[f"k{i}"]) if isinstance(dtypes[i], np.dtype)
+            parts = [self._cast(np.asarray(columns[f"k{i}"]) if isinstance(dtype, np.dtype)
                                 else columns[f"k{i}"], dtype) for i, dtype in enumerate(dtypes)]
             if device:
                 import cudf

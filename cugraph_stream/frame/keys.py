@@ -522,7 +522,7 @@ class VertexKeys:
                     series = cudf.Series(part) if is_cupy(part) else part
                     out.append(series.where(cudf.Series(~none)))
                     continue
-            none_host = np.asarray(none)
+            none_host = none.get() if is_cupy(none) else np.asarray(none)
             if isinstance(part, np.ndarray) and part.dtype.kind in "iu":
                 masked = pd.array(part, dtype=pd.api.types.pandas_dtype(part.dtype.name.capitalize()
                                                                           .replace("Uint", "UInt")))

@@ -589,7 +589,7 @@ class VertexKeys:
                 import cudf
 
                 frame = pd.DataFrame({f"k{i}": part for i, part in enumerate(parts)})
-                table = _DeviceTable(cudf.DataFrame.from_pandas(frame), len(parts))
+                table = _DeviceTable(cudf.from_pandas(frame), len(parts))
             else:
                 host = _HostTable((), len(parts))
                 table = host.extend(host.index(parts)) if len(parts[0]) else host
@@ -662,6 +662,8 @@ class KeyEncoder:
     def _encode_keys(self, columns, names):
         state = self.state
         device = self.keys.device
+        # ids come back where the batch's columns are (read_rows mixes them with its other columns)
+        host_input = not any(is_cudf(values) or is_cupy(values) for values, _ in columns)
         parts, classes, dtypes = [], [], []
         for (values, nulls), name in zip(columns, names):
             values, nulls = _to_device(values, nulls) if device else (_host(values), _host(nulls))
@@ -703,7 +705,7 @@ class KeyEncoder:
                 state = KeyState(ENCODED, state.dtypes, state.classes, table)
             if state is not self.state:
                 self.state, self.changed = state, True
-        return codes
+        return codes.get() if device and host_input else codes
 
     @staticmethod
     def _fit(values, name, dtype):

@@ -165,7 +165,8 @@ class KeyedQuery:
                                                                    else source)])[0])
 
     def _translate(self, frame, relabel):
-        df = host(frame)
+        # (cuDF frames with nulls: nullable pandas columns, so that int64 key parts stay exact)
+        df = frame.to_pandas(nullable=True) if type(frame).__module__.startswith("cudf") else frame
         w, kind = self._keys.width, self._query.kind
         out = {}
         for column in ("vertex", self._query.value_column, "predecessor"):

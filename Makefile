@@ -1,24 +1,31 @@
-# make demo  - create .venv, install the package, stream an R-MAT graph with four standing queries
-# make test  - create .venv, install the package with its test extras, run the test suite
+# make demo  - create .venv, install the package (its dependencies only), stream an R-MAT graph with four standing queries
+# make test  - create .venv, install the package with its test and bench extras, run the test suite
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
 .PHONY: demo test bench clean
 
-$(BIN)/.installed: pyproject.toml
+# one stamp per install, so that `make demo` on a fresh checkout installs no test tools
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+
+$(BIN)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(BIN)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $@
 
 demo: $(BIN)/.installed
 	$(BIN)/cugraph-stream demo
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-dev
 	$(BIN)/python -m pytest -q
 
-bench: $(BIN)/.installed
+bench: $(BIN)/.installed-dev
 	$(BIN)/python -m benchmarks.cpu_vs_scipy
 
 clean:

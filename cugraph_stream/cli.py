@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from . import doctor as _doctor
+from ._version import __version__
+from .pipes import run_command
 from .queries import KINDS, lookup, make
 from .verify import EdgeSnapshot, check_edges, check_result, to_pandas
 
@@ -51,6 +53,7 @@ def _build_parser():
         prog=PROG,
         description="Standing graph queries kept exact while the graph changes.",
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -190,12 +193,29 @@ def main(argv=None):
     -------
     int
         Exit status: 0 on success, 1 when a check fails, 2 for bad input
-        (argparse usage errors exit with status 2 through ``SystemExit``).
+        (argparse usage errors exit with status 2 through ``SystemExit``),
+        141 when standard output's reader closed the pipe early (nothing is
+        printed about it; see :func:`cugraph_stream.pipes.run_command`).
+
+    Examples
+    --------
+    >>> try:
+    ...     main(["--version"])             # argparse exits after printing it
+    ... except SystemExit as exit:
+    ...     print("status", exit.code)      # doctest: +ELLIPSIS
+    cugraph-stream 0...
+    status 0
     """
+    return run_command(_main, argv)
+
+
+def _main(argv):
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:         # an OSError, but no bad input: the reader went away
+        raise
     except (ValueError, OSError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"{PROG} {args.command}: error: {message}", file=sys.stderr)

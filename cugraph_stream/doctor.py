@@ -27,6 +27,8 @@ import os
 import platform
 import sys
 
+from .pipes import run_command
+
 __all__ = ["OPTIONAL_PACKAGES", "collect", "format_report", "main"]
 
 #: import name -> what the package is for here
@@ -241,7 +243,7 @@ def main(argv=None):
     parser = add_arguments(argparse.ArgumentParser(
         prog="python -m cugraph_stream.doctor",
         description="Report the backends, GPU packages and devices cugraph_stream finds."))
-    return run(parser.parse_args(argv))
+    return run_command(lambda: run(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":  # pragma: no cover

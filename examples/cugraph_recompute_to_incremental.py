@@ -7,13 +7,21 @@ applied in place; the result stays exact.  Both paths run side by side on the
 same batches and their final distances are compared.
 
 Run: python examples/cugraph_recompute_to_incremental.py [--scale 18]
+(install cuDF and cuGraph with ``pip install ".[cu12]"`` or ``".[cu13]"``).
 """
 import argparse
+import sys
 import time
 
-import cudf
-import cugraph
 import numpy as np
+
+try:
+    import cudf
+    import cugraph
+except ImportError as error:
+    sys.exit(f"this example needs cuDF and cuGraph ({error}); install them with the package's "
+             f"CUDA extra: pip install 'cugraph-stream[cu12]' (or [cu13]; from a checkout: "
+             f"pip install '.[cu12]'), or conda install -c rapidsai -c conda-forge cudf cugraph")
 
 import cugraph_stream as cgs
 from cugraph_stream.datasets import mixed_stream, rmat

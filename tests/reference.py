@@ -704,6 +704,32 @@ def check_changes(q, before, kind=None, where="", after=None):
             f" got:\n{pd.DataFrame(gotk).head(10)}\n expected:\n{pd.DataFrame(exp).head(10)}")
 
 
+def check_pagerank_changes(q, before, where="", after=None, threshold=None):
+    """``q.changes(threshold)`` (PageRank) must hold the rows of ``q.result()`` whose rank
+    moved by more than ``threshold`` (default ``q.tol``) from ``before`` (the result
+    before the last apply), and the vertices absent from ``before``.  A vertex whose
+    move is within 1e-12 of ``threshold`` may be listed or not (the two sides round
+    their normalising sums apart)."""
+    threshold = q.tol if threshold is None else threshold
+    if after is None:
+        after = host(q.result())
+    got = host(q.changes(threshold) if threshold != q.tol else q.changes())
+    assert list(got.columns) == list(after.columns), f"{where}: changes() columns {list(got.columns)}"
+    assert list(got.dtypes) == list(after.dtypes), f"{where}: changes() dtypes {list(got.dtypes)}"
+    vertex, rank = after["vertex"].to_numpy(), after["pagerank"].to_numpy()
+    old = dict(zip(before["vertex"].tolist(), before["pagerank"].tolist()))
+    move = np.array([abs(r - old[v]) if v in old else np.inf for v, r in zip(vertex.tolist(), rank)])
+    sure = np.abs(move - threshold) > 1e-12
+    expected = set(vertex[sure & (move > threshold)].tolist())
+    listed = got["vertex"].to_numpy()
+    assert np.all(listed[1:] > listed[:-1]), f"{where}: changes() not sorted by vertex"
+    unsure = set(vertex[~sure].tolist())
+    listed_sure = set(listed.tolist()) - unsure
+    assert listed_sure == expected, (f"{where}: changes({threshold}) lists {sorted(listed_sure - expected)[:8]} "
+                                     f"too many and misses {sorted(expected - listed_sure)[:8]}")
+    np.testing.assert_array_equal(got["pagerank"].to_numpy(), rank[np.isin(vertex, listed)], err_msg=where)
+
+
 def check_edges(g, model, where=""):
     e = host(g.edges())
     schema = g.schema
@@ -865,8 +891,11 @@ class Harness:
             key = (kind, p["source"] if kind in SOURCE_KINDS else None,
                    (p["alpha"], p["tol"]) if kind == "PageRank" else None)
             groups.setdefault(key, {}).setdefault(mode, df)
-            if before is not None and i < len(before) and kind != "PageRank":
-                check_changes(q, before[i], kind, where=w, after=df)
+            if before is not None and i < len(before):
+                if kind == "PageRank":
+                    check_pagerank_changes(q, before[i], where=w, after=df)
+                else:
+                    check_changes(q, before[i], kind, where=w, after=df)
         for key, by_mode in groups.items():
             if "incremental" in by_mode and "recompute" in by_mode:
                 kind = key[0]
@@ -931,8 +960,7 @@ class Harness:
                "nv": self.g.number_of_vertices(), "ne": self.g.number_of_edges()}
         for i, (kind, mode, q) in enumerate(self.queries):
             out[f"result {i} {kind} {mode}"] = host(q.result())
-            if kind != "PageRank":
-                out[f"changes {i} {kind} {mode}"] = host(q.changes())
+            out[f"changes {i} {kind} {mode}"] = host(q.changes())
         return out
 
     def assert_state(self, before, where=""):

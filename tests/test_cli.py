@@ -5,6 +5,7 @@ computed from edge lists built by hand or with pandas, not with the CLI's own
 check helpers.
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -282,6 +283,59 @@ def test_usage_errors(capsys, argv, message):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_version(capsys):
+    import cugraph_stream
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"cugraph-stream {cugraph_stream.__version__}\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--version"],
+    ["--help"],
+    ["doctor"],
+    ["doctor", "--json"],
+    ["demo", "--scale", "6", "--edge-factor", "4", "--batches", "2", "--batch-size", "10"],
+])
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_closed_pipe_ends_quietly(tmp_path, argv, unbuffered):
+    """``cugraph-stream ... | head -1``: the reader goes away (here before the first
+    line, so every write fails); no traceback, no "Broken pipe", status 141 as a
+    shell reports for SIGPIPE (0 where argparse's --help/--version printing
+    swallows the error itself, writing unbuffered)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    proc = subprocess.Popen([sys.executable, "-m", "cugraph_stream", *argv], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read()
+        status = proc.wait(timeout=300)
+    finally:
+        proc.kill()
+    assert "Traceback" not in err and "Broken pipe" not in err and "BrokenPipe" not in err, err
+    assert status == 141 or (status == 0 and unbuffered and argv[0].startswith("--")), (status, err)
+
+
+def test_reader_that_stops_after_one_line(tmp_path):
+    """A real ``| head -1``: the first line of the report, and nothing on stderr."""
+    head = shutil.which("head")
+    if head is None:
+        pytest.skip("no head command")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cli = subprocess.Popen([sys.executable, "-m", "cugraph_stream", "doctor"], cwd=tmp_path, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.run([head, "-1"], stdin=cli.stdout, capture_output=True, text=True, timeout=300)
+    cli.stdout.close()
+    err = cli.stderr.read()
+    assert cli.wait(timeout=300) in (0, 141)
+    assert first.stdout.startswith("cugraph_stream ") and first.stdout.count("\n") == 1, first.stdout
+    assert err == "", err
 
 
 def test_console_script_entry_point():

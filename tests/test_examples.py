@@ -55,6 +55,19 @@ def test_cpu_example_runs(name):
     _run(name, *CPU_EXAMPLES[name])
 
 
+@pytest.mark.parametrize("name", sorted(GPU_EXAMPLES))
+def test_gpu_example_without_its_packages_says_how_to_install_them(name):
+    missing = [m for m in GPU_EXAMPLES[name][2] if importlib.util.find_spec(m.split(".")[0]) is None]
+    if not missing:
+        pytest.skip(f"{name}'s packages are installed")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=ROOT, env=env,
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr, run.stderr
+    assert f"No module named '{missing[0]}'" in run.stderr and "[cu12]" in run.stderr, run.stderr
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", sorted(GPU_EXAMPLES))
 def test_gpu_example_runs(name):

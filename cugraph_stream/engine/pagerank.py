@@ -32,6 +32,12 @@ touch its other neighbours).
 by copying the entries it wrote into the committed arrays (journaled, all of
 them after a dense round), so a failed batch rolls back by copying them back
 (:meth:`PageRankEngine.rollback`).
+
+``previous_rank`` holds the committed estimate as it was before the last
+update (NaN at the vertices that update added), with its sum in
+``previous_rank_sum``, for :meth:`PageRankEngine.moved` (``changes()``).  It
+differs from ``committed_rank`` only where the last update wrote, so the
+next commit brings it up to date at those vertices alone (journaled too).
 """
 from __future__ import annotations
 
@@ -42,6 +48,8 @@ import numpy as np
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .monotonic import Work
 
+#: the per-vertex arrays (grown and shrunk with the store's vertex bound)
+_PER_VERTEX = ("rank", "residual", "committed_rank", "committed_residual", "previous_rank")
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
 #: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
@@ -124,6 +132,11 @@ class PageRankEngine:
         self.committed_rank = xp.zeros(0, dtype=xp.float64)
         self.committed_residual = xp.zeros(0, dtype=xp.float64)
         self.support = xp.empty(0, dtype=xp.int64)      # vertices the last batch gave residual to
+        self.previous_rank = xp.zeros(0, dtype=xp.float64)  # committed_rank before the last update
+        self.previous_rank_sum = 0.0
+        self.published_rank_sum = 0.0       # rank_sum as the last update published it
+        self._last_written = None           # where previous_rank differs from committed_rank (None: anywhere)
+        self._new = None                    # vertices this update adds (None: all, a first computation)
         self.rank_sum = 0.0
         self.dangling_rank = 0.0                        # D(p)
         self._written = []              # vertices this update wrote (besides ``support``), or None: all
@@ -136,19 +149,21 @@ class PageRankEngine:
         store's open transaction."""
         journal = self.store.journal
         if journal.enlist(self):
-            self._before = (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum)
-        ensure_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
-                               self.store.vertex_bound, journal)
+            self._before = (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum,
+                            self.previous_rank_sum, self.published_rank_sum, self._last_written, self._new)
+        ensure_vertex_capacity(self.ops.xp, self, _PER_VERTEX, self.store.vertex_bound, journal)
 
     def fit_capacity(self):
         """Shrink the per-vertex arrays once the store's vertex bound is far below
         them (after vertices were removed; see :func:`fit_vertex_capacity`)."""
-        fit_vertex_capacity(self.ops.xp, self, ("rank", "residual", "committed_rank", "committed_residual"),
-                            self.store.vertex_bound, self.store.journal)
+        if fit_vertex_capacity(self.ops.xp, self, _PER_VERTEX, self.store.vertex_bound, self.store.journal):
+            self.store.journal.assign(self, "_last_written", None)     # indices may lie beyond the new size
 
     def _commit(self):
-        """Copy what this update wrote into the committed arrays (journaled)."""
+        """Copy what this update wrote into the committed arrays (journaled), after
+        keeping the committed estimate it started from in ``previous_rank``."""
         xp, journal = self.ops.xp, self.store.journal
+        self._keep_previous()
         if self._written is None:
             written = slice(None)
             journal.save_all(self.committed_rank)
@@ -159,14 +174,61 @@ class PageRankEngine:
             journal.save(self.committed_residual, written)
         self.committed_rank[written] = self.rank[written]
         self.committed_residual[written] = self.residual[written]
+        self._last_written = None if self._written is None else written
         self._written = []
+
+    def _keep_previous(self):
+        """``previous_rank`` := ``committed_rank`` (the estimate before this update, which
+        differs from the previous one only where the last update wrote), NaN at the
+        vertices this update adds; ``previous_rank_sum`` its sum (journaled)."""
+        xp, journal = self.ops.xp, self.store.journal
+        last, new = self._last_written, self._new
+        if last is None:
+            journal.save_all(self.previous_rank)
+            self.previous_rank[...] = self.committed_rank
+        elif last.size:
+            journal.save(self.previous_rank, last)
+            self.previous_rank[last] = self.committed_rank[last]
+        if new is None:                         # a first computation: every vertex is new
+            journal.save_all(self.previous_rank)
+            self.previous_rank[...] = xp.nan
+        elif new.size:                          # (written by this update: cleared at the next commit)
+            journal.save(self.previous_rank, new)
+            self.previous_rank[new] = xp.nan
+        self.previous_rank_sum = self.published_rank_sum
+        self._new = xp.empty(0, dtype=xp.int64)
+
+    def moved(self, vertices, threshold):
+        """Which of the live internal ``vertices`` the last update moved by more than
+        ``threshold`` (normalised PageRank, absolute difference) or added.
+
+        Compares ``p / sum(p)`` now with the same before the update (the result
+        of the previous update, up to the rounding of the sums).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.store import GraphStore
+        >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32)
+        >>> ids = store.add_vertices(np.array([0, 1]))
+        >>> engine = PageRankEngine(store, alpha=0.85, tol=1e-9)
+        >>> _ = engine.initialize(); _ = engine.converge()
+        >>> engine.moved(ids, 0.0).tolist()          # a first computation adds every vertex
+        [True, True]
+        """
+        xp = self.ops.xp
+        rank = self.committed_rank[vertices]
+        total = rank.sum()
+        now = rank / xp.where(total != 0.0, total, 1.0)
+        before = self.previous_rank[vertices] / (self.previous_rank_sum or xp.nan)
+        return ~(xp.abs(now - before) <= threshold)            # NaN (added vertices): moved
 
     def rollback(self):
         """Put the committed arrays back into the working ones (after the journal
         restored them) and the scalars as they were; see the module docstring."""
         self.rank[...] = self.committed_rank
         self.residual[...] = self.committed_residual
-        self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum = self._before
+        (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum, self.previous_rank_sum,
+         self.published_rank_sum, self._last_written, self._new) = self._before
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         self._written = []
 
@@ -285,6 +347,7 @@ class PageRankEngine:
         """Residual corrections for the batch's :class:`StoreDelta` (O(changed edges))."""
         xp, ops = self.ops.xp, self.ops
         self._ensure()
+        self._new = delta.new_vertices          # (added vertices: changed, whatever their rank)
         if not self.incremental:
             return self.initialize()
         new = delta.new_vertices               # p = 0: their residual is the uniform share
@@ -425,6 +488,7 @@ class PageRankEngine:
             self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
         self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
         self._commit()
+        self.published_rank_sum = self.rank_sum
         self.support = xp.empty(0, dtype=xp.int64)
         return work
 
@@ -434,28 +498,34 @@ class PageRankEngine:
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.rank, self.residual, self.committed_rank, self.committed_residual,
-                                     self.support)
+                                     self.previous_rank, self.support)
 
     # ------------------------------------------------------------ checkpoints
     def export_state(self):
         """The committed state, for a checkpoint (see :mod:`cugraph_stream.checkpoint`).
 
         Returns a dict: ``internal`` (the live vertices, ascending), their
-        ``rank`` (the unnormalised estimate ``p``) and ``residual`` (``s``) as
-        host NumPy arrays, and the scalars ``rank_sum``, ``dangling_rank``
-        and ``converged``.  Read it under the graph's lock.
+        ``rank`` (the unnormalised estimate ``p``), ``residual`` (``s``) and
+        ``previous_rank`` (``p`` before the last update, NaN where it added
+        the vertex) as host NumPy arrays, and the scalars ``rank_sum``,
+        ``dangling_rank``, ``converged`` and ``previous_rank_sum``.  Read it
+        under the graph's lock.
         """
         ops, xp = self.ops, self.ops.xp
         live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
         return {"internal": ops.to_host(live), "rank": ops.to_host(self.committed_rank[live]),
-                "residual": ops.to_host(self.committed_residual[live]), "rank_sum": float(self.rank_sum),
+                "residual": ops.to_host(self.committed_residual[live]),
+                "previous_rank": ops.to_host(self.previous_rank[live]),
+                "previous_rank_sum": float(self.previous_rank_sum), "rank_sum": float(self.rank_sum),
                 "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged),
                 "exact_rank_sum": float(self.exact_rank_sum)}
 
     def import_state(self, state):
         """Take the state of :meth:`export_state` (host or device arrays) as the
         committed one, on a store restored with the same vertices: working and
-        committed arrays both get it; other vertices hold rank and residual 0."""
+        committed arrays both get it; other vertices hold rank and residual 0.
+        Without ``previous_rank`` (and ``previous_rank_sum``), :meth:`moved`
+        finds nothing moved until the next update."""
         ops, xp = self.ops, self.ops.xp
         self._ensure()
         internal = ops.asarray(state["internal"], dtype=xp.int64)
@@ -465,10 +535,19 @@ class PageRankEngine:
             array[internal] = ops.asarray(state[name], dtype=xp.float64)
         self.committed_rank[...] = self.rank
         self.committed_residual[...] = self.residual
+        self.previous_rank[...] = self.rank
+        if state.get("previous_rank") is not None:      # differs from rank at any live vertex
+            self.previous_rank[internal] = ops.asarray(state["previous_rank"], dtype=xp.float64)
+            self._last_written = None
+        else:                                           # as if the last update changed nothing
+            self._last_written = xp.empty(0, dtype=xp.int64)
+        self._new = xp.empty(0, dtype=xp.int64)
         self.rank_sum = float(state["rank_sum"])
         self.dangling_rank = float(state["dangling_rank"])
         self.converged = bool(state["converged"])
         # (checkpoints before exact_rank_sum existed: as if the saved residual were exact)
         self.exact_rank_sum = float(state.get("exact_rank_sum", self.rank_sum))
+        self.published_rank_sum = self.rank_sum
+        self.previous_rank_sum = float(state.get("previous_rank_sum", self.rank_sum))
         self.support = xp.empty(0, dtype=xp.int64)
         self._written = []

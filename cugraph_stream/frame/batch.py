@@ -1,9 +1,10 @@
 """Validate a batch of update rows and turn it into plain arrays.
 
 Every check runs before anything changes, and each error names the column
-and the first offending row (0-based position), so a batch applies whole or
-not at all.  Columns that arrive on the GPU (cuDF, CuPy) are checked there
-with CuPy; only the offending value travels to the host, for the message.
+and the first offending row (0-based position; the error carries it as
+``.row``, see :func:`row_error`), so a batch applies whole or not at all.
+Columns that arrive on the GPU (cuDF, CuPy) are checked there with CuPy;
+only the offending value travels to the host, for the message.
 """
 from __future__ import annotations
 
@@ -18,6 +19,20 @@ from ..floats import exact_astype, ordered_bits
 from .columns import column_names, num_rows, read_column, require_columns
 
 _INT64_LIMIT = 2.0 ** 63
+
+
+def row_error(message, row):
+    """A ``ValueError`` about one row of a batch, carrying its 0-based position as ``.row``
+    (the message names it too, "... at row <row> ...").  A plain ``ValueError``: it
+    prints and pickles (errors of Dask workers) as one, ``.row`` included.
+
+    >>> error = row_error("column 'src' holds a null vertex id at row 3", 3)
+    >>> type(error).__name__, error.row, str(error)
+    ('ValueError', 3, "column 'src' holds a null vertex id at row 3")
+    """
+    error = ValueError(message)
+    error.row = int(row)
+    return error
 
 
 @dataclass
@@ -86,7 +101,7 @@ def _reject_kind(values, nulls, column, what, hint):
     if not present.any():           # empty, or nulls only: no value to show
         raise ValueError(f"column {column!r} holds {kind} {what}s ({values.dtype}); {hint}")
     row = _first(present)
-    raise ValueError(f"column {column!r} holds a {kind} {what} {_show(values, row)!r} at row {row}; {hint}")
+    raise row_error(f"column {column!r} holds a {kind} {what} {_show(values, row)!r} at row {row}; {hint}", row)
 
 
 def parse_ids(values, nulls, column):
@@ -102,7 +117,8 @@ def parse_ids(values, nulls, column):
     if not _is_cudf_strings(values) and values.dtype.kind in "bc":
         _reject_kind(values, nulls, column, "vertex id", "vertex ids must be integers")
     if nulls is not None:
-        raise ValueError(f"column {column!r} holds a null vertex id at row {_first(nulls)}")
+        row = _first(nulls)
+        raise row_error(f"column {column!r} holds a null vertex id at row {row}", row)
     if _is_cudf_strings(values):
         raise ValueError(f"column {column!r} must hold integer vertex ids, not {values.dtype}")
     xp = array_module(values)
@@ -113,7 +129,7 @@ def parse_ids(values, nulls, column):
         too_big = values > np.iinfo(np.int64).max
         if too_big.any():
             row = _first(too_big)
-            raise ValueError(f"column {column!r} holds vertex id {_show(values, row)} at row {row}, beyond int64")
+            raise row_error(f"column {column!r} holds vertex id {_show(values, row)} at row {row}, beyond int64", row)
         return values.astype(xp.int64)
     if kind == "f":
         for bad, what in ((~xp.isfinite(values), "a non-finite vertex id"),
@@ -121,7 +137,7 @@ def parse_ids(values, nulls, column):
                           ((values < -_INT64_LIMIT) | (values >= _INT64_LIMIT), "a vertex id beyond int64")):
             if bad.any():
                 row = _first(bad)
-                raise ValueError(f"column {column!r} holds {what} {_show(values, row)} at row {row}")
+                raise row_error(f"column {column!r} holds {what} {_show(values, row)} at row {row}", row)
         return values.astype(xp.int64)
     if kind == "O":
         return _object_ids(values, column)
@@ -132,15 +148,15 @@ def _object_ids(values, column):
     out = np.empty(values.size, dtype=np.int64)
     for row, item in enumerate(values):
         if isinstance(item, (bool, np.bool_)):
-            raise ValueError(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "
-                             "vertex ids must be integers")
+            raise row_error(f"column {column!r} holds a boolean vertex id {item!r} at row {row}; "
+                            "vertex ids must be integers", row)
         if isinstance(item, (int, np.integer)) and -2 ** 63 <= int(item) < 2 ** 63:
             out[row] = int(item)
         elif isinstance(item, (float, np.floating)) and float(item).is_integer() and \
                 -_INT64_LIMIT <= item < _INT64_LIMIT:
             out[row] = int(item)
         else:
-            raise ValueError(f"column {column!r} holds {item!r} at row {row}, not an int64 vertex id")
+            raise row_error(f"column {column!r} holds {item!r} at row {row}, not an int64 vertex id", row)
     return out
 
 
@@ -154,7 +170,8 @@ def parse_ops(values, nulls, column, check=True):
     [1, -1, 1, -1]
     """
     if nulls is not None:
-        raise ValueError(f"column {column!r} holds a null op at row {_first(nulls)}")
+        row = _first(nulls)
+        raise row_error(f"column {column!r} holds a null op at row {row}", row)
     if _is_cudf_strings(values):
         lowered = values.str.strip().str.lower()
         codes = (lowered == "insert").values.astype("int8") - (lowered == "delete").values.astype("int8")
@@ -175,8 +192,8 @@ def parse_ops(values, nulls, column, check=True):
     unknown = codes == 0
     if check and unknown.any():
         row = _first(unknown)
-        raise ValueError(f"column {column!r} holds an unknown op {_show(shown, row)!r} at row {row}; "
-                         "expected 'insert' or 'delete' (any case), or 1 or -1")
+        raise row_error(f"column {column!r} holds an unknown op {_show(shown, row)!r} at row {row}; "
+                        "expected 'insert' or 'delete' (any case), or 1 or -1", row)
     return codes
 
 
@@ -245,7 +262,7 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     xp = array_module(values)
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
-        raise ValueError(f"column {column!r} holds a null weight at row {row}, an insert row")
+        raise row_error(f"column {column!r} holds a null weight at row {row}, an insert row", row)
     weights = _astype(values, np.float64)                 # (subnormals kept on the GPU too)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
         cast = _astype(xp.where(is_insert, weights, 0.0), weight_dtype)
@@ -255,10 +272,10 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
     if bad.any():
         row = _first(bad)
         if not np.isfinite(float(weights[row])):
-            raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
-                             "weights must be finite")
-        raise ValueError(f"column {column!r} holds weight {_show(weights, row)} at row {row}, "
-                         f"beyond the range of {np.dtype(weight_dtype)}")
+            raise row_error(f"column {column!r} holds weight {_show(weights, row)} at row {row}; "
+                            "weights must be finite", row)
+        raise row_error(f"column {column!r} holds weight {_show(weights, row)} at row {row}, "
+                        f"beyond the range of {np.dtype(weight_dtype)}", row)
     return cast
 
 
@@ -272,12 +289,12 @@ def _object_weights(values, column):
         row = int(np.flatnonzero(bad)[0])
         item = values[row]
         if isinstance(item, (bool, np.bool_)):
-            raise ValueError(f"column {column!r} holds a boolean weight {item!r} at row {row}; "
-                             "weights must be real numbers")
+            raise row_error(f"column {column!r} holds a boolean weight {item!r} at row {row}; "
+                            "weights must be real numbers", row)
         if isinstance(item, (complex, np.complexfloating)):
-            raise ValueError(f"column {column!r} holds a complex weight {item!r} at row {row}; "
-                             "weights must be real numbers")
-        raise ValueError(f"column {column!r} holds a non-numeric weight {item!r} at row {row}")
+            raise row_error(f"column {column!r} holds a complex weight {item!r} at row {row}; "
+                            "weights must be real numbers", row)
+        raise row_error(f"column {column!r} holds a non-numeric weight {item!r} at row {row}", row)
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -352,6 +369,6 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
             parse_ops(*op_column, op)
         parse_weights(*weight_column, weight, is_insert, weight_dtype)
         row = _first(negative)
-        raise ValueError(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
-                         f"but {nonnegative_for} needs non-negative weights")
+        raise row_error(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
+                        f"but {nonnegative_for} needs non-negative weights", row)
     return Rows(src, dst, weights, codes, largest)

@@ -5,7 +5,8 @@ stream larger than memory can be applied batch by batch.  With a distributed
 ``client`` the next partition is computed while the current one is applied.
 :func:`apply_partitions` is the loop behind ``StreamGraph.apply_stream`` and
 ``DistributedStreamGraph.apply_stream``: one atomic batch per partition, and
-an error names the partition it came from.
+an error names the partition it came from, its rows in the stream and the
+offending row's position in the stream.
 
 Examples
 --------
@@ -114,41 +115,63 @@ def apply_partitions(ddf, columns, apply, progress=True, client=None):
 
     Checks first that ``ddf`` is a dask DataFrame holding ``columns`` (None
     entries are skipped), before any partition is computed.  An error raised
-    for a partition is raised again with ``partition <index>:`` in front of
-    its message: a ``ValueError`` stays a ``ValueError``, and an error type
-    with a ``with_partition(index)`` method builds its own; any other error
-    propagates as it is.  The partitions before it stay applied.
+    for a partition is raised again with ``partition <index> (rows <first>-<last>
+    of the stream):`` in front of its message, the rows counted from the start
+    of the whole stream: a ``ValueError`` stays a ``ValueError`` (one that
+    names a row, as :func:`~cugraph_stream.frame.batch.row_error` makes them,
+    also gets that row's position in the stream, kept as ``.row``), and an
+    error type with a ``with_partition(index)`` method builds its own; any
+    other error propagates as it is.  The partitions before it stay applied.
 
     >>> import pandas as pd, pytest
+    >>> from cugraph_stream.frame.batch import row_error
     >>> dd = pytest.importorskip("dask.dataframe")
-    >>> ddf = dd.from_pandas(pd.DataFrame({"src": [1, 2, -3]}), npartitions=3)
+    >>> ddf = dd.from_pandas(pd.DataFrame({"src": [1, 2, 3, 4, -5, 6]}), npartitions=3)
     >>> def apply(part):
-    ...     if (part["src"] < 0).any():
-    ...         raise ValueError("column 'src' holds a negative id at row 0")
+    ...     bad = (part["src"] < 0).to_numpy()
+    ...     if bad.any():
+    ...         row = int(bad.argmax())
+    ...         raise row_error(f"column 'src' holds a negative id at row {row}", row)
     ...     return len(part)
     >>> apply_partitions(ddf, ["src"], apply, progress=False)
     Traceback (most recent call last):
     ...
-    ValueError: partition 2: column 'src' holds a negative id at row 0
+    ValueError: partition 2 (rows 4-5 of the stream): column 'src' holds a negative id at row 0 (row 4 of the stream)
     """
     require_dask_frame(ddf)
     require_stream_columns(ddf, columns)
     results = []
+    start = 0                   # rows of the partitions before this one
     for index, part in iter_partitions(ddf, progress=progress, client=client):
         try:
             results.append(apply(part))
         except Exception as error:          # noqa: BLE001 - relabelled or raised as it is
-            labelled = _in_partition(error, index)
+            labelled = _in_partition(error, index, start, len(part))
             if labelled is None:
                 raise
             raise labelled from error
+        start += len(part)
     return results
 
 
-def _in_partition(error, index):
-    """``error`` with ``partition <index>:`` before its message, or None to keep it as it is."""
+def _in_partition(error, index, start, rows):
+    """``error`` with ``partition <index> (rows ...):`` before its message, or None to keep
+    it as it is; ``start`` rows came before the partition, which holds ``rows``."""
     if hasattr(error, "with_partition"):
         return error.with_partition(index)
-    if isinstance(error, ValueError):
-        return ValueError(f"partition {index}: {error}")
-    return None
+    if not isinstance(error, ValueError):
+        return None
+    span = f"rows {start}-{start + rows - 1}" if rows else f"no rows, after {start}"
+    message = str(error)
+    row = getattr(error, "row", None)
+    if row is None:
+        return ValueError(f"partition {index} ({span} of the stream): {message}")
+    named = f"at row {row}"
+    where = f"row {start + row} of the stream"
+    if named in message:            # "... at row 3 (row 13 of the stream) ..."
+        message = message.replace(named, f"{named} ({where})", 1)
+    else:
+        message = f"{message} ({where})"
+    labelled = ValueError(f"partition {index} ({span} of the stream): {message}")
+    labelled.row = start + row
+    return labelled

@@ -75,6 +75,71 @@ class PageRank(Query):
         return PageRankEngine(store, self.alpha, self.tol, incremental=self.mode == "incremental",
                               max_iter=self.max_iter, fail_on_nonconvergence=self.fail_on_nonconvergence)
 
+    def changes(self, threshold=None):
+        """Rows of :meth:`result` whose rank the last update moved by more than ``threshold``.
+
+        The last update is the last batch (or ``track``, which adds every
+        vertex); vertices it added are listed whatever their rank, removed
+        ones are not (they have no row).
+
+        Parameters
+        ----------
+        threshold : float, optional
+            Smallest absolute change of a vertex's (normalised) PageRank that
+            counts, at least 0; default ``tol``, the bound on the L1 error of
+            every result: a change above it is more than the estimates'
+            error can account for.  0 lists every vertex whose rank changed
+            at all (after most batches nearly every vertex, as the ranks are
+            renormalised).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``vertex`` and ``pagerank`` (the current rank), sorted by vertex.
+
+        Raises
+        ------
+        ValueError
+            If ``threshold`` is not a non-negative real number, or the query
+            is not tracked.
+
+        Examples
+        --------
+        >>> import pandas as pd, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
+        >>> pr = g.track(cgs.PageRank(tol=1e-9))
+        >>> pr.changes()["vertex"].tolist()           # track computed every vertex
+        [0, 1, 2]
+        >>> _ = g.apply(pd.DataFrame({"src": [3], "dst": [0], "op": ["insert"]}))
+        >>> pr.result().round(4)                      # each was 1/3 before
+           vertex  pagerank
+        0       0    0.3326
+        1       1    0.3202
+        2       2    0.3097
+        3       3    0.0375
+        >>> pr.changes(threshold=0.01).round(4)       # 0 moved by 0.0007; 3 is new
+           vertex  pagerank
+        0       1    0.3202
+        1       2    0.3097
+        2       3    0.0375
+        """
+        if threshold is None:
+            threshold = self.tol
+        if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer,
+                                                                                   np.floating)) \
+                or not float(threshold) >= 0.0 or not np.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite real number >= 0, got {threshold!r}")
+        with self._committed():
+            engine = self.engine
+            store, xp = engine.store, engine.ops.xp
+            internal = store.vertices.sorted_internal
+            moved = internal[engine.moved(internal, float(threshold))]
+            rank = engine.rank[internal]
+            total = rank.sum()
+            values = engine.rank[moved]
+            return make_frame(engine.ops, {"vertex": store.vertices.external[moved],
+                                           self.value_column: values / total if float(total) != 0.0 else values})
+
     def result(self):
         """Columns ``vertex`` and ``pagerank``, sorted by vertex."""
         with self._committed():

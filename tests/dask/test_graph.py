@@ -208,8 +208,11 @@ def test_apply_stream_in_partition_order(client, stream):
     bad.loc[bad.index[:26], "op"] = 1
     ddf = dd.from_pandas(bad, npartitions=2, sort=False)
     first = ddf.get_partition(0).compute()
-    with pytest.raises(ValueError, match=r"^partition 1: column 'weight' holds"):
+    with pytest.raises(ValueError, match=r"^partition 1 \(rows 20-39 of the stream\): column "
+                                         r"'weight' holds a null weight at row 5 \(row 25 of the "
+                                         r"stream\)") as caught:
         g.apply_stream(ddf, weight="weight", progress=False)
+    assert caught.value.row == 25          # the worker's error kept its row through pickling
     snapshot.apply(first, weight="weight")
     assert check_edges(g.edges(worker=g.workers[1]), snapshot) == []
     g.close()

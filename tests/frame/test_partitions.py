@@ -77,12 +77,41 @@ def test_bad_partition_names_it_and_keeps_earlier_partitions(stream):
     ddf = dd.from_pandas(updates, npartitions=3, sort=False)
     g = cgs.StreamGraph.from_edgelist(stream.initial, weight="weight")
     snapshot = EdgeSnapshot.from_frame(stream.initial, weight="weight")
-    with pytest.raises(ValueError, match=r"^partition 2: column 'op' holds an unknown op "
-                                         r"'upsert' at row 10"):
+    assert [len(ddf.get_partition(i).compute()) for i in range(3)] == [30, 30, 30]
+    with pytest.raises(ValueError, match=r"^partition 2 \(rows 60-89 of the stream\): column 'op' "
+                                         r"holds an unknown op 'upsert' at row 10 \(row 70 of the "
+                                         r"stream\); expected") as caught:
         g.apply_stream(ddf, weight="weight", progress=False)
+    assert caught.value.row == 70 and updates["op"].iloc[caught.value.row] == "upsert"
     for i in range(2):
         snapshot.apply(ddf.get_partition(i).compute(), weight="weight")
     assert check_edges(g.edges(), snapshot) == []
+
+
+def test_partition_rows_count_from_the_start_of_the_stream(stream):
+    """Rows count over the partitions before, empty ones too; an error that names no
+    row still gets the partition's rows in the stream."""
+    updates = pd.concat(list(stream), ignore_index=True).iloc[:20].copy()
+    updates["weight"] = updates["weight"].astype(object)
+    updates.loc[updates.index[9], "weight"] = "heavy"
+    updates.loc[updates.index[9], "op"] = 1
+    parts = [updates.iloc[:8], updates.iloc[8:8], updates.iloc[8:20]]
+    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=updates.iloc[:0], verify_meta=False)
+    g = cgs.StreamGraph.from_edgelist(stream.initial, weight="weight")
+    with pytest.raises(ValueError, match=r"^partition 2 \(rows 8-19 of the stream\): column 'weight' "
+                                         r"holds a non-numeric weight 'heavy' at row 1 \(row 9 of "
+                                         r"the stream\)$"):
+        g.apply_stream(ddf, weight="weight", progress=False)
+    from cugraph_stream.frame.partitions import apply_partitions
+
+    def reject(part):
+        raise ValueError("no")
+    empty = dd.from_delayed([dask.delayed(updates.iloc[:3]), dask.delayed(updates.iloc[:0])],
+                            meta=updates.iloc[:0], verify_meta=False)
+    with pytest.raises(ValueError, match=r"^partition 1 \(no rows, after 3 of the stream\): no$"):
+        apply_partitions(empty, ["src"], lambda part: len(part) or reject(part), progress=False)
+    with pytest.raises(ValueError, match=r"^partition 0 \(rows 0-2 of the stream\): no$"):
+        apply_partitions(empty, ["src"], reject, progress=False)
 
 
 def test_missing_column_is_reported_before_any_partition(stream):

@@ -543,7 +543,8 @@ def test_unknown_op_without_weight_column_in_apply_stream():
     expected = cgs.StreamGraph.from_edgelist(h.g.edges(), weight="weight", weight_dtype="float64")
     expected.apply(first, source="src", destination="dst", default_weight=1.0)
     with pytest.raises(ValueError, match="^" + re.escape(
-            f"partition 1: column 'op' holds an unknown op 'add' at row 1; {UNKNOWN_OP}") + "$"):
+            f"partition 1 (rows 2-3 of the stream): column 'op' holds an unknown op 'add' at row 1 "
+            f"(row 3 of the stream); {UNKNOWN_OP}") + "$"):
         h.g.apply_stream(ddf, default_weight=1.0, progress=False)
     # partition 0 stays applied, partition 1 changed nothing
     pd.testing.assert_frame_equal(h.g.edges(), expected.edges())

@@ -582,6 +582,9 @@ class Checkpoint:
                 state["converged"] = bool(scalars.get("converged", True))
                 if "exact_rank_sum" in scalars:
                     state["exact_rank_sum"] = float(scalars["exact_rank_sum"])
+                if "previous_rank_sum" in scalars:      # the ranks before the last update: changes()
+                    state.update(self._table(entry["file"], {"previous_rank": np.float64}))
+                    state["previous_rank_sum"] = float(scalars["previous_rank_sum"])
             live = np.sort(state["internal"])
             if live.size != int(self._alive.sum()) or not np.array_equal(live, np.flatnonzero(self._alive)):
                 raise self._error(f"query {i} ({kind}) holds other vertices than the graph")

@@ -927,9 +927,11 @@ class StreamGraph:
         ValueError
             If ``ddf`` is not a dask DataFrame or lacks a column (before any
             partition is computed), or if a partition is bad input: the
-            message starts with ``partition <index>:`` and then names the
-            column and row, as :meth:`apply` does.  The partitions before the
-            bad one stay applied; it and the ones after it are not.
+            message starts with ``partition <index> (rows a-b of the
+            stream):`` and then names the column and row, as :meth:`apply`
+            does, with the row counted from the start of the stream too
+            (``.row`` holds that one).  The partitions before the bad one stay
+            applied; it and the ones after it are not.
 
         Examples
         --------
@@ -1198,5 +1200,6 @@ def _import_optional(name, what):
         return importlib.import_module(name)
     except ImportError as error:
         raise ImportError(f"{what} needs the {name!r} package, which is not installed or fails "
-                          f"to import ({error}); install RAPIDS {name} (conda install -c rapidsai "
-                          f"{name}, or pip install {name}-cu12)") from error
+                          f"to import ({error}); install RAPIDS {name}: pip install "
+                          f"'cugraph-stream[cu12]' (or [cu13]; '.[cu12]' from a checkout), or "
+                          f"conda install -c rapidsai {name}") from error

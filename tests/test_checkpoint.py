@@ -81,23 +81,14 @@ def apply(graphs, model, rows):
 
 
 def snapshot(g):
-    """Every query's result and changes (host frames), in tracking order (PageRank's
-    changes only with ``PAGERANK_CHANGES_LOAD``: see the xfail below)."""
+    """Every query's result and changes (host frames), in tracking order."""
     out = []
     for q in g.queries:
         out.append(host(q.result()))
-        if hasattr(q, "changes") and (PAGERANK_CHANGES_LOAD or not isinstance(q, cgs.PageRank)):
-            out.append(host(q.changes()))
+        out.append(host(q.changes()))
     return out
 
 
-#: whether Checkpoint.load gives PageRank the ranks before the last update (export_state
-#: saves them as previous_rank / previous_rank_sum; checkpoint.py does not read them yet)
-PAGERANK_CHANGES_LOAD = False
-
-
-@pytest.mark.xfail(strict=True, reason="checkpoint.py does not load PageRank's previous_rank yet: "
-                                       "once it does, set PAGERANK_CHANGES_LOAD and drop this xfail")
 def test_pagerank_changes_survive_save_and_load(tmp_path):
     g, model, rng, ids = scenario("cpu", "device", directed=True)
     h = cgs.StreamGraph.load(g.save(tmp_path / "graph.ckpt"))

@@ -433,7 +433,8 @@ def test_host_placement_keeps_the_adjacency_in_pinned_host_memory():
     assert memory_type(store.out.degree) == device and memory_type(q.engine.value) == device
     result = q.result()
     result = result.to_pandas() if hasattr(result, "to_pandas") else result
-    unreachable = float(np.finfo(np.float32).max)
+    unreachable = float(np.finfo(g.weight_dtype).max)          # float64: the weights' own dtype
+    assert g.weight_dtype == np.float64
     assert result["distance"].tolist() == [0.0, unreachable, 0.5, unreachable]
 
 

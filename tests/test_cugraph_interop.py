@@ -110,6 +110,8 @@ def test_from_cugraph_reads_edges_weights_and_isolated_vertices(cugraph, directe
     assert g.weight_dtype == np.float64
     assert g.number_of_edges() == 5
     got = _host(g.edges())
+    assert list(got.columns) == [g.schema.source, g.schema.destination, g.schema.weight]   # G's own names
+    got = got.set_axis(["src", "dst", "weight"], axis=1)
     expected = edges.to_pandas().rename(columns={"wgt": "weight"})
     if not directed:
         expected = expected.assign(src=np.minimum(expected.src, expected.dst),

@@ -660,6 +660,8 @@ class StreamGraph:
         """
         report.set_times(clock.times())
         report.launches, report.syncs = self._ops.calls.since(calls)
+        for query, query_report in zip(self._queries, report.queries):
+            query._observe(query_report)
         self.last_report = report
         log_report(what, report)
 

@@ -1,6 +1,7 @@
 """What a batch did: counts, work done and wall time per phase."""
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 
@@ -49,6 +50,13 @@ class QueryReport:
     cache's own loads).  ``converged`` is False only for a PageRank with
     ``fail_on_nonconvergence=False`` that stopped at ``max_iter`` above its
     ``tol``.
+
+    ``path`` is ``"incremental"`` or ``"recompute"``: which way the update
+    ran.  ``path_reason`` says why (the query's mode, or in ``mode="auto"``
+    the estimated seconds of both paths, a probe, or an incremental update
+    that gave up), and ``estimated_incremental_s`` / ``estimated_recompute_s``
+    are the cost model's estimates (NaN when the mode fixed the path; see
+    :mod:`cugraph_stream.engine.cost_model`).
     """
 
     name: str
@@ -61,6 +69,10 @@ class QueryReport:
     host_bytes: int = 0
     cache_hits: int = 0
     converged: bool = True
+    path: str = "incremental"
+    path_reason: str = ""
+    estimated_incremental_s: float = math.nan
+    estimated_recompute_s: float = math.nan
 
 
 @dataclass
@@ -173,6 +185,10 @@ class BatchReport:
         """Plain dict (JSON-ready), with ``total_s``."""
         out = asdict(self)
         out["total_s"] = self.total_s
+        for query in out["queries"]:         # (JSON has no NaN: estimates not made are null)
+            for key in ("estimated_incremental_s", "estimated_recompute_s"):
+                if math.isnan(query[key]):
+                    query[key] = None
         return out
 
     def __repr__(self):

@@ -283,9 +283,9 @@ def test_id_reuse_does_not_leak_old_state(directed, backend):
 def test_report_fields_and_repr():
     g = cgs.StreamGraph(weight_dtype="float64")
     apply(g, [ins(0, 1), ins(1, 2), ins(2, 3)])
-    g.track(cgs.SSSP(source=0))
-    g.track(cgs.WCC())
-    g.track(cgs.PageRank())
+    g.track(cgs.SSSP(source=0, mode="incremental"))
+    g.track(cgs.WCC(mode="incremental"))
+    g.track(cgs.PageRank(mode="incremental"))
     rep = apply(g, [dele(0, 1), ins(0, 2, 5.0), ins(3, 4), dele(7, 8)])
     assert isinstance(rep, cgs.BatchReport)
     for f in COUNT_FIELDS:
@@ -441,7 +441,7 @@ def test_host_placement_keeps_the_adjacency_in_pinned_host_memory():
 def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
     edges = pd.DataFrame({"src": [0, 1, 2, 0], "dst": [1, 2, 3, 3], "w": [1.0, 1.0, 1.0, 10.0]})
     g = cgs.StreamGraph.from_edgelist(edges, weight="w", backend=backend, placement="host")
-    g.track(cgs.SSSP(source=0))
+    g.track(cgs.SSSP(source=0, mode="incremental"))
     report = apply(g, [dele(1, 2)])
     # 2 and 3 are invalidated: their out-lists are scanned for children (3's
     # is empty; 2's holds one entry, neighbours only: one 128-byte
@@ -452,7 +452,7 @@ def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
     assert report.edges_scanned >= report.host_edges_read
     assert (report.device_memory_bytes > 0) == (backend == "gpu")
     # a second query's reads are its own; the batch's figures are the sums
-    g.track(cgs.BFS(source=0))
+    g.track(cgs.BFS(source=0, mode="incremental"))
     report = apply(g, [dele(0, 3)])
     sssp, bfs = report.queries
     assert sssp.host_bytes > 0 and bfs.host_bytes > 0
@@ -462,7 +462,7 @@ def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
 
 def test_device_placement_reads_nothing_from_host_memory():
     g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
-    g.track(cgs.BFS(source=0))
+    g.track(cgs.BFS(source=0, mode="incremental"))
     report = apply(g, [dele(0, 1)])
     assert report.edges_scanned > 0 and (report.host_edges_read, report.host_bytes) == (0, 0)
 
@@ -481,7 +481,7 @@ def test_cached_placement_serves_hot_lists_from_the_cache(backend):
                                                       **({"cache_budget": 32768, "chunk_bytes": 4096}
                                                          if placement == "cached" else {}))
               for placement in ("host", "cached")}
-    queries = {p: (g.track(cgs.SSSP(source=int(edges.src[0]))), g.track(cgs.PageRank()))
+    queries = {p: (g.track(cgs.SSSP(source=int(edges.src[0]), mode="incremental")), g.track(cgs.PageRank(mode="incremental")))
                for p, g in graphs.items()}
     reports = {p: [] for p in graphs}
     for _ in range(6):

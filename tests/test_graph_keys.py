@@ -238,8 +238,8 @@ def test_checkpoint_round_trip_with_string_keys(tmp_path, backend):
     G = nx.les_miserables_graph()
     g = cgs.StreamGraph.from_edgelist(frame_of(G), source="src", destination="dst", weight="w",
                                       directed=False, backend=backend)
-    g.track(cgs.SSSP(source="Myriel"))
-    g.track(cgs.WCC())
+    g.track(cgs.SSSP(source="Myriel", mode="incremental"))
+    g.track(cgs.WCC(mode="incremental"))
     saved = g.save(tmp_path / "ckpt")
     h = cgs.StreamGraph.load(saved, backend=backend)
     for q, r in zip(g.queries, h.queries):
@@ -256,7 +256,7 @@ def test_checkpoint_round_trip_with_multi_column_and_int32_keys(tmp_path, backen
     df = pd.DataFrame({"a": ["x", "y"], "b": np.array([1, 2], dtype=np.int32), "c": ["y", "z"],
                        "d": np.array([2, 3], dtype=np.int32)})
     g = cgs.StreamGraph.from_edgelist(df, source=["a", "b"], destination=["c", "d"], backend=backend)
-    g.track(cgs.BFS(source=("x", 1)))
+    g.track(cgs.BFS(source=("x", 1), mode="incremental"))
     h = cgs.StreamGraph.load(g.save(tmp_path / "multi"), backend=backend)
     pd.testing.assert_frame_equal(host(g.queries[0].result()), host(h.queries[0].result()))
     assert h.queries[0].source == ("x", 1)

@@ -276,7 +276,7 @@ def test_checkpoint_round_trip(tmp_path):
     g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "ts": stamps}),
                                       source="src", destination="dst", directed=False, time="ts",
                                       window=pd.Timedelta(minutes=10))
-    g.track(cgs.WCC())
+    g.track(cgs.WCC(mode="incremental"))
     h = cgs.StreamGraph.load(g.save(os.fspath(tmp_path / "ckpt")))
     assert host(h.edges()).equals(host(g.edges())) and window_state(h) == window_state(g)
     later = pd.DataFrame({"src": [3], "dst": [4], "op": ["insert"],

@@ -101,6 +101,11 @@ class MonotonicEngine:
         self._new = xp.empty(0, dtype=xp.int64)
         self._changed_before = self.changed      # ``changed`` when the open transaction began
         self.converged = True                    # (a monotonic update always converges)
+        #: work (entries scanned + vertices) after which an incremental correction gives up and
+        #: recomputes from scratch (None: never); set per update by the query's cost model
+        self.give_up_above = None
+        #: why the last correction gave up (a sentence), or False
+        self.gave_up = False
 
     # ----------------------------------------------------------------- state
     def _ensure(self):
@@ -196,6 +201,13 @@ class MonotonicEngine:
         invalidated = xp.empty(0, dtype=xp.int64)
         if seeds.size:
             invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
+            if self.give_up_above is not None and work.edges_scanned + invalidated.size > self.give_up_above:
+                # re-seeding and re-pushing the invalidated part would cost more than recomputing
+                self.gave_up = (f"{int(invalidated.size)} vertices invalidated, {work.edges_scanned} entries "
+                                f"read, over a recomputation's {self.give_up_above:.0f}")
+                self._touched.append(invalidated)
+                self._start_from_scratch(self._alive())
+                return Work(invalidated=int(invalidated.size), edges_scanned=work.edges_scanned)
             self._reset(invalidated)
             for adj in self.push_adjacencies:
                 self.store.record_reads(adj, invalidated, reads_weights=False, distinct=True)

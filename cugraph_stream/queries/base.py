@@ -11,12 +11,13 @@ import weakref
 
 import numpy as np
 
+from ..engine.cost_model import CostModel, PathChoice
 from ..engine.monotonic import MonotonicEngine
 from ..frame.keys import VertexKeys
 from ..frame.output import make_frame
 from ..report import QueryReport
 
-MODES = ("incremental", "recompute")
+MODES = ("auto", "incremental", "recompute")
 
 
 class Query:
@@ -24,9 +25,14 @@ class Query:
 
     Parameters
     ----------
-    mode : {"incremental", "recompute"}
-        ``"recompute"`` recomputes from scratch after every batch with the
-        same engine (a reference and a baseline).
+    mode : {"auto", "incremental", "recompute"}
+        ``"auto"`` (the default) chooses before every batch whichever of the
+        two paths its :class:`~cugraph_stream.engine.cost_model.CostModel`
+        estimates cheaper; ``"incremental"`` always updates the previous
+        result; ``"recompute"`` recomputes from scratch after every batch
+        with the same engine (a reference and a baseline).  Every path gives
+        the same result; each batch's :class:`~cugraph_stream.report.QueryReport`
+        says which ran (``path``) and why (``path_reason``, the estimates).
 
     Attributes
     ----------
@@ -56,12 +62,16 @@ class Query:
     #: whether edge weights must be non-negative while this query is tracked
     needs_nonnegative_weights = False
 
-    def __init__(self, mode="incremental"):
+    def __init__(self, mode="auto"):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
         self._graph = None     # a weak reference to the tracking graph: it holds its queries, not the other way
         self.engine = None
+        #: the :class:`~cugraph_stream.engine.cost_model.CostModel` of ``mode="auto"`` (set by ``track``;
+        #: replace it to inject rates)
+        self.cost_model = None
+        self._last_update = None    # (path, work, changed, graph size) of the last update, for the cost model
 
     @property
     def graph(self):
@@ -86,7 +96,7 @@ class Query:
 
     def _params(self):
         params = {}
-        if self.mode != "incremental":
+        if self.mode != "auto":
             params["mode"] = self.mode
         return params
 
@@ -100,8 +110,10 @@ class Query:
             raise ValueError(f"{self.name} is already tracked by a graph; create a new query object")
         self._validate(store)
         engine = self._make_engine(store)
-        engine.initialize()
-        engine.converge()
+        work = _total(engine.initialize(), engine.converge())
+        if self.cost_model is None:
+            self.cost_model = CostModel(store.ops.name)
+        self.cost_model.observe_recompute(work, _size(store))
         return engine
 
     def _bind(self, graph, engine):
@@ -121,12 +133,44 @@ class Query:
         """Bring the result up to date with a batch; return a :class:`QueryReport`
         (its times come from ``clock``, a :class:`~cugraph_stream.report.PhaseClock`,
         once the batch is published)."""
-        fix = self.engine.correct(delta)
+        engine, store = self.engine, self.engine.store
+        changed = delta.changed_arcs + int(delta.new_vertices.size + delta.removed_vertices.size)
+        choice = self._choose(changed, _size(store))
+        engine.incremental = choice.path == "incremental"
+        # an incremental update gives up (and recomputes) once its work passes a recomputation's
+        engine.give_up_above = self.cost_model.recompute_budget(_size(store)) \
+            if self.mode == "auto" and engine.incremental else None
+        engine.gave_up = False
+        fix = engine.correct(delta)
         clock.lap(f"{self.name}:correct")
-        run = self.engine.converge()
+        run = engine.converge()
         clock.lap(f"{self.name}:compute")
+        if engine.gave_up:
+            choice = PathChoice("recompute", f"gave up incremental: {engine.gave_up}", choice.incremental_s,
+                                choice.recompute_s)
+        self._last_update = (choice.path, _total(fix, run), changed, _size(store))
         return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
-                           edges_scanned=fix.edges_scanned + run.edges_scanned, converged=self.engine.converged)
+                           edges_scanned=fix.edges_scanned + run.edges_scanned, converged=engine.converged,
+                           path=choice.path, path_reason=choice.reason, estimated_incremental_s=choice.incremental_s,
+                           estimated_recompute_s=choice.recompute_s)
+
+    def _choose(self, changed, size):
+        """The :class:`PathChoice` of the next update: the mode's, or the cost model's."""
+        if self.mode != "auto":
+            return PathChoice(self.mode, f"mode={self.mode!r}")
+        if self.cost_model is None:             # (restored from a checkpoint)
+            self.cost_model = CostModel(self.engine.ops.name)
+        return self.cost_model.choose(changed, size)
+
+    def _observe(self, query_report):
+        """Teach the cost model the last update's time (its :class:`QueryReport`, once published)."""
+        if self.cost_model is None or self._last_update is None:
+            return
+        path, work, changed, size = self._last_update
+        self._last_update = None
+        self.cost_model.observe(path, query_report.correct_s + query_report.compute_s, work, changed)
+        if path == "recompute":
+            self.cost_model.observe_recompute(work, size)
 
     def _require_graph(self):
         if self.engine is None:
@@ -151,13 +195,23 @@ class Query:
         return (self._keys if self._keys is not None else VertexKeys()).columns("vertex", external)
 
 
+def _total(*works):
+    """The work of ``works`` (:class:`Work`) in one number: entries scanned plus vertices handled."""
+    return sum(w.edges_scanned + w.activated + w.invalidated for w in works)
+
+
+def _size(store):
+    """What a computation from scratch grows with: vertices plus edges."""
+    return store.num_vertices + store.num_edges
+
+
 class MonotonicQuery(Query):
     """A query kept by dependency memoization (value and parent per vertex)."""
 
     #: whether result frames carry a predecessor column
     has_predecessor = True
 
-    def __init__(self, source=None, mode="incremental"):
+    def __init__(self, source=None, mode="auto"):
         super().__init__(mode)
         self.source = source
 
@@ -205,7 +259,7 @@ class MonotonicQuery(Query):
 
     def _make_engine(self, store):
         return MonotonicEngine(store, self._rule(store), source=self._internal_source(store),
-                               incremental=self.mode == "incremental", parents_in_result=self.has_predecessor)
+                               incremental=self.mode != "recompute", parents_in_result=self.has_predecessor)
 
     def _values(self, internal):
         """Result values of ``internal`` vertices (subclasses convert conventions)."""

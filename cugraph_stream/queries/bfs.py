@@ -24,7 +24,7 @@ class BFS(MonotonicQuery):
     takes_source = True
     value_column = "distance"
 
-    def __init__(self, source, mode="incremental"):
+    def __init__(self, source, mode="auto"):
         super().__init__(source, mode)
 
     @classmethod

@@ -70,7 +70,7 @@ def lookup(kind):
         raise ValueError(f"kind: unknown query kind {kind!r}; known kinds: {', '.join(KINDS)}") from None
 
 
-def make(kind, source=None, mode="incremental", alpha=0.85, tol=1e-6):
+def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6):
     """A new query of ``kind``, given the options of every kind.
 
     Each option goes to the kinds that take it and is ignored by the others,
@@ -83,7 +83,7 @@ def make(kind, source=None, mode="incremental", alpha=0.85, tol=1e-6):
     source : int, optional
         Source vertex of the kinds that take one (``takes_source``): needed
         there.
-    mode : {"incremental", "recompute"}
+    mode : {"auto", "incremental", "recompute"}
     alpha, tol : float
         PageRank's damping factor and tolerance.
 

@@ -34,7 +34,8 @@ class PageRank(Query):
         ``tol``, raise ``RuntimeError`` (default; the batch is rolled back,
         or ``track`` leaves nothing attached); with False, keep the result
         and report ``converged=False`` in the batch's :class:`QueryReport`.
-    mode : {"incremental", "recompute"}
+    mode : {"auto", "incremental", "recompute"}
+        See :class:`~cugraph_stream.queries.base.Query`.
 
     Examples
     --------
@@ -48,7 +49,7 @@ class PageRank(Query):
     short_name = "pagerank"
     value_column = "pagerank"
 
-    def __init__(self, alpha=0.85, tol=1e-6, max_iter=None, fail_on_nonconvergence=True, mode="incremental"):
+    def __init__(self, alpha=0.85, tol=1e-6, max_iter=None, fail_on_nonconvergence=True, mode="auto"):
         super().__init__(mode)
         if not 0.0 < float(alpha) < 1.0:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -72,7 +73,7 @@ class PageRank(Query):
         return params
 
     def _make_engine(self, store):
-        return PageRankEngine(store, self.alpha, self.tol, incremental=self.mode == "incremental",
+        return PageRankEngine(store, self.alpha, self.tol, incremental=self.mode != "recompute",
                               max_iter=self.max_iter, fail_on_nonconvergence=self.fail_on_nonconvergence)
 
     def changes(self, threshold=None):

@@ -29,7 +29,7 @@ class SSSP(MonotonicQuery):
     value_column = "distance"
     needs_nonnegative_weights = True
 
-    def __init__(self, source, mode="incremental"):
+    def __init__(self, source, mode="auto"):
         super().__init__(source, mode)
 
     @classmethod

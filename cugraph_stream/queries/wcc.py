@@ -30,7 +30,7 @@ class WCC(MonotonicQuery):
     value_column = "labels"
     has_predecessor = False
 
-    def __init__(self, mode="incremental"):
+    def __init__(self, mode="auto"):
         super().__init__(None, mode)
 
     def _value_columns(self, internal):

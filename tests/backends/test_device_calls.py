@@ -12,6 +12,7 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
 from cugraph_stream.backends.base import SYNC_OPERATORS, UNCOUNTED_METHODS
+from cugraph_stream.engine.cost_model import CostModel
 
 
 def test_operators_count_once_and_nested_calls_count_as_their_caller():
@@ -46,11 +47,11 @@ def test_every_sync_operator_is_a_backend_method():
     assert UNCOUNTED_METHODS - {"unavailable_reason"} <= set(dir(Backend))   # (a GPU classmethod)
 
 
-def _path_graph(backend, n=64):
+def _path_graph(backend, n=64, query=None):
     src = np.arange(n - 1)
     g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.ones(n - 1)}),
                                       weight="w", backend=backend)
-    g.track(cgs.SSSP(0))
+    g.track(query if query is not None else cgs.SSSP(0, mode="incremental"))
     return g
 
 
@@ -77,9 +78,20 @@ def test_steady_state_batches_request_the_pinned_synchronisations(backend):
         report = g.apply(pd.DataFrame(rows), weight="w")
         assert report.syncs == syncs, what
         assert report.launches >= report.syncs - 1, what     # every sync but the commit's is an operator call
-    assert set(g.last_report.times) == {"validate", "reduce", "store", "SSSP(source=0):correct",
-                                        "SSSP(source=0):compute"}
+    name = "SSSP(source=0, mode='incremental')"
+    assert set(g.last_report.times) == {"validate", "reduce", "store", f"{name}:correct", f"{name}:compute"}
     assert all(t >= 0 for t in g.last_report.times.values())
+
+
+def test_the_cost_model_requests_no_synchronisation(backend):
+    """``mode="auto"`` choosing the incremental path (rates injected) requests
+    exactly the pinned synchronisations: the choice reads host scalars only."""
+    query = cgs.SSSP(0)
+    query.cost_model = CostModel(rates={"incremental": (0.0, 1e-9), "recompute": (1.0, 1e-9)})
+    g = _path_graph(backend, query=query)
+    for what, rows, syncs in PINNED:
+        report = g.apply(pd.DataFrame(rows), weight="w")
+        assert (report.syncs, report.queries[0].path) == (syncs, "incremental"), what
 
 
 def test_vertex_operations_report_their_calls(backend):

@@ -16,7 +16,7 @@ from reference import (CACHE_OPTIONS, host, INT32_MAX, ModelGraph, check_changes
 
 F32MAX = np.finfo(np.float32).max
 F64MAX = np.finfo(np.float64).max
-MODES = ["incremental", "recompute"]
+MODES = ["auto", "incremental", "recompute"]
 
 
 def ins(u, v, w=1.0):
@@ -688,8 +688,8 @@ def test_several_queries_same_kind():
 
 def test_query_reports():
     h = G([(0, 1, 1.0)])
-    h.track("SSSP", source=0)
-    h.track("PageRank")
+    h.track("SSSP", source=0, mode="incremental")
+    h.track("PageRank", mode="incremental")
     rep = h.apply([ins(1, 2, 1.0), dele(0, 1)])
     assert len(rep.queries) == 2
     for qr in rep.queries:

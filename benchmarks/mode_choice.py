@@ -1,0 +1,149 @@
+"""Does ``mode="auto"`` pick the faster path?  Incremental, recompute and auto side by side.
+
+For each query kind and batch size, three ``StreamGraph`` objects (same
+backend, same initial R-MAT graph) track the same query, one per mode:
+``"incremental"``, ``"recompute"`` and ``"auto"`` (the default).  Every batch
+of one :func:`~cugraph_stream.datasets.mixed_stream` is applied to the three
+in turn (the order rotates from batch to batch), each apply timed with the
+device synchronised, and the three results are compared (values equal; for
+PageRank within the bound ``2 * tol`` in L1).  After ``--warmup`` batches the
+mean apply time of each mode is taken and the script prints, per point::
+
+    auto / min(incremental, recompute)
+
+the issue-18 criterion: the chosen path is never more than 1.1x the faster
+one.  It also prints how often auto took each path.  Exit status 1 on a
+result mismatch; with ``--strict``, 3 when some point's ratio is above
+``--limit`` (1.1).
+
+Examples
+--------
+CPU (this project's 2-core machine)::
+
+    python -m benchmarks.mode_choice --scale 16 --sizes 1,100,10000,100000
+
+GPU::
+
+    python -m benchmarks.mode_choice --backend gpu --scale 20 --sizes 1,100,10000,1000000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from time import perf_counter
+
+import numpy as np
+
+import cugraph_stream as cgs
+from cugraph_stream.datasets import mixed_stream, rmat
+
+from .common import choice_list, json_default, make_query, positive, sync_device, versions, write
+from .common import machine_info as _machine
+
+KINDS = ("sssp", "bfs", "wcc", "pagerank")
+MODES = ("incremental", "recompute", "auto")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.mode_choice",
+                                description="Time incremental, recompute and auto modes on the same stream.")
+    p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
+    p.add_argument("--scale", type=positive(int), default=14, help="R-MAT scale (default 14)")
+    p.add_argument("--edge-factor", type=positive(int), default=16)
+    p.add_argument("--sizes", type=lambda t: [int(x) for x in t.split(",")], default=[1, 100, 10_000],
+                   help="batch sizes, comma-separated (default 1,100,10000)")
+    p.add_argument("--batches", type=positive(int), default=12, help="measured batches per point (default 12)")
+    p.add_argument("--warmup", type=int, default=3, help="batches per point not measured (default 3)")
+    p.add_argument("--queries", type=choice_list(KINDS, "query kind(s)"), default=list(KINDS))
+    p.add_argument("--delete-fraction", type=float, default=0.5)
+    p.add_argument("--tol", type=float, default=1e-6, help="PageRank's tol")
+    p.add_argument("--limit", type=float, default=1.1, help="largest acceptable auto/min ratio (default 1.1)")
+    p.add_argument("--strict", action="store_true", help="exit 3 when a point is above --limit")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="also write the records to this JSON file")
+    return p.parse_args(argv)
+
+
+def _values(query):
+    """The result's value column as a host NumPy array, in vertex order."""
+    frame = query.result()
+    column = frame[query.value_column]
+    return column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column.get())
+
+
+def _agree(kind, results, tol):
+    first = results[0]
+    for other in results[1:]:
+        if kind == "pagerank":
+            if not np.abs(first - other).sum() <= 2 * tol:
+                return False
+        elif not np.array_equal(first, other):
+            return False
+    return True
+
+
+def run_point(args, kind, size, edges):
+    """Time the three modes on one stream of ``size``-row batches; return the record."""
+    total = args.warmup + args.batches
+    stream = mixed_stream(edges, total, size, delete_fraction=args.delete_fraction, seed=args.seed)
+    source = int(np.argmax(np.bincount(stream.initial["src"].to_numpy())))
+    graphs, queries = {}, {}
+    for mode in MODES:
+        g = cgs.StreamGraph.from_edgelist(stream.initial, source="src", destination="dst", weight="weight",
+                                          backend=args.backend)
+        queries[mode] = g.track(make_query(kind, source, mode=mode, tol=args.tol))
+        graphs[mode] = g
+    times = {mode: [] for mode in MODES}
+    paths = {"incremental": 0, "recompute": 0}
+    mismatches = 0
+    for i, batch in enumerate(stream.batches):
+        order = MODES[i % 3:] + MODES[: i % 3]            # no mode always runs first (caches, clocks)
+        for mode in order:
+            sync_device()
+            start = perf_counter()
+            report = graphs[mode].apply(batch, source="src", destination="dst", weight="weight", op="op")
+            sync_device()
+            if i >= args.warmup:
+                times[mode].append(perf_counter() - start)
+                if mode == "auto":
+                    paths[report.queries[0].path] += 1
+        if not _agree(kind, [_values(queries[mode]) for mode in MODES], args.tol):
+            mismatches += 1
+    mean = {mode: float(np.mean(times[mode])) for mode in MODES}
+    best = min(mean["incremental"], mean["recompute"])
+    return {"kind": kind, "batch_size": size, "ms": {m: 1e3 * t for m, t in mean.items()},
+            "auto_over_best": mean["auto"] / best, "auto_paths": paths, "mismatched_batches": mismatches}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    edges = rmat(args.scale, args.edge_factor, seed=args.seed, weight_dtype="float64")
+    write(f"# mode_choice: backend {args.backend}, R-MAT scale {args.scale} ({len(edges):,} edges), "
+          f"{args.batches} measured batches per point after {args.warmup}; {_machine()}")
+    write(f"{'query':9} {'rows':>8} {'incremental':>12} {'recompute':>10} {'auto':>9} {'auto/best':>10}  "
+          f"auto took (inc/rec)")
+    records = []
+    for kind in args.queries:
+        for size in args.sizes:
+            record = run_point(args, kind, size, edges)
+            records.append(record)
+            ms, flag = record["ms"], "  OVER" if record["auto_over_best"] > args.limit else ""
+            flag += "  MISMATCH" if record["mismatched_batches"] else ""
+            write(f"{kind:9} {size:>8,} {ms['incremental']:>10.3f}ms {ms['recompute']:>8.3f}ms "
+                  f"{ms['auto']:>7.3f}ms {record['auto_over_best']:>9.2f}x  "
+                  f"{record['auto_paths']['incremental']}/{record['auto_paths']['recompute']}{flag}")
+    worst = max(r["auto_over_best"] for r in records)
+    over = [r for r in records if r["auto_over_best"] > args.limit]
+    write(f"worst auto/best {worst:.2f}x; {len(over)} of {len(records)} points above {args.limit}x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"config": vars(args), "versions": versions(), "records": records}, f, indent=1,
+                      default=json_default)
+    if any(r["mismatched_batches"] for r in records):
+        return 1
+    return 3 if args.strict and over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

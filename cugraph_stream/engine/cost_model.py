@@ -1,0 +1,209 @@
+"""Choosing, per query and batch, between the incremental update and a recomputation.
+
+A tracked query in ``mode="auto"`` asks its :class:`CostModel` before every
+batch which path is cheaper.  Both paths give the same result (the
+contract), so the choice only decides the time spent.
+
+Costs are modelled in *work* (adjacency entries scanned, the ``Work``
+counts every engine reports) turned into seconds by per-path rates::
+
+    seconds(path) = fixed[path] + per_edge[path] * work(path)
+
+* ``work(recompute)`` is what the last computation from scratch scanned
+  (the one ``track`` ran, or a later recomputation), scaled by how much the
+  graph (vertices + edges) has grown or shrunk since: an exact count, not
+  a timing, so it is not inflated by the kernel compilation that a first
+  computation pays on a GPU.  (A query restored from a checkpoint assumes
+  one pass over the graph until it recomputes.)
+* ``work(incremental)`` is predicted from the batch: its changed arcs
+  (plus added and removed vertices) times the work per changed arc that
+  the query's incremental updates have cost so far (a running mean).
+* ``fixed`` and ``per_edge`` are fitted by least squares to the timed
+  updates of each path on this device (the last :data:`HISTORY` of them;
+  a path's first timed update is dropped once there are others, since it
+  may include compilation).  Until a path has been timed twice it borrows
+  the other path's rates, and before anything is timed the backend's
+  prior rates (:data:`PRIOR_RATES`) apply.
+
+Estimates go stale for the path that is not taken, so when the two
+estimates are within :data:`AMBIGUOUS` of each other and the other path's
+rates are older than :data:`PROBE_AGE` timed updates (or were never
+measured), the other path runs once to refresh them (a probe), at most 25%
+above the chosen estimate by construction.
+
+The model only reads host scalars that the engines already have; it adds
+no device work and no synchronisation.  Times come from the
+:class:`~cugraph_stream.report.QueryReport` of each batch, after it is
+published, through :meth:`CostModel.observe`.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+PATHS = ("incremental", "recompute")
+#: timed updates kept per path for the fit
+HISTORY = 16
+#: a probe of the other path runs when its estimate is within this factor of the chosen one...
+AMBIGUOUS = 1.25
+#: ...and its rates were fitted more than this many timed updates ago (or never)
+PROBE_AGE = 32
+#: rates before anything was timed: (fixed seconds per update, seconds per edge scanned)
+PRIOR_RATES = {"cpu": (2e-4, 2e-8), "gpu": (2e-3, 2e-10)}
+#: weight of a new batch in the running mean of incremental work per changed arc
+WORK_SMOOTHING = 0.25
+
+
+@dataclass(frozen=True)
+class PathChoice:
+    """Which path an update takes and why.
+
+    Attributes
+    ----------
+    path : {"incremental", "recompute"}
+    reason : str
+        One line: the mode that forced it, the estimates that decided it,
+        a probe, or (set by the engine) an incremental update that gave up.
+    incremental_s, recompute_s : float
+        The estimated seconds of each path (NaN when the mode forced the
+        path and nothing was estimated).
+    """
+
+    path: str
+    reason: str
+    incremental_s: float = math.nan
+    recompute_s: float = math.nan
+
+
+class _Rates:
+    """Timed ``(work, seconds)`` of one path and the least-squares line through them."""
+
+    def __init__(self):
+        self.history = deque(maxlen=HISTORY + 1)
+        self.fitted = None          # (fixed, per_edge), or None before two timed updates
+        self.age = 0                # timed updates of the *other* path since this one was last timed
+
+    def add(self, work, seconds):
+        self.history.append((float(work), float(seconds)))
+        self.age = 0
+        points = list(self.history)[1:] if len(self.history) > 1 else []   # the first may include compiling
+        if len(points) >= 2:
+            self.fitted = _fit(points)
+
+    def observed(self):
+        return bool(self.history)
+
+
+def _fit(points):
+    """``(fixed, per_edge)``, both >= 0, of the least-squares line through ``(work, seconds)``
+    (plain Python: a few microseconds for :data:`HISTORY` points, paid once per batch)."""
+    n = len(points)
+    mean_work = sum(w for w, _ in points) / n
+    mean_seconds = sum(t for _, t in points) / n
+    spread = sum((w - mean_work) ** 2 for w, _ in points)
+    if spread <= (0.05 * max(mean_work, 1.0)) ** 2 * n:       # one work level: a line through 0
+        return 0.0, mean_seconds / max(mean_work, 1.0)
+    per_edge = sum((w - mean_work) * (t - mean_seconds) for w, t in points) / spread
+    fixed = mean_seconds - per_edge * mean_work
+    if fixed < 0.0:                                             # through 0 instead
+        return 0.0, sum(w * t for w, t in points) / sum(w * w for w, _ in points)
+    if per_edge < 0.0:
+        return mean_seconds, 0.0
+    return fixed, per_edge
+
+
+class CostModel:
+    """Per-query costs of the incremental and the recompute path, learned as batches run.
+
+    Parameters
+    ----------
+    device : {"cpu", "gpu"}
+        Which :data:`PRIOR_RATES` apply before anything was timed.
+    rates : dict, optional
+        Fixed rates ``{"incremental": (fixed_s, per_edge_s), "recompute":
+        (fixed_s, per_edge_s)}``: the model then never learns rates from
+        timings nor probes (it still learns the work per changed arc).
+        For tests and for users who calibrated their device themselves.
+
+    Examples
+    --------
+    >>> model = CostModel("cpu", rates={"incremental": (1e-4, 1e-8), "recompute": (1e-3, 1e-8)})
+    >>> model.observe_recompute(work=1_000_000, size=1_000_000)     # what track scanned
+    >>> model.choose(changed=10, size=1_000_000).path
+    'incremental'
+    >>> model.observe("incremental", seconds=0.02, work=200_000, changed=100)   # costly deletes
+    >>> choice = model.choose(changed=1_000, size=1_000_000)
+    >>> choice.path, round(choice.recompute_s, 4)
+    ('recompute', 0.011)
+    """
+
+    def __init__(self, device="cpu", rates=None):
+        self.prior = PRIOR_RATES["gpu" if device == "gpu" else "cpu"]
+        self.fixed_rates = None if rates is None else {path: tuple(map(float, rates[path])) for path in PATHS}
+        self.rates = {path: _Rates() for path in PATHS}
+        self.work_per_change = None        # running mean of incremental work per changed arc
+        self.recompute_work = None         # (work, graph size) of the last computation from scratch
+
+    # ------------------------------------------------------------- estimates
+    def _rate(self, path):
+        if self.fixed_rates is not None:
+            return self.fixed_rates[path]
+        own, other = self.rates[path], self.rates[PATHS[1 - PATHS.index(path)]]
+        if own.fitted is not None:
+            return own.fitted
+        if other.fitted is not None:
+            return other.fitted
+        return self.prior
+
+    def estimate(self, changed, size):
+        """Estimated seconds ``(incremental, recompute)`` of a batch that changed
+        ``changed`` arcs and vertices, on a graph of ``size`` vertices + edges."""
+        inc_fixed, inc_edge = self._rate("incremental")
+        rec_fixed, rec_edge = self._rate("recompute")
+        per_change = self.work_per_change if self.work_per_change is not None else 1.0
+        incremental = inc_fixed + inc_edge * per_change * changed
+        return incremental, rec_fixed + rec_edge * self.recompute_budget(size)
+
+    def choose(self, changed, size):
+        """The :class:`PathChoice` for a batch (see :meth:`estimate`)."""
+        incremental, recompute = self.estimate(changed, size)
+        path = "incremental" if incremental <= recompute else "recompute"
+        other = PATHS[1 - PATHS.index(path)]
+        cheaper, dearer = sorted((incremental, recompute))
+        if (self.fixed_rates is None and dearer <= AMBIGUOUS * cheaper
+                and (not self.rates[other].observed() or self.rates[other].age > PROBE_AGE)):
+            reason = (f"probe: {other} estimated {1e3 * dearer:.3g} ms against {1e3 * cheaper:.3g} ms, "
+                      f"its rates {'never timed' if not self.rates[other].observed() else 'stale'}")
+            return PathChoice(other, reason, incremental, recompute)
+        reason = (f"estimated incremental {1e3 * incremental:.3g} ms, recompute {1e3 * recompute:.3g} ms "
+                  f"({changed} changed)")
+        return PathChoice(path, reason, incremental, recompute)
+
+    # ----------------------------------------------------------- observations
+    def observe(self, path, seconds, work, changed):
+        """Take one timed update: ``path`` ran in ``seconds``, scanning ``work``
+        entries, for a batch that changed ``changed`` arcs and vertices."""
+        if path == "incremental":
+            ratio = work / max(changed, 1)
+            self.work_per_change = ratio if self.work_per_change is None else (
+                (1.0 - WORK_SMOOTHING) * self.work_per_change + WORK_SMOOTHING * ratio)
+        if self.fixed_rates is None and seconds > 0.0:
+            self.rates[path].add(work, seconds)
+            self.rates[PATHS[1 - PATHS.index(path)]].age += 1
+
+    def recompute_budget(self, size):
+        """The work of a recomputation on a graph of ``size`` vertices + edges: an
+        incremental update that passes it has already cost more than
+        recomputing would and should give up.  Before a recomputation was
+        observed (a query restored from a checkpoint), one pass over the
+        graph: ``size``."""
+        if self.recompute_work is None:
+            return float(size)
+        work, at_size = self.recompute_work
+        return work * (size / at_size if at_size else 1.0)
+
+    def observe_recompute(self, work, size):
+        """Record what a computation from scratch scanned (``work``) on a graph of
+        ``size`` vertices + edges: the work :meth:`estimate` scales for recomputing."""
+        self.recompute_work = (float(max(work, 1)), float(size))

@@ -1,0 +1,189 @@
+"""The cost model of ``mode="auto"``: its estimates, fits and probes on their own, and
+the path choice inside real batches (rates injected, so the choices are known),
+every result checked against the independent references."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import cugraph_stream as cgs
+from cugraph_stream.engine.cost_model import AMBIGUOUS, HISTORY, PROBE_AGE, CostModel
+from reference import ModelGraph, check_changes, check_query
+
+CHEAP_INCREMENTAL = {"incremental": (0.0, 1e-9), "recompute": (1.0, 1e-9)}
+CHEAP_RECOMPUTE = {"incremental": (1.0, 1e-9), "recompute": (0.0, 1e-9)}
+
+
+# ------------------------------------------------------------ the model alone
+def test_recompute_cost_scales_with_the_graph():
+    model = CostModel(rates={"incremental": (0.0, 1.0), "recompute": (0.0, 1.0)})
+    model.observe_recompute(work=1000, size=500)
+    assert model.recompute_budget(500) == 1000 and model.recompute_budget(1000) == 2000
+    assert model.estimate(changed=3, size=1000) == (3.0, 2000.0)      # 1 entry per change before any batch
+
+
+def test_without_a_recomputation_one_pass_over_the_graph_is_assumed():
+    model = CostModel(rates={"incremental": (0.0, 1.0), "recompute": (0.0, 1.0)})
+    assert model.recompute_budget(700) == 700.0
+
+
+def test_incremental_work_per_change_is_a_running_mean():
+    model = CostModel(rates=CHEAP_INCREMENTAL)
+    model.observe("incremental", seconds=1.0, work=400, changed=4)
+    assert model.work_per_change == 100.0
+    model.observe("incremental", seconds=1.0, work=0, changed=10)
+    assert model.work_per_change == pytest.approx(75.0)
+    model.observe("recompute", seconds=1.0, work=10**6, changed=10)      # not an incremental update
+    assert model.work_per_change == pytest.approx(75.0)
+
+
+def test_the_choice_follows_the_estimates():
+    model = CostModel(rates={"incremental": (1e-3, 1e-8), "recompute": (1e-3, 1e-8)})
+    model.observe_recompute(work=10**6, size=10**6)
+    model.observe("incremental", seconds=0.0, work=50, changed=1)        # 50 entries per change
+    small, large = model.choose(changed=10, size=10**6), model.choose(changed=10**5, size=10**6)
+    assert (small.path, large.path) == ("incremental", "recompute")
+    assert small.incremental_s == pytest.approx(1e-3 + 1e-8 * 500)
+    assert large.recompute_s == pytest.approx(1e-3 + 1e-8 * 10**6)
+    assert "estimated" in small.reason and "ms" in small.reason
+
+
+def test_rates_are_fitted_from_timed_updates_without_the_first():
+    model = CostModel("cpu")
+    model.observe_recompute(work=10**6, size=10**6)
+    model.observe("incremental", seconds=60.0, work=100, changed=1)      # compiling kernels: dropped
+    for work in (100, 1000, 10000):
+        model.observe("incremental", seconds=2e-3 + 1e-7 * work, work=work, changed=1)
+    fixed, per_edge = model.rates["incremental"].fitted
+    assert fixed == pytest.approx(2e-3) and per_edge == pytest.approx(1e-7)
+    # the recompute path was never timed: it borrows the incremental rates
+    assert model.estimate(changed=1, size=10**6)[1] == pytest.approx(2e-3 + 1e-7 * 10**6)
+
+
+def test_only_the_last_updates_are_fitted():
+    model = CostModel("cpu")
+    for _ in range(HISTORY + 1):
+        model.observe("recompute", seconds=1.0, work=100, changed=1)
+    for _ in range(HISTORY):
+        model.observe("recompute", seconds=2.0, work=100, changed=1)
+    assert model.rates["recompute"].fitted == (0.0, pytest.approx(0.02))
+
+
+def test_a_close_call_probes_the_path_whose_rates_are_stale():
+    model = CostModel("cpu")
+    model.observe_recompute(work=1000, size=1000)
+    for _ in range(3):
+        model.observe("incremental", seconds=1.0, work=1000, changed=1)   # 1 ms per entry, as recompute
+    assert model.choose(changed=1, size=1000).reason.startswith("probe: recompute")   # recompute never timed
+    for _ in range(3):
+        model.observe("recompute", seconds=1.1, work=1000, changed=1)
+    choice = model.choose(changed=1, size=1000)
+    assert choice.path == "incremental" and not choice.reason.startswith("probe")
+    for _ in range(PROBE_AGE + 1):
+        model.observe("incremental", seconds=1.0, work=1000, changed=1)
+    assert model.choose(changed=1, size=1000).path == "recompute"         # its rates are stale now
+    model.observe("incremental", seconds=1.0, work=1000, changed=1)
+    assert model.estimate(changed=1, size=1000)[1] <= AMBIGUOUS * model.estimate(changed=1, size=1000)[0]
+
+
+def test_injected_rates_never_probe():
+    model = CostModel(rates={"incremental": (1.0, 0.0), "recompute": (1.1, 0.0)})
+    model.observe_recompute(work=1, size=1)
+    assert [model.choose(changed=1, size=1).path for _ in range(50)] == ["incremental"] * 50
+
+
+# ----------------------------------------------------------- inside batches
+def _graph(backend, rows, directed=True):
+    frame = pd.DataFrame(rows, columns=["source", "destination", "weight"])
+    return cgs.StreamGraph.from_edgelist(frame, weight="weight", directed=directed, backend=backend)
+
+
+def _track(g, query, rates):
+    query.cost_model = CostModel(rates=rates)
+    return g.track(query)
+
+
+@pytest.mark.parametrize("rates, path", [(CHEAP_INCREMENTAL, "incremental"), (CHEAP_RECOMPUTE, "recompute")])
+def test_each_report_says_which_path_ran_and_why(backend, rates, path):
+    g = _graph(backend, [(0, 1, 1.0), (1, 2, 1.0)])
+    _track(g, cgs.SSSP(source=0), rates)
+    report = g.apply(pd.DataFrame({"source": [0], "destination": [2], "weight": [1.0], "op": ["insert"]}))
+    (query,) = report.queries
+    assert query.path == path and "estimated" in query.path_reason
+    assert math.isfinite(query.estimated_incremental_s) and math.isfinite(query.estimated_recompute_s)
+    assert report.to_dict()["queries"][0]["path"] == path
+
+
+def test_a_fixed_mode_reports_its_path_without_estimates(backend):
+    g = _graph(backend, [(0, 1, 1.0)])
+    g.track(cgs.WCC(mode="recompute"))
+    (query,) = g.apply(pd.DataFrame({"source": [1], "destination": [2], "weight": [1.0], "op": ["insert"]})).queries
+    assert (query.path, query.path_reason) == ("recompute", "mode='recompute'")
+    assert math.isnan(query.estimated_recompute_s)
+    assert g.last_report.to_dict()["queries"][0]["estimated_recompute_s"] is None
+
+
+def test_an_incremental_update_that_invalidates_too_much_gives_up(backend):
+    """Deleting the first edge of a long path invalidates the whole path: more
+    work than a recomputation is said to cost, so it recomputes."""
+    n = 200
+    g = _graph(backend, [(i, i + 1, 1.0) for i in range(n)])
+    query = _track(g, cgs.SSSP(source=0), CHEAP_INCREMENTAL)
+    query.cost_model.observe_recompute(work=50, size=2 * n + 1)
+    report = g.apply(pd.DataFrame({"source": [0], "destination": [1], "weight": [1.0], "op": ["delete"]}))
+    (qr,) = report.queries
+    assert qr.path == "recompute" and qr.path_reason.startswith("gave up incremental")
+    result = query.result()
+    assert result["distance"].iloc[1:].eq(np.finfo(np.float64).max).all()
+    assert result["predecessor"].iloc[1:].eq(-1).all()
+    assert query.changes()["vertex"].tolist() == list(range(1, n + 1))
+
+
+def test_the_model_learns_from_published_reports(backend):
+    g = _graph(backend, [(0, 1, 1.0), (1, 2, 1.0)])
+    query = g.track(cgs.BFS(source=0))
+    assert query.cost_model.recompute_work[1] == 3 + 2          # vertices + edges when track computed
+    for i in range(3):
+        g.apply(pd.DataFrame({"source": [2 + i], "destination": [3 + i], "weight": [1.0], "op": ["insert"]}))
+    rates = query.cost_model.rates
+    assert sum(len(rates[path].history) for path in rates) == 3
+    assert query.cost_model.work_per_change is not None or len(rates["incremental"].history) == 0
+
+
+def test_a_failed_batch_teaches_the_model_nothing(backend):
+    g = _graph(backend, [(0, 1, 1.0)])
+    query = g.track(cgs.SSSP(source=0))
+    with pytest.raises(ValueError):
+        g.apply(pd.DataFrame({"source": [0], "destination": [1], "weight": [-1.0], "op": ["insert"]}))
+    assert all(not side.history for side in query.cost_model.rates.values())
+
+
+OPS = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.sampled_from([0.0, 1.0, 2.5]),
+                         st.sampled_from(["insert", "delete"])), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(OPS, min_size=1, max_size=6), st.sampled_from([(0.0, 1e-6), (1e-3, 1e-9), (0.0, 0.0)]),
+       st.sampled_from([(1e-4, 1e-7), (0.0, 1e-5), (1.0, 0.0)]), st.booleans())
+def test_auto_streams_match_the_references_whatever_path_runs(batches, incremental, recompute, directed):
+    """Random injected rates make the choice (and the give-ups) flip from batch to
+    batch; every tracked query equals a recomputation from scratch after each."""
+    rates = {"incremental": incremental, "recompute": recompute}
+    model = ModelGraph(directed, "float64")
+    g = cgs.StreamGraph(directed=directed, weight_dtype="float64")
+    first = pd.DataFrame({"source": [0], "destination": [1], "weight": [1.0], "op": ["insert"]})
+    g.apply(first, weight="weight")
+    model.apply_rows([(0, 1, 1, 1.0)])
+    queries = [_track(g, q, rates) for q in (cgs.SSSP(source=0), cgs.BFS(source=0), cgs.WCC(),
+                                             cgs.WidestPath(source=0), cgs.PageRank(tol=1e-9))]
+    for rows in batches:
+        before = [q.result() for q in queries]
+        frame = pd.DataFrame(rows, columns=["source", "destination", "weight", "op"])
+        g.apply(frame)
+        model.apply_rows([(u, v, 1 if op == "insert" else -1, w) for u, v, w, op in rows])
+        for query, old in zip(queries, before):
+            check_query(query, model)
+            if query.kind != "PageRank":
+                check_changes(query, old)

@@ -502,7 +502,9 @@ class StreamGraph:
             engine = query._start(self._store)
         query._bind(self, engine)
         self._queries.append(query)
-        logger.info("track %s: computed from scratch in %.3f ms", query.name, 1e3 * (time.perf_counter() - started))
+        seconds = time.perf_counter() - started
+        query._observe_track(seconds)
+        logger.info("track %s: computed from scratch in %.3f ms", query.name, 1e3 * seconds)
         return query
 
     @_exclusive

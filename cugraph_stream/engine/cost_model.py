@@ -21,9 +21,11 @@ counts every engine reports) turned into seconds by per-path rates::
 * ``fixed`` and ``per_edge`` are fitted by least squares to the timed
   updates of each path on this device (the last :data:`HISTORY` of them;
   a path's first timed update is dropped once there are others, since it
-  may include compilation).  Until a path has been timed twice it borrows
-  the other path's rates, and before anything is timed the backend's
-  prior rates (:data:`PRIOR_RATES`) apply.
+  may include compilation).  ``track``'s computation is the recompute
+  path's first timed update.  Until a path has three, its rate is the one
+  through 0 of what was timed (an upper bound), and before anything is
+  timed (a query restored from a checkpoint) the backend's prior rates
+  (:data:`PRIOR_RATES`) apply.
 
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
@@ -94,6 +96,16 @@ class _Rates:
     def observed(self):
         return bool(self.history)
 
+    def rate(self):
+        """``(fixed, per_edge)``: the fit, or before it (one or two timed updates) the
+        rate through 0 of what was timed (an upper bound when the first one
+        included compiling); None when nothing was timed."""
+        if self.fitted is not None:
+            return self.fitted
+        if not self.history:
+            return None
+        return 0.0, sum(t for _, t in self.history) / max(sum(w for w, _ in self.history), 1.0)
+
 
 def _fit(points):
     """``(fixed, per_edge)``, both >= 0, of the least-squares line through ``(work, seconds)``
@@ -149,12 +161,8 @@ class CostModel:
     def _rate(self, path):
         if self.fixed_rates is not None:
             return self.fixed_rates[path]
-        own, other = self.rates[path], self.rates[PATHS[1 - PATHS.index(path)]]
-        if own.fitted is not None:
-            return own.fitted
-        if other.fitted is not None:
-            return other.fitted
-        return self.prior
+        rate = self.rates[path].rate()
+        return self.prior if rate is None else rate
 
     def estimate(self, changed, size):
         """Estimated seconds ``(incremental, recompute)`` of a batch that changed
@@ -203,7 +211,11 @@ class CostModel:
         work, at_size = self.recompute_work
         return work * (size / at_size if at_size else 1.0)
 
-    def observe_recompute(self, work, size):
+    def observe_recompute(self, work, size, seconds=None):
         """Record what a computation from scratch scanned (``work``) on a graph of
-        ``size`` vertices + edges: the work :meth:`estimate` scales for recomputing."""
+        ``size`` vertices + edges: the work :meth:`estimate` scales for
+        recomputing; with ``seconds``, also its time (``track``'s computation,
+        which :meth:`observe` does not see)."""
         self.recompute_work = (float(max(work, 1)), float(size))
+        if seconds is not None and self.fixed_rates is None and seconds > 0.0:
+            self.rates["recompute"].add(work, seconds)

@@ -72,6 +72,7 @@ class Query:
         #: replace it to inject rates)
         self.cost_model = None
         self._last_update = None    # (path, work, changed, graph size) of the last update, for the cost model
+        self._track_work = None     # (work, graph size) of track's computation from scratch
 
     @property
     def graph(self):
@@ -110,11 +111,16 @@ class Query:
             raise ValueError(f"{self.name} is already tracked by a graph; create a new query object")
         self._validate(store)
         engine = self._make_engine(store)
-        work = _total(engine.initialize(), engine.converge())
-        if self.cost_model is None:
-            self.cost_model = CostModel(store.ops.name)
-        self.cost_model.observe_recompute(work, _size(store))
+        self._track_work = (_total(engine.initialize(), engine.converge()), _size(store))
         return engine
+
+    def _observe_track(self, seconds):
+        """Teach the cost model what ``track``'s computation from scratch cost (``seconds``
+        of wall time, the transaction's synchronisation included)."""
+        if self.cost_model is None:
+            self.cost_model = CostModel(self.engine.ops.name)
+        work, size = self._track_work
+        self.cost_model.observe_recompute(work, size, seconds if self.mode == "auto" else None)
 
     def _bind(self, graph, engine):
         """Become ``graph``'s tracked query, kept by ``engine`` (once its transaction committed)."""

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import cugraph_stream as cgs
-from cugraph_stream.engine.cost_model import AMBIGUOUS, HISTORY, PROBE_AGE, CostModel
+from cugraph_stream.engine.cost_model import HISTORY, PROBE_AGE, CostModel
 from reference import ModelGraph, check_changes, check_query
 
 CHEAP_INCREMENTAL = {"incremental": (0.0, 1e-9), "recompute": (1.0, 1e-9)}
@@ -53,13 +53,19 @@ def test_the_choice_follows_the_estimates():
 def test_rates_are_fitted_from_timed_updates_without_the_first():
     model = CostModel("cpu")
     model.observe_recompute(work=10**6, size=10**6)
-    model.observe("incremental", seconds=60.0, work=100, changed=1)      # compiling kernels: dropped
+    assert model.estimate(changed=1, size=10**6)[1] == pytest.approx(2e-4 + 2e-8 * 10**6)   # the CPU prior
+    model.observe("incremental", seconds=60.0, work=100, changed=1)      # compiling kernels: dropped...
+    assert model.rates["incremental"].rate() == (0.0, 0.6)                # ...once others come
     for work in (100, 1000, 10000):
         model.observe("incremental", seconds=2e-3 + 1e-7 * work, work=work, changed=1)
     fixed, per_edge = model.rates["incremental"].fitted
     assert fixed == pytest.approx(2e-3) and per_edge == pytest.approx(1e-7)
-    # the recompute path was never timed: it borrows the incremental rates
-    assert model.estimate(changed=1, size=10**6)[1] == pytest.approx(2e-3 + 1e-7 * 10**6)
+
+
+def test_tracks_computation_times_the_recompute_path():
+    model = CostModel("gpu")
+    model.observe_recompute(work=1000, size=500, seconds=0.5)
+    assert model.estimate(changed=1, size=1000)[1] == pytest.approx(1.0)   # 0.5 ms per entry, twice the graph
 
 
 def test_only_the_last_updates_are_fitted():
@@ -73,19 +79,22 @@ def test_only_the_last_updates_are_fitted():
 
 def test_a_close_call_probes_the_path_whose_rates_are_stale():
     model = CostModel("cpu")
-    model.observe_recompute(work=1000, size=1000)
+    model.observe_recompute(work=1000, size=1000, seconds=1.1)
     for _ in range(3):
-        model.observe("incremental", seconds=1.0, work=1000, changed=1)   # 1 ms per entry, as recompute
-    assert model.choose(changed=1, size=1000).reason.startswith("probe: recompute")   # recompute never timed
-    for _ in range(3):
-        model.observe("recompute", seconds=1.1, work=1000, changed=1)
+        model.observe("incremental", seconds=1.0, work=1000, changed=1)
     choice = model.choose(changed=1, size=1000)
     assert choice.path == "incremental" and not choice.reason.startswith("probe")
     for _ in range(PROBE_AGE + 1):
         model.observe("incremental", seconds=1.0, work=1000, changed=1)
-    assert model.choose(changed=1, size=1000).path == "recompute"         # its rates are stale now
-    model.observe("incremental", seconds=1.0, work=1000, changed=1)
-    assert model.estimate(changed=1, size=1000)[1] <= AMBIGUOUS * model.estimate(changed=1, size=1000)[0]
+    choice = model.choose(changed=1, size=1000)       # recompute's rates are stale now, and it is close
+    assert choice.path == "recompute" and choice.reason.startswith("probe: recompute")
+    model.observe("recompute", seconds=1.1, work=1000, changed=1)
+    assert model.choose(changed=1, size=1000).path == "incremental"
+    # a path far dearer is never probed, however stale
+    model.observe_recompute(work=10**6, size=1000, seconds=1000.0)
+    for _ in range(PROBE_AGE + 1):
+        model.observe("incremental", seconds=1.0, work=1000, changed=1)
+    assert model.recompute_budget(1000) == 10**6 and model.choose(changed=1, size=1000).path == "incremental"
 
 
 def test_injected_rates_never_probe():
@@ -148,7 +157,8 @@ def test_the_model_learns_from_published_reports(backend):
     for i in range(3):
         g.apply(pd.DataFrame({"source": [2 + i], "destination": [3 + i], "weight": [1.0], "op": ["insert"]}))
     rates = query.cost_model.rates
-    assert sum(len(rates[path].history) for path in rates) == 3
+    assert len(rates["recompute"].history) >= 1                   # track's computation, timed
+    assert sum(len(rates[path].history) for path in rates) == 1 + 3
     assert query.cost_model.work_per_change is not None or len(rates["incremental"].history) == 0
 
 
@@ -157,7 +167,8 @@ def test_a_failed_batch_teaches_the_model_nothing(backend):
     query = g.track(cgs.SSSP(source=0))
     with pytest.raises(ValueError):
         g.apply(pd.DataFrame({"source": [0], "destination": [1], "weight": [-1.0], "op": ["insert"]}))
-    assert all(not side.history for side in query.cost_model.rates.values())
+    rates = query.cost_model.rates
+    assert (len(rates["incremental"].history), len(rates["recompute"].history)) == (0, 1)   # track's only
 
 
 OPS = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.sampled_from([0.0, 1.0, 2.5]),

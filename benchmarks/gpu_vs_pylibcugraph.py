@@ -194,6 +194,9 @@ def parse_args(argv=None):
                     help="batch-size sweep, rows per batch, e.g. 1,10,100,1000,10000,100000,1000000")
     ap.add_argument("--sweep-batches", type=positive(int), default=3, help="batches per sweep point")
     ap.add_argument("--tol", type=float, default=1e-6, help="PageRank L1 bound (engine) and epsilon (baseline)")
+    ap.add_argument("--engine-mode", choices=("auto", "incremental", "recompute"), default="auto",
+                    help="the tracked queries' mode (default auto, what users get; figures before issue 18 "
+                         "were incremental)")
     ap.add_argument("--seed", type=non_negative, default=0)
     ap.add_argument("--baseline-variants", type=variant_list, default=list(VARIANTS), metavar="VARIANTS",
                     help=f"pylibcugraph variants to time (default {','.join(VARIANTS)})")
@@ -574,7 +577,7 @@ class Bench:
         cgs, stream = self.cgs, self.stream
         g, t_build = timed(lambda: cgs.StreamGraph.from_edgelist(self.frame(stream.initial), source="src", destination="dst", weight="weight",
                                                                   backend=self.args.backend))
-        q, t_track = timed(lambda: g.track(make_query(kind, self.source, tol=self.args.tol)))
+        q, t_track = timed(lambda: g.track(make_query(kind, self.source, mode=self.args.engine_mode, tol=self.args.tol)))
         return g, q, {"build_s": t_build, "track_s": t_track}
 
     def free(self):

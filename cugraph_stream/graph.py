@@ -638,18 +638,24 @@ class StreamGraph:
         src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
         store = self._store
-        if weight_dtype != store.weight_dtype:            # an empty graph takes its first batch's dtype
+        swapped = weight_dtype != store.weight_dtype       # an empty graph takes its first batch's dtype
+        if swapped:
             self._store = GraphStore(ops, store.directed, weight_dtype, placement=store.placement)
+        began = False
         try:
             with self._transaction():
+                began = True
+                if swapped:                 # undone last when the batch rolls back, not after its commit
+                    self._store.journal.on_rollback(lambda: setattr(self, "_store", store))
                 keys.commit(self._store.journal)
+                if not self._schema.recorded:         # the first batch's columns, with the batch
+                    self._store.journal.assign(self, "_schema", self._schema.recording(columns))
                 self._store.note_weights(rows.largest_weight)
                 self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
-            self._store = store
+            if swapped and not began:
+                self._store = store
             raise
-        if not self._schema.recorded:
-            self._schema = self._schema.recording(columns)
         self._publish(report, clock, calls, "apply")
         return report
 

@@ -138,6 +138,51 @@ def test_a_failed_first_batch_leaves_an_empty_graph_as_it_was():
     assert g.weight_dtype == np.float32 and not g.schema.recorded and g.number_of_edges() == 0
 
 
+def test_a_ctrl_c_during_the_first_batchs_commit_still_finds_its_schema_recorded(monkeypatch):
+    """A Ctrl-C that arrives as the transaction commits is delivered right after it:
+    the batch is in, so its columns must be recorded too (they are, inside the
+    transaction), or the next batch would record its own."""
+    import signal
+
+    from cugraph_stream.engine.journal import Journal
+
+    commit = Journal.commit
+
+    def interrupted_commit(journal):
+        commit(journal)
+        signal.raise_signal(signal.SIGINT)                  # held back until the transaction is over
+
+    g = cgs.StreamGraph()
+    monkeypatch.setattr(Journal, "commit", interrupted_commit)
+    with pytest.raises(KeyboardInterrupt):
+        g.apply(pd.DataFrame({"a": [0, 1], "b": [1, 2], "w": [0.5, 2.0], "op": [1, 1]}),
+                source="a", destination="b", weight="w")
+    monkeypatch.setattr(Journal, "commit", commit)
+    assert g.number_of_edges() == 2 and g.schema == EdgeSchema("a", "b", "w", recorded=True)
+
+
+def test_a_first_batch_failing_at_any_operator_leaves_an_empty_graph_as_it_was():
+    from cugraph_stream.backends import get_backend
+    from cugraph_stream.backends.faults import FaultInjector
+
+    batch = pd.DataFrame({"a": [0, 1], "b": [1, 2], "w": [0.5, 2.0], "op": [1, 1]})
+    for at in range(1000):
+        ops = get_backend("cpu")
+        g = cgs.StreamGraph(backend=ops)
+        with FaultInjector(ops, at=at, error=MemoryError("injected")) as fault:
+            try:
+                g.apply(batch, source="a", destination="b", weight="w")
+            except MemoryError:
+                pass
+        if not fault.fired:                 # past the last operator: the batch went through
+            assert g.number_of_edges() == 2 and g.weight_dtype == np.float64 and at > 3
+            break
+        assert (g.number_of_edges(), g.number_of_vertices(), g.weight_dtype) == (0, 0, np.float32), at
+        assert not g.schema.recorded, at
+        g.apply(pd.DataFrame({"source": [5], "destination": [6], "op": [1]}))       # its own columns now
+        assert g.schema == EdgeSchema("source", "destination", None, recorded=True), at
+
+
 def test_legacy_names_are_read_with_a_future_warning():
     edges = pd.DataFrame({"src": [0, 1], "dst": [1, 2]})
     with pytest.warns(FutureWarning) as record:

@@ -52,9 +52,11 @@ __global__ void sorted_lookup(const long long* queries, long long count, const l
   found[k] = (low < size && keys[low] == q) ? values[low] : -1;
 }
 
-// Merge two ascending key arrays without common keys, with the values paired
-// to them: each element moves to its index plus the number of the other
-// array's keys below it (binary search), one thread per element.
+// Merge two ascending key arrays, with the values paired to them (a stable
+// merge: among equal keys, those of the first array come first): each element
+// moves to its index plus the number of the other array's keys before it (a
+// binary search: below it for the first array's, up to it for the second's),
+// one thread per element.
 __global__ void merge_sorted(const long long* keys, const long long* values, long long n, const long long* more_keys,
                              const long long* more_values, long long m, long long* out_keys, long long* out_values)
 {
@@ -67,7 +69,7 @@ __global__ void merge_sorted(const long long* keys, const long long* values, lon
   long long low = 0, high = first ? m : n;
   while (low < high) {
     long long mid = low + (high - low) / 2;
-    if (other[mid] < key) low = mid + 1;
+    if (other[mid] < key || (!first && other[mid] == key)) low = mid + 1;
     else high = mid;
   }
   out_keys[i + low] = key;

@@ -339,8 +339,9 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def merge_sorted(self, keys, values, more_keys, more_values):
-        """Merge ascending int64 ``keys`` and ``more_keys`` (no key in both), with
-        their paired int64 values; returns ``(merged_keys, merged_values)``."""
+        """Merge ascending int64 ``keys`` and ``more_keys``, with their paired int64
+        values; returns ``(merged_keys, merged_values)``.  Stable: among equal
+        keys, those of ``keys`` come first, each input's in its order."""
 
     @abc.abstractmethod
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,

@@ -132,7 +132,7 @@ class CPUBackend(Backend):
         return np.where(keys[pos] == queries, values[pos], -1)
 
     def merge_sorted(self, keys, values, more_keys, more_values):
-        at = np.searchsorted(keys, more_keys) + np.arange(more_keys.size)
+        at = np.searchsorted(keys, more_keys, side="right") + np.arange(more_keys.size)
         from_more = np.zeros(keys.size + more_keys.size, dtype=bool)
         from_more[at] = True
         merged_keys = np.empty(from_more.size, dtype=np.int64)

@@ -264,7 +264,7 @@ class TimeWindow:
         if tail < end:              # an earlier time: merge with the later suffix
             journal.save(self.log_time, slice(tail, end))
             journal.save(self.log_key, slice(tail, end))
-            times, keys = _merge(xp, self.log_time[tail:end], self.log_key[tail:end], times, keys)
+            times, keys = self.ops.merge_sorted(self.log_time[tail:end], self.log_key[tail:end], times, keys)
         self.log_time[tail:tail + times.size] = times       # beyond log_end, or saved above
         self.log_key[tail:tail + times.size] = keys
         journal.assign(self, "log_end", tail + int(times.size))
@@ -374,18 +374,6 @@ class TimeWindow:
 
     def memory_bytes(self):
         return self.index.memory_bytes() + self.ops.memory_bytes(self.log_time, self.log_key)
-
-
-def _merge(xp, times, keys, more_times, more_keys):
-    """Merge two runs sorted by time."""
-    at = xp.searchsorted(times, more_times, side="right") + xp.arange(more_times.size)
-    from_more = xp.zeros(times.size + more_times.size, dtype=bool)
-    from_more[at] = True
-    merged_times = xp.empty(from_more.size, dtype=xp.int64)
-    merged_keys = xp.empty(from_more.size, dtype=xp.int64)
-    merged_times[at], merged_keys[at] = more_times, more_keys
-    merged_times[~from_more], merged_keys[~from_more] = times, keys
-    return merged_times, merged_keys
 
 
 def _check_window(window, dtype):

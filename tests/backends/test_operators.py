@@ -223,6 +223,19 @@ def test_merge_sorted_keeps_keys_ascending_with_their_values(ops, sizes):
     assert (merged_values == merged_keys * 3).all()
 
 
+@pytest.mark.parametrize("sizes", [(0, 5), (5, 0), (40, 13), (300, 700)])
+def test_merge_sorted_is_stable_among_equal_keys(ops, sizes):
+    """Equal keys (times of a window's log): the first input's come first, each in its order."""
+    rng = np.random.default_rng(sum(sizes))
+    keys, more = (np.sort(rng.integers(0, 20, size)) for size in sizes)
+    values, more_values = np.arange(sizes[0]), 10**6 + np.arange(sizes[1])
+    merged_keys, merged_values = (host(ops, a) for a in ops.merge_sorted(
+        ops.asarray(keys), ops.asarray(values), ops.asarray(more), ops.asarray(more_values)))
+    pairs = sorted([(k, 0, v) for k, v in zip(keys, values)] + [(k, 1, v) for k, v in zip(more, more_values)])
+    assert merged_keys.tolist() == [k for k, _, _ in pairs]
+    assert merged_values.tolist() == [v for _, _, v in pairs]
+
+
 @pytest.mark.parametrize("with_parents", [True, False])
 def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents):
     rng = np.random.default_rng(4)

@@ -213,12 +213,24 @@ def _from_datetime64(values, tz):
     return ints, None, _DATETIMES, tz
 
 
+def _naive_utc(series):
+    """``(series, tz)``: datetimes (a pandas or cuDF Series) as naive UTC, and the time
+    zone they had (None for naive ones)."""
+    tz = getattr(series.dtype, "tz", None)
+    if tz is not None:
+        series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+    return series, tz
+
+
+def _refuse_timedeltas(dtype, name):
+    if dtype.kind == "m":
+        raise ValueError(f"column {name!r} holds timedeltas; times must be numbers or datetimes")
+
+
 def _from_pandas(series, name):
     dtype = series.dtype
     if dtype.kind == "M":
-        tz = getattr(dtype, "tz", None)
-        if tz is not None:
-            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        series, tz = _naive_utc(series)
         return _from_datetime64(series.to_numpy(dtype="datetime64[ns]"), tz)
     if dtype.kind == "O":
         inferred = pd.api.types.infer_dtype(series, skipna=True)
@@ -229,8 +241,7 @@ def _from_pandas(series, name):
                 raise ValueError(f"column {name!r} holds datetimes that do not convert to one "
                                  f"time line ({error})") from None
             return _from_pandas(converted, name)
-    if dtype.kind == "m":
-        raise ValueError(f"column {name!r} holds timedeltas; times must be numbers or datetimes")
+    _refuse_timedeltas(dtype, name)
     values, nulls = read_column(pd.DataFrame({name: series}), name)
     return _numbers(values, nulls, name)
 
@@ -257,16 +268,13 @@ def _from_arrow(column, name):
 def _from_cudf(series, name):
     dtype = series.dtype
     if dtype.kind == "M":
-        tz = getattr(dtype, "tz", None)
-        if tz is not None:
-            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        series, tz = _naive_utc(series)
         nulls = series.isna().values if series.has_nulls else None
         ints = series.astype("datetime64[ns]").astype("int64")
         if nulls is not None:
             ints = ints.fillna(0)
         return ints.values, nulls, _DATETIMES, tz
-    if dtype.kind == "m":
-        raise ValueError(f"column {name!r} holds timedeltas; times must be numbers or datetimes")
+    _refuse_timedeltas(dtype, name)
     values, nulls = read_column({name: series}, name)
     return _numbers(values, nulls, name)
 

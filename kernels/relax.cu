@@ -129,6 +129,48 @@ __global__ void pull_block(const long long* targets, long long count, const unsi
                                  parent, unreachable, check);
 }
 
+// Keep the invalidation candidates that a valid in-neighbour holds at the same
+// value (Backend.invalidate_keeping_ties): a warp per candidate v scans v's
+// list 32 entries at a time for a u that is not invalid, reachable, strictly
+// better than v (so not one of v's descendants) and sends v exactly its value;
+// the lowest matching lane of the first chunk with a match becomes v's parent
+// and held[k] is set.  Each warp adds the entries it read to edges[0].
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void keep_ties_warp(const long long* candidates, long long count, const unsigned long long* nbr_at,
+                               const unsigned long long* wgt_at, const long long* degree, const V* value,
+                               long long* parent, V unreachable, int check, const unsigned char* invalid,
+                               bool* held, unsigned long long* edges)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;   // (k is the same for the whole warp)
+  int lane = threadIdx.x & 31;
+  long long v = candidates[k];
+  const cgs::Neighbours nbr = cgs::neighbours(nbr_at, v);
+  const W* wgt = cgs::list<W>(wgt_at, v);
+  const V mine = value[v];
+  const long long e = degree[v];
+  long long base = 0;
+  for (; base < e; base += 32) {
+    long long i = base + lane, u = -1;
+    bool tie = false;
+    if (i < e) {
+      u = nbr[i];
+      V from = value[u];
+      tie = !invalid[u] && !(check && from == unreachable) && cgs::better<ORDER>(from, mine) &&
+            cgs::extend<EXTEND>(from, wgt[i]) == mine;
+    }
+    unsigned int ballot = __ballot_sync(0xffffffffu, tie);
+    if (ballot) {
+      if (lane == __ffs(ballot) - 1) {
+        parent[v] = u;
+        held[k] = true;
+      }
+      break;
+    }
+  }
+  if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(min(e, base + 32)));
+}
+
 // A whole push phase in one block (small incremental updates): levels of a
 // queue are relaxed in turn, with __syncthreads() between them, so no level
 // costs a launch or a host round trip.  queue[0:count) holds the first

@@ -68,6 +68,13 @@ class Rule:
             raise ValueError(f"order must be one of {tuple(ORDERS)}, got {self.order!r}")
 
     @property
+    def keeps_ties(self):
+        """Whether invalidation should first look for another parent at the same value
+        (:meth:`~cugraph_stream.backends.base.Backend.invalidate_keeping_ties`): for hop
+        counts (BFS), where most vertices have several in-neighbours one hop closer."""
+        return self.extend == "add_one"
+
+    @property
     def improves_on_increase(self):
         """True where a larger weight can only improve values (widest path)."""
         return self.extend == "min"

@@ -48,7 +48,7 @@ DELETED_KEY = -2
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
-    "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push"})
+    "relax_arcs", "pull", "invalidate", "invalidate_keeping_ties", "gather_plan", "gather_sum", "pagerank_push"})
 
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
@@ -531,6 +531,31 @@ class Backend(abc.ABC):
         of ``adjs``.  Returns ``(invalidated, edges_read)``, ``invalidated``
         holding each vertex once; values and parents are left for the caller
         to reset.
+        """
+
+    @abc.abstractmethod
+    def invalidate_keeping_ties(self, adjs: Sequence[AdjacencyLists], pull_adj: AdjacencyLists, seeds, value,
+                                parent, rule):
+        """:meth:`invalidate`, level by level, keeping the vertices that another
+        valid in-neighbour holds at the same value.
+
+        Before a candidate ``v`` (a seed, or a child of an invalidated vertex)
+        is invalidated, its list in ``pull_adj`` is searched for a ``u`` that
+        is not invalidated, with ``value[u]`` reachable, strictly better than
+        ``value[v]``, and ``rule.extend(value[u], w) == value[v]``; if one is
+        found, ``parent[v] = u`` and ``v`` keeps its value (it is *kept*).
+        Strictly better values cannot come from ``v``'s own subtree, so no
+        parent cycle forms; a kept vertex whose new parent is invalidated
+        later becomes a candidate again.  Only kept vertices' parents change.
+        A candidate is marked invalid while it waits, so the vertices of one
+        level do not keep each other (a conservative choice: the caller
+        recomputes whatever is invalidated).
+
+        Meant for rules where ties are common (BFS hop counts): a deleted
+        tree edge then invalidates only the vertices whose distance really
+        grows, not the whole subtree.  Returns ``(invalidated, kept,
+        edges_read)``, each vertex once in ``invalidated``; ``kept`` may
+        repeat a vertex.
         """
 
     @abc.abstractmethod

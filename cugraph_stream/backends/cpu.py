@@ -413,6 +413,43 @@ class CPUBackend(Backend):
         flag[invalidated] = False
         return invalidated, edges_read
 
+    def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule):
+        bound = parent.size
+        invalid = self._scratch_flag(bound)
+        candidates = self.unique(seeds, bound)
+        invalid[candidates] = True
+        found, kept, edges_read = [], [], 0
+        while candidates.size:
+            pos, owner = self.expand_segments(pull_adj.start[candidates], pull_adj.degree[candidates])
+            edges_read += int(pos.size)
+            u = pull_adj.nbr[pos].astype(np.int64, copy=False)
+            v = candidates[owner]
+            source_value = value[u]
+            ties = ~invalid[u] & better(rule, source_value, value[v]) & (
+                extend(rule, source_value, pull_adj.wgt[pos] if rule.uses_weights else None) == value[v])
+            if rule.unreachable is not None:
+                ties &= source_value != rule.unreachable
+            held = np.zeros(candidates.size, dtype=bool)
+            held[owner[ties]] = True
+            first = np.flatnonzero(ties)[np.unique(owner[ties], return_index=True)[1]]   # one parent per vertex
+            parent[v[first]] = u[first]
+            kept.append(candidates[held])
+            invalid[candidates[held]] = False
+            dead = candidates[~held]
+            found.append(dead)
+            children = []
+            for adj in adjs:
+                pos, owner = self.expand_segments(adj.start[dead], adj.degree[dead])
+                edges_read += int(pos.size)
+                x = adj.nbr[pos].astype(np.int64, copy=False)
+                child = x[(parent[x] == dead[owner]) & ~invalid[x]]
+                invalid[child] = True
+                children.append(child)
+            candidates = np.concatenate(children) if children else _EMPTY_INDEX
+        invalidated = np.concatenate(found) if found else _EMPTY_INDEX
+        invalid[invalidated] = False
+        return invalidated, np.concatenate(kept) if kept else _EMPTY_INDEX, edges_read
+
     def gather_plan(self, adj, vertices):
         degree = adj.degree[vertices]
         pos, _ = self.expand_segments(adj.start[vertices], degree)

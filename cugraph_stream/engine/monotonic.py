@@ -200,7 +200,14 @@ class MonotonicEngine:
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
         if seeds.size:
-            invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
+            if rule.keeps_ties and len(self.push_adjacencies) == 1:
+                # hop counts tie often: a vertex that another in-neighbour holds at the same
+                # distance keeps it, and only the vertices whose distance grows are invalidated
+                invalidated, kept, work.edges_scanned = ops.invalidate_keeping_ties(
+                    self.push_adjacencies, self.pull_adjacencies[0], seeds, self.value, self.parent, rule)
+                self._touched.append(kept)           # (a new parent changes the result)
+            else:
+                invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
             if self.give_up_above is not None and work.edges_scanned + invalidated.size > self.give_up_above:
                 # re-seeding and re-pushing the invalidated part would cost more than recomputing
                 self.gave_up = (f"{int(invalidated.size)} vertices invalidated, {work.edges_scanned} entries "

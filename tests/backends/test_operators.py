@@ -519,3 +519,76 @@ def test_asarrays_moves_mixed_columns_at_once(ops):
     for want, got in zip(columns, moved):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(host(ops, got), want)
+
+
+def _bfs_tree(n, arcs, source):
+    """Hop distances (int32, unreachable = int32 max) and a BFS parent per vertex."""
+    unreachable = np.iinfo(np.int32).max
+    dist, parent = np.full(n, unreachable, dtype=np.int32), np.full(n, -1, dtype=np.int64)
+    dist[source], level = 0, [source]
+    out = {}
+    for u, v in arcs:
+        out.setdefault(u, []).append(v)
+    while level:
+        nxt = []
+        for u in level:
+            for v in out.get(u, ()):
+                if dist[v] == unreachable:
+                    dist[v], parent[v] = dist[u] + 1, u
+                    nxt.append(v)
+        level = nxt
+    return dist, parent
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_invalidate_keeping_ties_invalidates_exactly_enough(ops, seed):
+    """After deleting tree edges, every vertex left valid keeps its true new hop
+    distance through a valid parent; the invalidated ones are among those the
+    plain closure invalidates, and far fewer on a graph full of ties."""
+    rule = RULES["bfs"]
+    rng = np.random.default_rng(seed)
+    n = 400
+    arcs = sorted({(int(a), int(b)) for a, b in zip(rng.integers(0, n, 3000), rng.integers(0, n, 3000)) if a != b})
+    dist, parent = _bfs_tree(n, arcs, 0)
+    tree = [(int(parent[v]), v) for v in range(n) if parent[v] >= 0]
+    deleted = {tree[i] for i in rng.choice(len(tree), 25, replace=False)}
+    remaining = [a for a in arcs if a not in deleted]
+    out = make_adjacency(ops, n, [(u, v, 1.0) for u, v in remaining])
+    inn = make_adjacency(ops, n, [(v, u, 1.0) for u, v in remaining])
+    seeds = np.array(sorted(v for _, v in deleted))
+    value, dev_parent = ops.asarray(dist.copy()), ops.asarray(parent.copy())
+    invalidated, kept, read = ops.invalidate_keeping_ties([out], inn, ops.asarray(seeds), value, dev_parent, rule)
+    invalidated, kept, new_parent = (host(ops, a) for a in (invalidated, kept, dev_parent))
+    assert len(set(invalidated.tolist())) == invalidated.size and read > 0
+    closure, _ = ops.invalidate([out], ops.asarray(seeds), ops.asarray(parent.copy()))
+    assert set(invalidated.tolist()) <= set(host(ops, closure).tolist())
+    assert invalidated.size < host(ops, closure).size            # ties kept some of the subtrees
+    true_dist, _ = _bfs_tree(n, remaining, 0)
+    valid = np.ones(n, dtype=bool)
+    valid[invalidated] = False
+    edges = set(remaining)
+    changed = set((np.flatnonzero(new_parent != parent)).tolist())
+    assert changed <= set(kept.tolist()) | set(invalidated.tolist())      # only kept vertices get new parents
+    for v in np.flatnonzero(valid & (dist != rule.unreachable)):
+        assert dist[v] == true_dist[v], v
+        if v != 0:
+            p = int(new_parent[v])
+            assert valid[p] and (p, int(v)) in edges and dist[p] + 1 == dist[v], v
+
+
+def test_invalidate_keeping_ties_revisits_a_kept_vertex_whose_new_parent_falls_later(ops):
+    """0 -> 1 -> 2 -> 3 -> 4 and 0 -> 5 -> 6 -> 7 -> 8 -> 9, with 4 -> 9 too (9's parent:
+    8).  Deleting 0 -> 1 and 8 -> 9: 9 is kept by 4 at once, but 4 falls three
+    levels later (it hangs below 1), and then 9, its child now, falls too."""
+    rule = RULES["bfs"]
+    arcs = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (8, 9), (4, 9)]
+    dist, parent = _bfs_tree(10, arcs, 0)
+    parent[9] = 8
+    remaining = [a for a in arcs if a not in ((0, 1), (8, 9))]
+    out = make_adjacency(ops, 10, [(u, v, 1.0) for u, v in remaining])
+    inn = make_adjacency(ops, 10, [(v, u, 1.0) for u, v in remaining])
+    dev_parent = ops.asarray(parent.copy())
+    invalidated, kept, _ = ops.invalidate_keeping_ties([out], inn, ops.asarray(np.array([1, 9])),
+                                                       ops.asarray(dist.copy()), dev_parent, rule)
+    assert sorted(host(ops, invalidated).tolist()) == [1, 2, 3, 4, 9]
+    assert host(ops, kept).tolist() == [9] and host(ops, dev_parent)[9] == 4

@@ -3,6 +3,7 @@
 // Transitive invalidation, one level per launch: every child x of a frontier
 // vertex u (parent[x] == u) not yet invalidated is marked, and enters the
 // next level's byte map.  The launcher repeats until a level is empty.
+// Frontier vertices that are not marked (kept by keep_ties_warp) are skipped.
 // `edges` accumulates the edges read, so the host reads it once at the end.
 __global__ void invalidate_children(const long long* frontier, long long count, const unsigned long long* nbr_at,
                                     const long long* degree, const long long* parent, unsigned char* invalid,
@@ -12,6 +13,7 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
   if (k >= count) return;
   int lane = threadIdx.x & 31;
   long long u = frontier[k];
+  if (!invalid[u]) return;   // (the whole warp: u is the warp's)
   const cgs::Neighbours nbr = cgs::neighbours(nbr_at, u);
   long long e = degree[u];
   if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(e));

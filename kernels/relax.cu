@@ -134,12 +134,15 @@ __global__ void pull_block(const long long* targets, long long count, const unsi
 // list 32 entries at a time for a u that is not invalid, reachable, strictly
 // better than v (so not one of v's descendants) and sends v exactly its value;
 // the lowest matching lane of the first chunk with a match becomes v's parent
-// and held[k] is set.  Each warp adds the entries it read to edges[0].
+// and v's invalid mark is cleared (marks of u are only read where u is not a
+// candidate of this launch, or a kept one: a candidate is marked while it
+// waits, so candidates do not keep each other, a conservative choice).  Each
+// warp adds the entries it read to edges[0].
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void keep_ties_warp(const long long* candidates, long long count, const unsigned long long* nbr_at,
                                const unsigned long long* wgt_at, const long long* degree, const V* value,
-                               long long* parent, V unreachable, int check, const unsigned char* invalid,
-                               bool* held, unsigned long long* edges)
+                               long long* parent, V unreachable, int check, unsigned char* invalid,
+                               unsigned long long* edges)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (k >= count) return;   // (k is the same for the whole warp)
@@ -156,14 +159,14 @@ __global__ void keep_ties_warp(const long long* candidates, long long count, con
     if (i < e) {
       u = nbr[i];
       V from = value[u];
-      tie = !invalid[u] && !(check && from == unreachable) && cgs::better<ORDER>(from, mine) &&
+      tie = !cgs::load_volatile(invalid + u) && !(check && from == unreachable) && cgs::better<ORDER>(from, mine) &&
             cgs::extend<EXTEND>(from, wgt[i]) == mine;
     }
     unsigned int ballot = __ballot_sync(0xffffffffu, tie);
     if (ballot) {
       if (lane == __ffs(ballot) - 1) {
         parent[v] = u;
-        held[k] = true;
+        invalid[v] = 0;
       }
       break;
     }

@@ -553,9 +553,10 @@ class Backend(abc.ABC):
 
         Meant for rules where ties are common (BFS hop counts): a deleted
         tree edge then invalidates only the vertices whose distance really
-        grows, not the whole subtree.  Returns ``(invalidated, kept,
-        edges_read)``, each vertex once in ``invalidated``; ``kept`` may
-        repeat a vertex.
+        grows, not the whole subtree.  Returns ``(invalidated, examined,
+        edges_read)``: each vertex once in ``invalidated``; ``examined`` holds
+        every candidate (so every kept one, whose parent changed), repeats
+        allowed.
         """
 
     @abc.abstractmethod

@@ -418,8 +418,9 @@ class CPUBackend(Backend):
         invalid = self._scratch_flag(bound)
         candidates = self.unique(seeds, bound)
         invalid[candidates] = True
-        found, kept, edges_read = [], [], 0
+        found, examined, edges_read = [], [], 0
         while candidates.size:
+            examined.append(candidates)
             pos, owner = self.expand_segments(pull_adj.start[candidates], pull_adj.degree[candidates])
             edges_read += int(pos.size)
             u = pull_adj.nbr[pos].astype(np.int64, copy=False)
@@ -429,11 +430,10 @@ class CPUBackend(Backend):
                 extend(rule, source_value, pull_adj.wgt[pos] if rule.uses_weights else None) == value[v])
             if rule.unreachable is not None:
                 ties &= source_value != rule.unreachable
-            held = np.zeros(candidates.size, dtype=bool)
-            held[owner[ties]] = True
             first = np.flatnonzero(ties)[np.unique(owner[ties], return_index=True)[1]]   # one parent per vertex
             parent[v[first]] = u[first]
-            kept.append(candidates[held])
+            held = np.zeros(candidates.size, dtype=bool)
+            held[owner[first]] = True
             invalid[candidates[held]] = False
             dead = candidates[~held]
             found.append(dead)
@@ -448,7 +448,7 @@ class CPUBackend(Backend):
             candidates = np.concatenate(children) if children else _EMPTY_INDEX
         invalidated = np.concatenate(found) if found else _EMPTY_INDEX
         invalid[invalidated] = False
-        return invalidated, np.concatenate(kept) if kept else _EMPTY_INDEX, edges_read
+        return invalidated, np.concatenate(examined) if examined else _EMPTY_INDEX, edges_read
 
     def gather_plan(self, adj, vertices):
         degree = adj.degree[vertices]

@@ -591,39 +591,31 @@ class GPUBackend(Backend):
         return invalidated, int(edges[2].get())
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule):
-        # a level per round: keep_ties_warp keeps candidates, invalidate_children marks the
-        # children of the others (invalid and in `following`: the next candidates)
+        # a level per round, one host read each: keep_ties_warp keeps candidates (clearing
+        # their mark), invalidate_children marks the children of the candidates still marked
+        # (invalid, and in `following`: the next candidates); the marks left are the answer
         xp = self.xp
         bound = parent.size
         invalid = self._flag("invalid", bound)
         following = self._flag("next", bound)
         candidates = self.unique(seeds, bound)
         invalid[candidates] = 1
-        found, kept = [], []
+        examined = []
         edges = xp.zeros(1, dtype=xp.uint64)
         keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
         children = cuda_kernels.get_kernel("invalidate", "invalidate_children")
         while candidates.size:
-            n = int(candidates.size)
-            held = xp.zeros(n, dtype=xp.bool_)
+            n = np.int64(candidates.size)
+            examined.append(candidates)
             keep((_blocks(32 * n),), (_THREADS,),
-                 (candidates, np.int64(n)) + self._lists(pull_adj) + (pull_adj.degree, value, parent)
-                 + self._unreachable(rule) + (invalid, held, edges))
-            (held_now,) = self.compress(held, candidates)
-            (dead,) = self.compress(~held, candidates)
-            invalid[held_now] = 0
-            kept.append(held_now)
-            found.append(dead)
-            if dead.size == 0:
-                break
+                 (candidates, n) + self._lists(pull_adj) + (pull_adj.degree, value, parent)
+                 + self._unreachable(rule) + (invalid, edges))
             for adj in adjs:
-                children((_blocks(32 * dead.size),), (_THREADS,),
-                         (dead, np.int64(dead.size), self._lists(adj)[0], adj.degree, parent, invalid, following,
-                          edges))
+                children((_blocks(32 * n),), (_THREADS,),
+                         (candidates, n, self._lists(adj)[0], adj.degree, parent, invalid, following, edges))
             candidates = self._take_flagged(following, bound)
-        invalidated = xp.concatenate(found)
-        invalid[invalidated] = 0
-        return invalidated, xp.concatenate(kept), int(edges.get())
+        invalidated = self._take_flagged(invalid, bound)
+        return invalidated, xp.concatenate(examined), int(edges.get())
 
     def gather_plan(self, adj, vertices):
         # positions binned once per plan: a thread per short list in GPU memory (cached, or

@@ -203,9 +203,9 @@ class MonotonicEngine:
             if rule.keeps_ties and len(self.push_adjacencies) == 1:
                 # hop counts tie often: a vertex that another in-neighbour holds at the same
                 # distance keeps it, and only the vertices whose distance grows are invalidated
-                invalidated, kept, work.edges_scanned = ops.invalidate_keeping_ties(
+                invalidated, examined, work.edges_scanned = ops.invalidate_keeping_ties(
                     self.push_adjacencies, self.pull_adjacencies[0], seeds, self.value, self.parent, rule)
-                self._touched.append(kept)           # (a new parent changes the result)
+                self._touched.append(examined)       # (kept ones have new parents)
             else:
                 invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)
             if self.give_up_above is not None and work.edges_scanned + invalidated.size > self.give_up_above:

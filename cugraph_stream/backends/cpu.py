@@ -399,19 +399,26 @@ class CPUBackend(Backend):
         found = [frontier]
         edges_read = 0
         while frontier.size:
-            children = []
-            for adj in adjs:
-                pos, owner = self.expand_segments(adj.start[frontier], adj.degree[frontier])
-                edges_read += int(pos.size)
-                x = adj.nbr[pos].astype(np.int64, copy=False)
-                child = x[(parent[x] == frontier[owner]) & ~flag[x]]
-                flag[child] = True
-                children.append(child)
-            frontier = np.concatenate(children) if len(children) > 1 else children[0]
+            frontier, read = self._mark_children(adjs, frontier, parent, flag)
+            edges_read += read
             found.append(frontier)
         invalidated = np.concatenate(found)
         flag[invalidated] = False
         return invalidated, edges_read
+
+    def _mark_children(self, adjs, frontier, parent, flag):
+        """The children (``parent[x] == u``) of the ``frontier`` vertices ``u`` in each
+        adjacency of ``adjs`` that ``flag`` does not mark yet, marked now; with the
+        entries read."""
+        children, edges_read = [], 0
+        for adj in adjs:
+            pos, owner = self.expand_segments(adj.start[frontier], adj.degree[frontier])
+            edges_read += int(pos.size)
+            x = adj.nbr[pos].astype(np.int64, copy=False)
+            child = x[(parent[x] == frontier[owner]) & ~flag[x]]
+            flag[child] = True
+            children.append(child)
+        return (np.concatenate(children) if len(children) > 1 else children[0]), edges_read
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule):
         bound = parent.size
@@ -437,15 +444,8 @@ class CPUBackend(Backend):
             invalid[candidates[held]] = False
             dead = candidates[~held]
             found.append(dead)
-            children = []
-            for adj in adjs:
-                pos, owner = self.expand_segments(adj.start[dead], adj.degree[dead])
-                edges_read += int(pos.size)
-                x = adj.nbr[pos].astype(np.int64, copy=False)
-                child = x[(parent[x] == dead[owner]) & ~invalid[x]]
-                invalid[child] = True
-                children.append(child)
-            candidates = np.concatenate(children) if children else _EMPTY_INDEX
+            candidates, read = self._mark_children(adjs, dead, parent, invalid)
+            edges_read += read
         invalidated = np.concatenate(found) if found else _EMPTY_INDEX
         invalid[invalidated] = False
         return invalidated, np.concatenate(examined) if examined else _EMPTY_INDEX, edges_read

@@ -502,6 +502,7 @@ class Checkpoint:
             store.load(ops.asarray(u), ops.asarray(v), ops.asarray(w))
         saved = (self.metadata.get("store") or {}).get("largest_weight")     # a bound for the overflow check
         store.largest_weight = float(saved) if saved is not None else float(np.abs(w).max()) if w.size else 0.0
+        store.fractional_weights = bool((w != np.floor(w)).any())
 
         hotness = self.metadata.get("hotness") or {}
         for side, _, counter in store.cached:

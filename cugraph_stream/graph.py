@@ -650,7 +650,7 @@ class StreamGraph:
                 keys.commit(self._store.journal)
                 if not self._schema.recorded:         # the first batch's columns, with the batch
                     self._store.journal.assign(self, "_schema", self._schema.recording(columns))
-                self._store.note_weights(rows.largest_weight)
+                self._store.note_weights(rows.largest_weight, rows.fractional_weights)
                 self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
             if swapped and not began:

@@ -67,12 +67,18 @@ class Rule:
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {tuple(ORDERS)}, got {self.order!r}")
 
-    @property
-    def keeps_ties(self):
+    def keeps_ties(self, fractional_weights):
         """Whether invalidation should first look for another parent at the same value
-        (:meth:`~cugraph_stream.backends.base.Backend.invalidate_keeping_ties`): for hop
-        counts (BFS), where most vertices have several in-neighbours one hop closer."""
-        return self.extend == "add_one"
+        (:meth:`~cugraph_stream.backends.base.Backend.invalidate_keeping_ties`): where
+        ties are common, hop counts (BFS: most vertices have several in-neighbours one
+        hop closer) and sums of whole-number weights; with ``fractional_weights`` a
+        sum rarely ties and the search would only add reads.
+
+        >>> import numpy as np
+        >>> Rule("add", "min", np.dtype("float64"), np.inf, True).keeps_ties(fractional_weights=False)
+        True
+        """
+        return self.extend == "add_one" or (self.extend == "add" and not fractional_weights)
 
     @property
     def improves_on_increase(self):

@@ -200,9 +200,10 @@ class MonotonicEngine:
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
         if seeds.size:
-            if rule.keeps_ties and len(self.push_adjacencies) == 1:
-                # hop counts tie often: a vertex that another in-neighbour holds at the same
-                # distance keeps it, and only the vertices whose distance grows are invalidated
+            if rule.keeps_ties(self.store.fractional_weights) and len(self.push_adjacencies) == 1:
+                # distances tie often (hop counts, whole-number weights): a vertex that another
+                # in-neighbour holds at the same distance keeps it, and only the vertices whose
+                # distance grows are invalidated
                 invalidated, examined, work.edges_scanned = ops.invalidate_keeping_ties(
                     self.push_adjacencies, self.pull_adjacencies[0], seeds, self.value, self.parent, rule)
                 self._touched.append(examined)       # (kept ones have new parents)

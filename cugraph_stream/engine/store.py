@@ -129,6 +129,8 @@ class GraphStore:
         self.num_edges = 0
         # an upper bound on every weight's magnitude (never lowered): whether a path sum can overflow
         self.largest_weight = 0.0
+        # whether some weight was ever not a whole number (never lowered): ties are rarer then
+        self.fractional_weights = False
         # what the queries read from host memory, counted where the adjacency lives there
         self.reads = ReadCounters(ops) if placement.counts_reads else None
         self.cached = []                    # a CachedSide per cached adjacency
@@ -222,10 +224,14 @@ class GraphStore:
         """Internal ids are below this bound."""
         return self.vertices.size
 
-    def note_weights(self, largest):
-        """Raise :attr:`largest_weight` to ``largest`` (a batch's largest weight magnitude)."""
+    def note_weights(self, largest, fractional=False):
+        """Raise :attr:`largest_weight` to ``largest`` (a batch's largest weight magnitude),
+        and set :attr:`fractional_weights` when the batch has a weight that is not a
+        whole number."""
         if largest > self.largest_weight:
             self.journal.assign(self, "largest_weight", float(largest))
+        if fractional and not self.fractional_weights:
+            self.journal.assign(self, "fractional_weights", True)
 
     # -------------------------------------------------------------- vertices
     def add_vertices(self, external):

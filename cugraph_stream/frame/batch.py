@@ -44,6 +44,7 @@ class Rows:
     weight: object   # graph weight dtype; 0 on delete rows
     op: object       # int8: 1 insert, -1 delete
     largest_weight: float = 1.0    # the largest weight magnitude of any row (0 on delete rows)
+    fractional_weights: bool = False   # whether some row's weight is not a whole number
     time: object = None            # each row's time (frame.times.read_times), for a graph that records times
 
     def __len__(self):
@@ -352,18 +353,24 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
             raise ValueError(f"default_weight is {default_weight}, but {nonnegative_for} needs "
                              "non-negative weights")
         largest = abs(float(default_weight)) if n else 0.0
-        return Rows(src, dst, xp.where(is_insert, default_weight, 0).astype(weight_dtype), codes, largest)
+        fractional = bool(n) and not float(default_weight).is_integer()
+        return Rows(src, dst, xp.where(is_insert, default_weight, 0).astype(weight_dtype), codes, largest,
+                    fractional)
     weight_column = read_column(table, weight)
     weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
     problems = (codes == 0) | ~xp.isfinite(weights)
     if nonnegative_for is not None:
         negative = _negative(weights)          # delete rows hold 0; -1e-45 is negative on the GPU too
         problems |= negative
+    fractional = weights != xp.floor(weights)        # (NaN and infinities are problems anyway)
     if xp is np:
         bad, largest = bool(problems.any()), float(np.abs(weights).max()) if n else 0.0
+        fractional = bool(fractional.any())
     else:
         largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
-        bad, largest = xp.stack((problems.any(), largest)).astype(xp.float64).tolist()   # one transfer
+        bad, largest, fractional = xp.stack((problems.any(), largest, fractional.any())).astype(
+            xp.float64).tolist()                                                        # one transfer
+        fractional = bool(fractional)
     if bad:
         if op is not None:
             parse_ops(*op_column, op)
@@ -371,4 +378,4 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
         row = _first(negative)
         raise row_error(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
                         f"but {nonnegative_for} needs non-negative weights", row)
-    return Rows(src, dst, weights, codes, largest)
+    return Rows(src, dst, weights, codes, largest, fractional)

@@ -89,6 +89,7 @@ def test_the_cost_model_requests_no_synchronisation(backend):
     query = cgs.SSSP(0)
     query.cost_model = CostModel(rates={"incremental": (0.0, 1e-9), "recompute": (1.0, 1e-9)})
     g = _path_graph(backend, query=query)
+    query.cost_model.observe_recompute(work=10**9, size=1)      # never worth giving up
     for what, rows, syncs in PINNED:
         report = g.apply(pd.DataFrame(rows), weight="w")
         assert (report.syncs, report.queries[0].path) == (syncs, "incremental"), what

@@ -535,9 +535,9 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def invalidate_keeping_ties(self, adjs: Sequence[AdjacencyLists], pull_adj: AdjacencyLists, seeds, value,
-                                parent, rule):
-        """:meth:`invalidate`, level by level, keeping the vertices that another
-        valid in-neighbour holds at the same value.
+                                parent, rule, levels):
+        """:meth:`invalidate`, keeping, in the first ``levels`` levels below the seeds,
+        the vertices that another valid in-neighbour holds at the same value.
 
         Before a candidate ``v`` (a seed, or a child of an invalidated vertex)
         is invalidated, its list in ``pull_adj`` is searched for a ``u`` that
@@ -553,7 +553,11 @@ class Backend(abc.ABC):
 
         Meant for rules where ties are common (BFS hop counts): a deleted
         tree edge then invalidates only the vertices whose distance really
-        grows, not the whole subtree.  Returns ``(invalidated, examined,
+        grows, not the whole subtree.  Each level searched costs a host
+        synchronisation (counted: one per level, plus one for the closure
+        past ``levels`` and two for the results), so candidates left after
+        ``levels`` levels are invalidated with their subtrees as
+        :meth:`invalidate` does, in one pass while narrow.  Returns ``(invalidated, examined,
         edges_read)``: each vertex once in ``invalidated``; ``examined`` holds
         every candidate (so every kept one, whose parent changed), repeats
         allowed.

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import EMPTY_KEY, Backend
+from .base import DEVICE_CALLS, EMPTY_KEY, Backend
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -420,13 +420,14 @@ class CPUBackend(Backend):
             children.append(child)
         return (np.concatenate(children) if len(children) > 1 else children[0]), edges_read
 
-    def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule):
+    def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
         bound = parent.size
         invalid = self._scratch_flag(bound)
         candidates = self.unique(seeds, bound)
         invalid[candidates] = True
-        found, examined, edges_read = [], [], 0
-        while candidates.size:
+        found, examined, edges_read, searched = [], [], 0, 0
+        while candidates.size and searched < levels:
+            searched += 1
             examined.append(candidates)
             pos, owner = self.expand_segments(pull_adj.start[candidates], pull_adj.degree[candidates])
             edges_read += int(pos.size)
@@ -446,8 +447,14 @@ class CPUBackend(Backend):
             found.append(dead)
             candidates, read = self._mark_children(adjs, dead, parent, invalid)
             edges_read += read
+        deeper = bool(candidates.size)
+        while candidates.size:                  # past `levels`: the plain closure
+            found.append(candidates)
+            candidates, read = self._mark_children(adjs, candidates, parent, invalid)
+            edges_read += read
         invalidated = np.concatenate(found) if found else _EMPTY_INDEX
         invalid[invalidated] = False
+        DEVICE_CALLS.syncs += searched + deeper + 2     # as the GPU: a read per level searched, ...
         return invalidated, np.concatenate(examined) if examined else _EMPTY_INDEX, edges_read
 
     def gather_plan(self, adj, vertices):

@@ -36,7 +36,7 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import AdjacencyLists, Backend
+from .base import DEVICE_CALLS, AdjacencyLists, Backend
 from .chunks import DeviceChunkAllocator
 
 _THREADS = 256
@@ -554,12 +554,20 @@ class GPUBackend(Backend):
         return edges_read
 
     def invalidate(self, adjs, seeds, parent):
-        xp = self.xp
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        following = self._flag("next", bound)
         frontier = self.unique(seeds, bound)
         invalid[frontier] = 1
+        invalidated, edges_read = self._mark_below(adjs, frontier, parent, invalid)
+        invalid[invalidated] = 0
+        return invalidated, edges_read
+
+    def _mark_below(self, adjs, frontier, parent, invalid):
+        """Mark in ``invalid`` every vertex below the (marked) ``frontier`` in the parent
+        forest; returns ``(frontier and everything marked, edges read)``."""
+        xp = self.xp
+        bound = parent.size
+        following = self._flag("next", bound)
         found = [frontier]
         edges = xp.zeros(3, dtype=xp.uint64)
         if frontier.size <= _FUSED_LEVEL_LIMIT:
@@ -576,7 +584,6 @@ class GPUBackend(Backend):
             found = [log[:end].copy()]
             frontier = log[expanded:end].copy()
             if frontier.size == 0:          # the usual batch: one launch, one copy
-                invalid[found[0]] = 0
                 return found[0], edges_read
         kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
         while frontier.size:
@@ -586,25 +593,25 @@ class GPUBackend(Backend):
                         following, edges[2:]))
             frontier = self._take_flagged(following, bound)
             found.append(frontier)
-        invalidated = xp.concatenate(found)
-        invalid[invalidated] = 0
-        return invalidated, int(edges[2].get())
+        return xp.concatenate(found), int(edges[2].get())
 
-    def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule):
+    def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
         # a level per round, one host read each: keep_ties_warp keeps candidates (clearing
         # their mark), invalidate_children marks the children of the candidates still marked
-        # (invalid, and in `following`: the next candidates); the marks left are the answer
+        # (invalid, and in `following`: the next candidates); past `levels`, the plain closure
+        # (one block while narrow); the marks left are the answer
         xp = self.xp
         bound = parent.size
         invalid = self._flag("invalid", bound)
         following = self._flag("next", bound)
         candidates = self.unique(seeds, bound)
         invalid[candidates] = 1
-        examined = []
+        examined, searched, below = [], 0, 0
         edges = xp.zeros(1, dtype=xp.uint64)
         keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
         children = cuda_kernels.get_kernel("invalidate", "invalidate_children")
-        while candidates.size:
+        while candidates.size and searched < levels:
+            searched += 1
             n = np.int64(candidates.size)
             examined.append(candidates)
             keep((_blocks(32 * n),), (_THREADS,),
@@ -614,8 +621,12 @@ class GPUBackend(Backend):
                 children((_blocks(32 * n),), (_THREADS,),
                          (candidates, n, self._lists(adj)[0], adj.degree, parent, invalid, following, edges))
             candidates = self._take_flagged(following, bound)
+        deeper = bool(candidates.size)
+        if deeper:
+            _, below = self._mark_below(adjs, candidates, parent, invalid)
         invalidated = self._take_flagged(invalid, bound)
-        return invalidated, xp.concatenate(examined), int(edges.get())
+        DEVICE_CALLS.syncs += searched + deeper + 2     # (the decorator counted the seeds' unique)
+        return invalidated, xp.concatenate(examined), int(edges.get()[0]) + below
 
     def gather_plan(self, adj, vertices):
         # positions binned once per plan: a thread per short list in GPU memory (cached, or

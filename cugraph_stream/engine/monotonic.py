@@ -32,6 +32,10 @@ import numpy as np
 
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 
+#: levels below the seeds where invalidation looks for another parent at the same value (each
+#: costs the GPU a host round trip; deeper candidates are invalidated with their subtrees)
+KEEP_TIE_LEVELS = 3
+
 
 @dataclass
 class Work:
@@ -205,7 +209,8 @@ class MonotonicEngine:
                 # in-neighbour holds at the same distance keeps it, and only the vertices whose
                 # distance grows are invalidated
                 invalidated, examined, work.edges_scanned = ops.invalidate_keeping_ties(
-                    self.push_adjacencies, self.pull_adjacencies[0], seeds, self.value, self.parent, rule)
+                    self.push_adjacencies, self.pull_adjacencies[0], seeds, self.value, self.parent, rule,
+                    KEEP_TIE_LEVELS)
                 self._touched.append(examined)       # (kept ones have new parents)
             else:
                 invalidated, work.edges_scanned = ops.invalidate(self.push_adjacencies, seeds, self.parent)

@@ -47,9 +47,9 @@ def test_every_sync_operator_is_a_backend_method():
     assert UNCOUNTED_METHODS - {"unavailable_reason"} <= set(dir(Backend))   # (a GPU classmethod)
 
 
-def _path_graph(backend, n=64, query=None):
+def _path_graph(backend, n=64, query=None, weight=1.5):
     src = np.arange(n - 1)
-    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.ones(n - 1)}),
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.full(n - 1, weight)}),
                                       weight="w", backend=backend)
     g.track(query if query is not None else cgs.SSSP(0, mode="incremental"))
     return g
@@ -64,6 +64,7 @@ def _path_graph(backend, n=64, query=None):
 #      commit's record_changes, +1, replaces nothing)
 #   a deleted tree edge: the two close_holes, the seeds' compress, invalidate,
 #      pull, the frontier's compress, converge, record_changes
+# (The path's weights, 1.5, are not whole numbers: ties are not searched.)
 PINNED = [
     ("insert, improves nothing", {"src": [0], "dst": [5], "w": [10.0], "op": [1]}, 6),
     ("insert, improves a path", {"src": [0], "dst": [6], "w": [1.0], "op": [1]}, 8),
@@ -95,6 +96,19 @@ def test_the_cost_model_requests_no_synchronisation(backend):
         assert (report.syncs, report.queries[0].path) == (syncs, "incremental"), what
 
 
+def test_a_deletion_searching_ties_requests_a_synchronisation_per_level(backend):
+    """Whole-number weights: invalidation searches ties for KEEP_TIE_LEVELS levels (a
+    read each), then invalidates the rest of the path at once (one), and reads its
+    results (two): 11 + 3 + 1 + 2."""
+    from cugraph_stream.engine.monotonic import KEEP_TIE_LEVELS
+
+    g = _path_graph(backend, weight=1.0)
+    g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
+    report = g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
+    assert KEEP_TIE_LEVELS == 3 and report.syncs == 11 + KEEP_TIE_LEVELS + 1 + 2
+    assert report.invalidated == 64 - 6
+
+
 def test_vertex_operations_report_their_calls(backend):
     g = _path_graph(backend)
     report = g.add_vertices([1000])
@@ -122,3 +136,8 @@ def test_the_gpu_hides_no_synchronisation_from_the_report():
             report = g.apply(pd.DataFrame(rows), weight="w")
         assert counter.syncs <= report.syncs, (what, counter.by_name)
         assert counter.launches >= report.launches - report.syncs, what
+    ties = _path_graph("gpu", weight=1.0)           # whole numbers: the deletion searches ties
+    ties.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
+    with CuptiCounter() as counter:
+        report = ties.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
+    assert counter.syncs <= report.syncs, ("delete a tree edge, searching ties", counter.by_name)

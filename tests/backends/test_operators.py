@@ -540,8 +540,8 @@ def _bfs_tree(n, arcs, source):
     return dist, parent
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_invalidate_keeping_ties_invalidates_exactly_enough(ops, seed):
+@pytest.mark.parametrize("seed, levels", [(0, 100), (1, 100), (2, 1), (3, 3)])
+def test_invalidate_keeping_ties_invalidates_exactly_enough(ops, seed, levels):
     """After deleting tree edges, every vertex left valid keeps its true new hop
     distance through a valid parent; the invalidated ones are among those the
     plain closure invalidates, and far fewer on a graph full of ties."""
@@ -558,7 +558,7 @@ def test_invalidate_keeping_ties_invalidates_exactly_enough(ops, seed):
     seeds = np.array(sorted(v for _, v in deleted))
     value, dev_parent = ops.asarray(dist.copy()), ops.asarray(parent.copy())
     invalidated, examined, read = ops.invalidate_keeping_ties([out], inn, ops.asarray(seeds), value, dev_parent,
-                                                              rule)
+                                                              rule, levels)
     invalidated, examined, new_parent = (host(ops, a) for a in (invalidated, examined, dev_parent))
     assert len(set(invalidated.tolist())) == invalidated.size and read > 0
     closure, _ = ops.invalidate([out], ops.asarray(seeds), ops.asarray(parent.copy()))
@@ -590,6 +590,25 @@ def test_invalidate_keeping_ties_revisits_a_kept_vertex_whose_new_parent_falls_l
     inn = make_adjacency(ops, 10, [(v, u, 1.0) for u, v in remaining])
     dev_parent = ops.asarray(parent.copy())
     invalidated, examined, _ = ops.invalidate_keeping_ties([out], inn, ops.asarray(np.array([1, 9])),
-                                                           ops.asarray(dist.copy()), dev_parent, rule)
+                                                           ops.asarray(dist.copy()), dev_parent, rule, 8)
     assert sorted(host(ops, invalidated).tolist()) == [1, 2, 3, 4, 9]
     assert sorted(host(ops, examined).tolist()) == [1, 2, 3, 4, 9, 9] and host(ops, dev_parent)[9] == 4
+
+
+def test_invalidate_keeping_ties_invalidates_whole_subtrees_past_its_levels(ops):
+    """A chain 0 -> 1 -> 2 -> 3 -> 4 -> 5 and 0 -> 7 -> 8 -> 9 -> 4 (4 ties through 9):
+    deleting 0 -> 1 invalidates 1, 2, 3 and keeps 4, found at the fourth level; with
+    three levels searched, 4 is past them and goes with its subtree."""
+    rule = RULES["bfs"]
+    arcs = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (0, 7), (7, 8), (8, 9), (9, 4)]
+    dist, parent = _bfs_tree(10, arcs, 0)
+    assert dist[4] == 4 and parent[4] == 3
+    remaining = [a for a in arcs if a != (0, 1)]
+    out = make_adjacency(ops, 10, [(u, v, 1.0) for u, v in remaining])
+    inn = make_adjacency(ops, 10, [(v, u, 1.0) for u, v in remaining])
+    for levels, expected, parent_of_4 in ((4, [1, 2, 3], 9), (3, [1, 2, 3, 4, 5], 3)):
+        dev_parent = ops.asarray(parent.copy())
+        invalidated, _, _ = ops.invalidate_keeping_ties([out], inn, ops.asarray(np.array([1])),
+                                                        ops.asarray(dist.copy()), dev_parent, rule, levels)
+        assert sorted(host(ops, invalidated).tolist()) == expected, levels
+        assert host(ops, dev_parent)[4] == parent_of_4, levels

@@ -10,7 +10,10 @@ step (no atomics to enqueue, no duplicates).  Every per-list launch is
 scheduled by degree (a thread, a warp or a block per list), so a hub never
 leaves one warp reading its list alone.  Sets of vertex ids (distinct ids,
 change records) are kept with per-vertex epoch stamps in one launch each.
-Only sizes come back to the host.  Engines allocate from their own CuPy
+A BFS from scratch (``bfs_levels``) runs level by level with the kernels of
+``kernels/bfs.cu``: top-down levels claim neighbours with ``atomicCAS``,
+bottom-up levels scan unvisited vertices' in-lists against a frontier bitmap
+and stop at the first parent.  Only sizes come back to the host.  Engines allocate from their own CuPy
 memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
 
 Kernels that read neighbour lists take per-vertex list addresses

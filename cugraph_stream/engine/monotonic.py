@@ -80,6 +80,11 @@ class MonotonicEngine:
     ([0.0, 1.0, 5.0], [-1, 0, 0])
     """
 
+    #: whether a computation from scratch runs ``ops.bfs_levels`` (set per engine; the
+    #: class defaults serve engines pickled before it existed)
+    levels = False
+    _from_scratch = False
+
     def __init__(self, store, rule, source=None, incremental=True, parents_in_result=True):
         xp = store.ops.xp
         self.store = store

@@ -44,6 +44,10 @@ class Rule:
         Values travel both ways along edges (weak connectivity).
     source_value : scalar or None
         Value of the source vertex; None for queries without a source.
+    levels : bool
+        Values are hop counts from the source (breadth-first search): a
+        computation from scratch may run level by level
+        (``Backend.bfs_levels``, direction-optimising) instead of pushing.
 
     Examples
     --------
@@ -60,6 +64,7 @@ class Rule:
     uses_weights: bool
     symmetric: bool = False
     source_value: Optional[Any] = None
+    levels: bool = False
 
     def __post_init__(self):
         if self.extend not in EXTENDS:

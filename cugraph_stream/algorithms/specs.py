@@ -26,7 +26,7 @@ def bfs_rule():
     """Breadth-first search: hop counts, weights ignored."""
     dtype = np.dtype(np.int32)
     return Rule("add_one", "min", dtype, np.iinfo(dtype).max, uses_weights=False,
-                source_value=dtype.type(0))
+                source_value=dtype.type(0), levels=True)
 
 
 def widest_path_rule(weight_dtype):

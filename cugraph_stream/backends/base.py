@@ -6,7 +6,8 @@ array namespace (``xp``: NumPy or CuPy) for plain element-wise work, and the
 graph operators that carry the cost of a batch: segment expansion, the edge
 hash index, the batch reduction (net change per edge), appending to and
 removing from neighbour lists, relaxation (advance), re-seeding from
-in-neighbours (pull), transitive invalidation and the PageRank push.  A new backend implements this
+in-neighbours (pull), transitive invalidation, the level-synchronous BFS
+(``bfs_levels``) and the PageRank push.  A new backend implements this
 class; no algorithm and no engine module changes.
 
 Conventions shared by every operator:
@@ -48,7 +49,17 @@ DELETED_KEY = -2
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
-    "relax_arcs", "pull", "invalidate", "invalidate_keeping_ties", "gather_plan", "gather_sum", "pagerank_push"})
+    "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
+    "invalidate_keeping_ties"})
+
+#: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
+#: same rule): a top-down level switches to bottom-up once the edges to check
+#: from the frontier exceed the edges to check from the unvisited vertices
+#: divided by BFS_ALPHA (m_f > m_u / alpha), and a bottom-up level goes back
+#: to top-down once the frontier shrinks and holds fewer than the vertices
+#: divided by BFS_BETA (n_f < n / beta).  Beamer's tuned values.
+BFS_ALPHA = 14
+BFS_BETA = 24
 
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
@@ -532,6 +543,88 @@ class Backend(abc.ABC):
         holding each vertex once; values and parents are left for the caller
         to reset.
         """
+
+    def bfs_levels(self, out_adj: AdjacencyLists, in_adj: AdjacencyLists, source, bound, value, parent, rule):
+        """Breadth-first search from ``source`` over the vertices below ``bound``, level by level.
+
+        Writes, for every vertex ``v < bound``, ``value[v]``: its hop distance
+        from ``source`` (0 at the source; ``rule.unreachable`` where no path
+        reaches it) and ``parent[v]``: an in-neighbour one level up (-1 for
+        the source and unreachable vertices).  Entries at or beyond
+        ``bound`` are left alone.  ``value`` holds BFS's rule values
+        (int32, see :func:`~cugraph_stream.algorithms.specs.bfs_rule`);
+        ``rule`` gives its ``unreachable``.  Vertices below ``bound`` that
+        are not live must have no edges (removed vertices have none).
+
+        Direction-optimising (Beamer): a top-down level expands the
+        frontier's lists in ``out_adj`` and claims unvisited neighbours; a
+        bottom-up level scans the list in ``in_adj`` of every unvisited
+        vertex and stops at the first neighbour in the frontier.  The
+        direction of each level follows :data:`BFS_ALPHA` and
+        :data:`BFS_BETA` from exact edge counts (``m_f``: entries of the
+        frontier's out-lists; ``m_u``: entries of the unvisited vertices'
+        in-lists).  An undirected graph passes its one adjacency as both.
+        The host reads four counts per level (one synchronisation each, on
+        top of the call's own: counted in :data:`DEVICE_CALLS` as one
+        launch and one sync per level), so both backends take the same
+        directions and count the same edges.
+
+        Returns ``(visited, edges_read)``: the reached vertices (the source
+        first, then level by level, any order within a level) and the list
+        entries read (whole out-lists top-down; in-lists up to and including
+        the first parent found bottom-up).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> from cugraph_stream.algorithms import bfs_rule
+        >>> ops = get_backend("cpu")
+        >>> out, inn = (Adjacency(ops, np.float32, with_twin=False) for _ in range(2))
+        >>> for adj in (out, inn):
+        ...     adj.ensure_vertices(4)
+        >>> u, v = np.array([0, 1, 0]), np.array([1, 2, 2])
+        >>> _ = out.append(u, v, np.ones(3, np.float32)); _ = inn.append(v, u, np.ones(3, np.float32))
+        >>> value, parent = np.zeros(4, np.int32), np.zeros(4, np.int64)
+        >>> visited, read = ops.bfs_levels(out, inn, 0, 4, value, parent, bfs_rule())
+        >>> value.tolist(), parent.tolist(), visited.tolist()[0], read
+        ([0, 1, 1, 2147483647], [-1, 0, 0, -1], 0, 3)
+        """
+        state, unvisited_edges, frontier_edges = self._bfs_start(out_adj, in_adj, int(source), int(bound), value,
+                                                                 parent, rule)
+        calls = DEVICE_CALLS
+        frontier, previous, level, bottom_up, edges_read = 1, 0, 0, False, 0
+        while frontier:
+            if bottom_up:
+                bottom_up = not (frontier < previous and frontier * BFS_BETA < bound)
+            else:
+                bottom_up = frontier_edges * BFS_ALPHA > unvisited_edges
+            found, found_out, found_in, read = self._bfs_step(state, level, bottom_up)
+            calls.launches += 1          # the level's kernels and the read of its counts
+            calls.syncs += 1
+            unvisited_edges -= found_in
+            frontier_edges = found_out
+            previous, frontier = frontier, found
+            edges_read += read
+            level += 1
+        return self._bfs_visited(state), edges_read
+
+    def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):
+        """Set up :meth:`bfs_levels`: values and parents reset below ``bound``, the
+        source at level 0.  Returns ``(state, m_u, m_f)``: the backend's state,
+        the entries of the in-lists of every vertex but the source, and of the
+        source's out-list."""
+        raise NotImplementedError(f"{type(self).__name__} has no bfs_levels")
+
+    def _bfs_step(self, state, level, bottom_up):
+        """One level of :meth:`bfs_levels`: the vertices at ``level`` (the last
+        level found) reach the next one, top-down or ``bottom_up``.  Returns
+        ``(found, out_entries, in_entries, read)``: vertices found, the entries
+        of their out-lists and in-lists, and the list entries read."""
+        raise NotImplementedError
+
+    def _bfs_visited(self, state):
+        """The vertices :meth:`bfs_levels` reached, level by level."""
+        raise NotImplementedError
 
     @abc.abstractmethod
     def invalidate_keeping_ties(self, adjs: Sequence[AdjacencyLists], pull_adj: AdjacencyLists, seeds, value,

@@ -12,6 +12,7 @@ from .chunks import HostChunkAllocator
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 _SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first
+_BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
 
 
 def hash_slot(keys, bits):
@@ -456,6 +457,79 @@ class CPUBackend(Backend):
         invalid[invalidated] = False
         DEVICE_CALLS.syncs += searched + deeper + 2     # as the GPU: a read per level searched, ...
         return invalidated, np.concatenate(examined) if examined else _EMPTY_INDEX, edges_read
+
+    def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):
+        value[:bound] = rule.unreachable
+        parent[:bound] = -1
+        value[source] = 0
+        queue = np.empty(bound, dtype=np.int64)     # the levels, one after another
+        queue[0] = source
+        state = {"out": out_adj, "in": in_adj, "bound": bound, "value": value, "parent": parent,
+                 "unreachable": value.dtype.type(rule.unreachable), "queue": queue, "begin": 0, "end": 1}
+        in_degree = in_adj.degree[:bound]
+        return state, int(in_degree.sum()) - int(in_degree[source]), int(out_adj.degree[source])
+
+    def _bfs_step(self, state, level, bottom_up):
+        queue, begin, end = state["queue"], state["begin"], state["end"]
+        step = self._bfs_bottom_up if bottom_up else self._bfs_top_down
+        found, parents, read = step(state, queue[begin:end], level)
+        state["value"][found] = level + 1
+        state["parent"][found] = parents
+        queue[end:end + found.size] = found
+        state["begin"], state["end"] = end, end + found.size
+        return (int(found.size), int(state["out"].degree[found].sum()), int(state["in"].degree[found].sum()),
+                read)
+
+    def _bfs_top_down(self, state, frontier, level):
+        """Unvisited out-neighbours of ``frontier``, each with one parent there."""
+        out = state["out"]
+        pos, owner = self.expand_segments(out.start[frontier], out.degree[frontier])
+        v = out.nbr[pos].astype(np.int64, copy=False)
+        fresh = state["value"][v] == state["unreachable"]
+        v, u = v[fresh], frontier[owner[fresh]]
+        stamp = self._scratch_stamp(state["bound"])        # one claim per vertex: the last writer's
+        order = np.arange(v.size, dtype=np.int64)
+        stamp[v] = order
+        won = stamp[v] == order
+        return v[won], u[won], int(pos.size)
+
+    def _bfs_bottom_up(self, state, frontier, level):
+        """Unvisited vertices with an in-neighbour at ``level``, and the first such
+        neighbour of each.  The in-lists are read in rounds of growing width
+        (4, 8, 16, ... entries), dropping every vertex whose parent was found:
+        the early exit of a sequential scan, vectorised; the entries counted
+        read are those a sequential scan reads (up to the first parent)."""
+        inn, value, bound = state["in"], state["value"], state["bound"]
+        in_frontier = value[:bound] == level
+        candidates = np.flatnonzero((value[:bound] == state["unreachable"]) & (inn.degree[:bound] > 0))
+        found, parents, read = [], [], 0
+        offset, width = 0, _BOTTOM_UP_FIRST
+        while candidates.size:
+            first = inn.start[candidates] + offset
+            length = np.minimum(inn.degree[candidates] - offset, width)
+            pos, owner = self.expand_segments(first, length)
+            u = inn.nbr[pos].astype(np.int64, copy=False)
+            hit = np.flatnonzero(in_frontier[u])
+            resolved = np.zeros(candidates.size, dtype=bool)
+            read += int(length.sum())
+            if hit.size:
+                hit_owner = owner[hit]
+                firsts = hit[np.concatenate(([True], hit_owner[1:] != hit_owner[:-1]))]
+                winners = owner[firsts]
+                found.append(candidates[winners])
+                parents.append(u[firsts])
+                resolved[winners] = True
+                # a sequential scan stops at the parent: not the rest of its round
+                read -= int((length[winners] - (pos[firsts] - first[winners]) - 1).sum())
+            offset += width
+            width *= 2
+            candidates = candidates[~resolved & (inn.degree[candidates] > offset)]
+        if not found:
+            return _EMPTY_INDEX, _EMPTY_INDEX, read
+        return np.concatenate(found), np.concatenate(parents), read
+
+    def _bfs_visited(self, state):
+        return state["queue"][:state["end"]]
 
     def gather_plan(self, adj, vertices):
         degree = adj.degree[vertices]

@@ -70,6 +70,7 @@ def relax_name_expressions():
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
            "pagerank": lambda: ["pagerank_push", "bin_gather_lists", "gather_sum_thread", "gather_sum_warp",
                                   "gather_sum_block"],
+           "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],

@@ -10,7 +10,10 @@ step (no atomics to enqueue, no duplicates).  Every per-list launch is
 scheduled by degree (a thread, a warp or a block per list), so a hub never
 leaves one warp reading its list alone.  Sets of vertex ids (distinct ids,
 change records) are kept with per-vertex epoch stamps in one launch each.
-Only sizes come back to the host.  Engines allocate from their own CuPy
+A BFS from scratch (``bfs_levels``) runs level by level with the kernels of
+``kernels/bfs.cu``: top-down levels claim neighbours with ``atomicCAS``,
+bottom-up levels scan unvisited vertices' in-lists against a frontier bitmap
+and stop at the first parent.  Only sizes come back to the host.  Engines allocate from their own CuPy
 memory pool (:func:`engine_memory_pool`), whatever CuPy's allocator is.
 
 Kernels that read neighbour lists take per-vertex list addresses
@@ -627,6 +630,54 @@ class GPUBackend(Backend):
         invalidated = self._take_flagged(invalid, bound)
         DEVICE_CALLS.syncs += searched + deeper + 2     # (the decorator counted the seeds' unique)
         return invalidated, xp.concatenate(examined), int(edges.get()[0]) + below
+
+    def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):
+        # the kernels of kernels/bfs.cu; the level loop is the base class's
+        xp = self.xp
+        if value.dtype != xp.int32:
+            raise ValueError(f"value must hold BFS's int32 hop counts, got {value.dtype}")
+        value[:bound] = int(rule.unreachable)
+        parent[:bound] = -1
+        value[source] = 0
+        queue = self._scratch("bfs_queue", bound, xp.int64)       # the levels, one after another
+        queue[0] = source
+        counters = xp.zeros(4, dtype=xp.uint64)                   # see kernels/bfs.cu
+        counters[0] = 1
+        in_edges, in_source, out_source = self.host_ints(in_adj.degree[:bound].sum(), in_adj.degree[source],
+                                                         out_adj.degree[source])
+        state = {"out": out_adj, "in": in_adj, "out_at": self._lists(out_adj)[0], "in_at": self._lists(in_adj)[0],
+                 "bound": bound, "value": value, "parent": parent, "unreachable": np.int32(rule.unreachable),
+                 "queue": queue, "bits": self._scratch("bfs_bits", (bound + 31) // 32, xp.uint32),
+                 "counters": counters, "held": [1, 0, 0, 0], "begin": 0}
+        return state, in_edges - in_source, out_source
+
+    def _bfs_step(self, state, level, bottom_up):
+        begin, end, bound = state["begin"], state["held"][0], state["bound"]
+        count = end - begin
+        out, inn, queue, counters = state["out"], state["in"], state["queue"], state["counters"]
+        tail = (np.int32(level), state["unreachable"], state["value"], state["parent"])
+        if bottom_up:
+            bits = state["bits"]
+            bits[: (bound + 31) // 32] = 0
+            cuda_kernels.get_kernel("bfs", "bfs_mark_frontier")(
+                (_blocks(count),), (_THREADS,), (queue, np.int64(begin), np.int64(count), bits))
+            cuda_kernels.get_kernel("bfs", "bfs_bottom_up")(
+                (_blocks(bound),), (_THREADS,),
+                (np.int64(bound), state["in_at"], inn.degree, out.degree, bits) + tail + (queue, counters))
+        else:
+            # a block per frontier vertex while the frontier is small (hub sources), else a warp
+            lanes = _THREADS if count <= _ONE_LAUNCH_FRONTIER else 32
+            cuda_kernels.get_kernel("bfs", "bfs_top_down")(
+                (_blocks(lanes * count),), (_THREADS,),
+                (queue, np.int64(begin), np.int64(count), np.int32(lanes), state["out_at"], out.degree, inn.degree)
+                + tail + (counters,))
+        now = [int(c) for c in counters.get()]            # the level's one synchronisation
+        found, found_out, found_in, read = (a - b for a, b in zip(now, state["held"]))
+        state["held"], state["begin"] = now, end
+        return found, found_out, found_in, read
+
+    def _bfs_visited(self, state):
+        return state["queue"][: state["held"][0]].copy()
 
     def gather_plan(self, adj, vertices):
         # positions binned once per plan: a thread per short list in GPU memory (cached, or

@@ -84,6 +84,11 @@ class MonotonicEngine:
     ([0.0, 1.0, 5.0], [-1, 0, 0])
     """
 
+    #: whether a computation from scratch runs ``ops.bfs_levels`` (set per engine; the
+    #: class defaults serve engines pickled before it existed)
+    levels = False
+    _from_scratch = False
+
     def __init__(self, store, rule, source=None, incremental=True, parents_in_result=True):
         xp = store.ops.xp
         self.store = store
@@ -110,6 +115,10 @@ class MonotonicEngine:
         self.give_up_above = None
         #: why the last correction gave up (a sentence), or False
         self.gave_up = False
+        # from scratch, BFS runs level by level (ops.bfs_levels) instead of pushing;
+        # False keeps the generic push (benchmarks compare the two)
+        self.levels = bool(getattr(rule, "levels", False)) and source is not None
+        self._from_scratch = False
 
     # ----------------------------------------------------------------- state
     def _ensure(self):
@@ -137,6 +146,7 @@ class MonotonicEngine:
         self._frontier = xp.empty(0, dtype=xp.int64)
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
+        self._from_scratch = False
 
     def _reset(self, vertices):
         """Values a vertex holds before anything reaches it; parents -1."""
@@ -162,7 +172,9 @@ class MonotonicEngine:
 
     def _start_from_scratch(self, alive):
         xp = self.ops.xp
-        self._reset(alive)
+        self._from_scratch = self.levels        # converge() runs ops.bfs_levels, which resets every vertex
+        if not self._from_scratch:
+            self._reset(alive)
         if self.source is not None:
             self._frontier = xp.asarray([self.source], dtype=xp.int64)
         else:
@@ -250,7 +262,11 @@ class MonotonicEngine:
     def converge(self):
         """Push from the active vertices until no value improves."""
         activated, edges_read = self._frontier, 0
-        if self._frontier.size:            # (a batch that improved nothing pushes nothing)
+        if self._from_scratch:
+            self._from_scratch = False
+            activated, edges_read = self.ops.bfs_levels(self.store.out, self.store.inn, self.source,
+                                                        self.store.vertex_bound, self.value, self.parent, self.rule)
+        elif self._frontier.size:          # (a batch that improved nothing pushes nothing)
             activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value,
                                                       self.parent, self.rule)
         self._touched.append(activated)

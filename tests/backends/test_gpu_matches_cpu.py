@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(available_backends()["gpu"] is not None,
                                  reason=str(available_backends()["gpu"]))]
 
-QUERIES = {"sssp": lambda s: cgs.SSSP(s), "bfs": lambda s: cgs.BFS(s), "widest": lambda s: cgs.WidestPath(s),
+QUERIES = {"sssp": lambda s: cgs.SSSP(s), "bfs": lambda s: cgs.BFS(s),
+           "bfs_recompute": lambda s: cgs.BFS(s, mode="recompute"), "widest": lambda s: cgs.WidestPath(s),
            "wcc": lambda s: cgs.WCC(), "pagerank": lambda s: cgs.PageRank(tol=1e-7)}
 
 
@@ -60,7 +61,7 @@ def test_gpu_and_cpu_agree_after_every_batch(directed, dtype):
     source = int(initial["src"].iloc[0])
     tracked = {b: {k: g.track(make(source)) for k, make in QUERIES.items()} for b, g in graphs.items()}
     cast = np.dtype(dtype).type
-    extends = {"sssp": lambda a, w: cast(a) + cast(w), "bfs": lambda a, w: a + 1,
+    extends = {"sssp": lambda a, w: cast(a) + cast(w), "bfs": lambda a, w: a + 1, "bfs_recompute": lambda a, w: a + 1,
                "widest": lambda a, w: min(cast(a), cast(w))}
     for step in range(25):
         edges = graphs["cpu"].edges()

@@ -2,7 +2,7 @@
 zero-weight ties that must not close parent cycles."""
 import numpy as np
 
-from cugraph_stream.algorithms import sssp_rule, wcc_rule
+from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.monotonic import MonotonicEngine
 from cugraph_stream.engine.reduce import reduce_batch
@@ -84,3 +84,37 @@ def test_recompute_mode_agrees_with_incremental():
         run(inc, delta)
         run(ref, delta)
         assert (inc.value[:n] == ref.value[:n]).all()
+
+
+def test_bfs_from_scratch_runs_level_by_level_and_commits_every_change():
+    """A BFS recompute calls ``bfs_levels`` (not the generic push); the commit sees
+    every vertex as touched, so ``changed`` holds exactly the live vertices whose
+    distance or parent moved; ``levels = False`` gives the push's distances."""
+    from cugraph_stream.backends.faults import FaultInjector
+
+    rng = np.random.default_rng(4)
+    n = 80
+    store = graph(True, [(int(a), int(b), 1.0) for a, b in rng.integers(0, n, (240, 2))], n)
+    levels = MonotonicEngine(store, bfs_rule(), source=0, incremental=False)
+    push = MonotonicEngine(store, bfs_rule(), source=0, incremental=False)
+    push.levels = False
+    assert levels.levels and not MonotonicEngine(store, sssp_rule(np.float64), source=0).levels
+    for engine in (levels, push):
+        with FaultInjector(store.ops) as counter:
+            run(engine)
+        assert ("bfs_levels" in counter.names) == engine.levels
+        assert ("converge" in counter.names) != engine.levels
+    assert (levels.value[:n] == push.value[:n]).all()
+    for step in range(12):
+        edges = [(int(a), int(b), 1.0) for a, b in rng.integers(0, n, (12, 2))]
+        before = levels.previous_value[:n].copy(), levels.previous_parent[:n].copy()
+        delta = change(store, edges, 1 if step % 3 else -1)
+        run(levels, delta)
+        run(push, delta)
+        assert (levels.value[:n] == push.value[:n]).all()
+        moved = (levels.value[:n] != before[0]) | (levels.parent[:n] != before[1])
+        assert sorted(levels.changed.tolist()) == np.flatnonzero(moved).tolist()
+        assert (levels.previous_value[:n] == levels.value[:n]).all()
+        for v in np.flatnonzero(levels.parent[:n] >= 0):     # a parent one level up, along an edge
+            p = int(levels.parent[v])
+            assert levels.value[p] == levels.value[v] - 1 and store.find(np.array([p]), np.array([v]))[0] >= 0

@@ -462,8 +462,8 @@ class CPUBackend(Backend):
         return invalidated, edges_read
 
     def converge(self, adjs, frontier, value, parent, rule):
-        if self.kernels is not None:      # one priority-ordered pass instead of relax rounds
-            return self.kernels.converge(adjs, frontier, value, parent, rule)
+        if self.kernels is not None:      # one queue-driven pass instead of relax rounds
+            return self.kernels.converge(adjs, frontier, value, parent, rule, self._scratch_flag(value.size))
         return super().converge(adjs, frontier, value, parent, rule)
 
     def gather_plan(self, adj, vertices):

@@ -12,7 +12,7 @@ from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
-_SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first
+_SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first (into as many keys or more)
 
 
 def hash_slot(keys, bits):
@@ -148,7 +148,7 @@ class CPUBackend(Backend):
             found = self.kernels.lookup_sorted(keys, values, queries)
             if found is not None:
                 return found
-        if queries.size >= _SORT_QUERIES_FROM:
+        if queries.size >= _SORT_QUERIES_FROM and keys.size >= _SORT_QUERIES_FROM:
             # binary searches in ascending order walk the keys in cache order: ~3x faster
             order = np.argsort(queries)
             pos = np.empty(queries.shape, dtype=np.intp)

@@ -44,7 +44,6 @@ _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 #: lookup_sorted searches unsorted queries in key arrays up to this size (they stay in cache)
 _SEARCH_UNSORTED_KEYS = 1 << 18
-_COMPILED_LOOKUP = False
 
 
 def available():
@@ -242,18 +241,26 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
 
 @_jit
 def _lookup_sorted(keys, values, queries):
+    # branch-free binary searches, eight queries in step: their loads overlap
     out = np.empty(queries.size, dtype=np.int64)
     n = keys.size
-    for i in range(queries.size):
-        q = queries[i]
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if keys[mid] < q:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = values[lo] if lo < n and keys[lo] == q else -1
+    base = np.zeros(8, dtype=np.int64)
+    query = np.empty(8, dtype=np.int64)
+    for first in range(0, queries.size, 8):
+        k = min(8, queries.size - first)
+        for j in range(k):
+            base[j] = 0
+            query[j] = queries[first + j]
+        m = n
+        while m > 1:
+            half = m >> 1
+            for j in range(k):
+                b = base[j]
+                base[j] = b + half if keys[b + half] <= query[j] else b
+            m -= half
+        for j in range(k):
+            b = base[j]
+            out[first + j] = values[b] if keys[b] == query[j] else -1
     return out
 
 
@@ -558,10 +565,10 @@ class Kernels:
         return inserted, inserted_w, deleted, updated, updated_w, dict(zip(names, (int(c) for c in counts)))
 
     def lookup_sorted(self, keys, values, queries):
-        """None where the NumPy path does better: always, as measured (its sorted
-        queries walk the keys in cache order; a compiled binary search per query
-        took 1.6x as long on 20K queries into 46K keys)."""
-        if keys.size > _SEARCH_UNSORTED_KEYS or not _COMPILED_LOOKUP:
+        """None where the NumPy path does better: keys beyond the caches, where its
+        sorted queries walk the keys in cache order (20K queries: 0.27 ms against
+        0.71 ms into 46K keys, 5.7 ms against 2.1 ms into 1M keys)."""
+        if keys.size > _SEARCH_UNSORTED_KEYS:
             return None
         return _lookup_sorted(_i64(keys), _i64(values), _i64(queries)).reshape(queries.shape)
 

@@ -267,3 +267,12 @@ def test_invalidate(seed, n, edges, symmetric):
         results.append((sorted(invalidated.tolist()), edges_read))
     assert results[0] == results[1]
     assert not COMPILED._flag.any()
+
+
+@given(seeds, st.integers(1, 3000), st.integers(0, 3000))
+def test_lookup_sorted(seed, n, queries):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(-2**62, 2**62, n))
+    values = rng.integers(0, 10**6, keys.size)
+    q = np.concatenate((rng.choice(keys, queries), rng.integers(-2**62, 2**62, queries // 3)))
+    assert (COMPILED.lookup_sorted(keys, values, q) == NUMPY.lookup_sorted(keys, values, q)).all()

@@ -1,12 +1,13 @@
 """NumPy operators: the CPU backend and the reference for every other backend."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from . import cpu_kernels
 from .base import EMPTY_KEY, Backend
 from .chunks import HostChunkAllocator
 
@@ -40,6 +41,16 @@ def better(rule, a, b):
     return a < b if rule.order == "min" else a > b
 
 
+def _load_kernels(compiled):
+    """The compiled kernels (:mod:`.cpu_kernels`) wanted by ``compiled`` (see
+    :class:`CPUBackend`), or None; numba is imported only when they are wanted."""
+    if compiled is False or (compiled is None and os.environ.get("CUGRAPH_STREAM_CPU_KERNELS", "1").strip().lower()
+                             in ("0", "false", "no", "off")):
+        return None
+    from . import cpu_kernels
+    return cpu_kernels.load(compiled)
+
+
 class CPUBackend(Backend):
     """Operators on NumPy arrays in host memory.
 
@@ -62,7 +73,7 @@ class CPUBackend(Backend):
     xp = np
 
     def __init__(self, compiled=None):
-        self.kernels = cpu_kernels.load(compiled)
+        self.kernels = _load_kernels(compiled)
         #: the compiled net_changes takes rows in any order, and place_entries rows of any owner order
         self.net_changes_any_order = self.place_entries_any_order = self.kernels is not None
         self.discard_scratch()

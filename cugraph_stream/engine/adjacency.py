@@ -200,7 +200,7 @@ class Adjacency:
         moves = None
         if outgrown.size:
             moves = self._relocate(outgrown, need)
-            self.journal.save(self.degree, us)
+            # (the degrees' pre-images are saved above: the rollback restores them last)
             self.ops.place_entries(self, us, vs, ws, slots_sorted)
         if order is None:
             return slots_sorted, moves

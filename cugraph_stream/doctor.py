@@ -42,6 +42,7 @@ OPTIONAL_PACKAGES = {
     "distributed": "cugraph_stream.dask (one engine per worker)",
     "dask_cuda": "one engine per GPU (LocalCUDACluster)",
     "dask_cudf": "dask-cudf streams and results",
+    "numba": "the CPU backend's compiled kernels (fast-cpu)",
     "networkx": "tests and references",
     "pyarrow": "Arrow tables in",
     "tqdm": "progress bars",

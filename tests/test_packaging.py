@@ -86,6 +86,7 @@ def test_extras_install_what_the_optional_code_imports():
     names = {key: {Requirement(r).name for r in reqs} for key, reqs in extras.items()}
     assert {"dask", "distributed"} <= names["dask"]
     assert {"dask", "distributed", "tqdm"} <= names["test"]    # CI runs tests/dask/
+    assert names["fast-cpu"] == {"numba"} and "numba" in names["test"]    # CI tests the compiled CPU kernels
     for cuda in ("cu12", "cu13"):
         assert any(n.startswith("cupy-cuda") for n in names[cuda])
         assert {"dask-cuda"} <= names[cuda]
@@ -114,9 +115,9 @@ def test_license_is_apache_2_as_an_spdx_expression():
 
 
 def _gpu_constraints():
-    """conda name -> the lowest lower bound that the ``cu12``/``cu13`` extras ask for."""
+    """conda name -> the lowest lower bound that the ``cu12``/``cu13`` (and ``fast-cpu``) extras ask for."""
     bounds = {}
-    for cuda in CUDA_EXTRAS:
+    for cuda in (*CUDA_EXTRAS, "fast-cpu"):
         for spec in PYPROJECT["project"]["optional-dependencies"][cuda]:
             requirement = Requirement(spec)
             [low] = [Version(s.version) for s in requirement.specifier if s.operator == ">="]
@@ -127,7 +128,7 @@ def _gpu_constraints():
 
 def test_recipe_run_constraints_match_the_cuda_extras():
     constraints = dict(_conda_requirement(spec) for spec in RECIPE["requirements"]["run_constraints"])
-    assert {"cudf", "cugraph", "rmm", "cupy"} <= set(constraints)
+    assert {"cudf", "cugraph", "rmm", "cupy", "numba"} <= set(constraints)
     assert constraints == _gpu_constraints()
 
 
@@ -236,7 +237,7 @@ def _check_wheel(wheel):
     requires = meta.get_all("Requires-Dist")
     for dependency in PYPROJECT["project"]["dependencies"]:
         assert Requirement(dependency).name in {Requirement(r).name for r in requires}
-    assert {"dask", "cu12", "cu13", "test"} <= set(meta.get_all("Provides-Extra"))
+    assert {"dask", "cu12", "cu13", "test", "fast-cpu"} <= set(meta.get_all("Provides-Extra"))
     for cuda in CUDA_EXTRAS:
         assert any(Requirement(r).name == f"cugraph-{cuda}" and Requirement(r).marker is not None
                    and Requirement(r).marker.evaluate({"extra": cuda}) for r in requires), cuda

@@ -1,8 +1,9 @@
 """Backends: the operator layer, the only code that knows the device.
 
-``get_backend(name)`` returns the operators for ``"cpu"`` (NumPy), ``"gpu"``
-(CuPy with the CUDA sources in ``kernels/``, where installed) or ``"auto"``
-(the GPU when CuPy sees one, else the CPU).
+``get_backend(name)`` returns the operators for ``"cpu"`` (NumPy, with numba
+kernels for the hottest operators where numba is installed: the ``fast-cpu``
+extra), ``"gpu"`` (CuPy with the CUDA sources in ``kernels/``, where
+installed) or ``"auto"`` (the GPU when CuPy sees one, else the CPU).
 """
 from __future__ import annotations
 
@@ -39,20 +40,29 @@ def available_backends():
     return {name: _load(name)[1] for name in _MODULES}
 
 
-def get_backend(name="cpu"):
+def get_backend(name="cpu", compiled=None):
     """Return the operators for backend ``name`` (``"cpu"``, ``"gpu"`` or ``"auto"``).
+
+    ``compiled`` concerns the CPU backend only: ``None`` (default) runs its
+    numba kernels where numba is importable, unless the environment variable
+    ``CUGRAPH_STREAM_CPU_KERNELS`` is ``0``; ``False`` forces the NumPy
+    operators; ``True`` requires the kernels (``ValueError`` without numba).
+    Results are the same either way (see
+    :mod:`cugraph_stream.backends.cpu_kernels`).
 
     >>> get_backend("cpu").name
     'cpu'
+    >>> get_backend("cpu", compiled=False).compiled
+    False
     """
     if isinstance(name, Backend):
         return name
     if name == "auto":
         backend_class, _ = _load("gpu")
-        return (backend_class or CPUBackend)()
+        return backend_class() if backend_class is not None else CPUBackend(compiled)
     if name not in _MODULES:
         raise ValueError(f"backend must be one of 'cpu', 'gpu' or 'auto', got {name!r}")
     backend_class, reason = _load(name)
     if backend_class is None:
         raise ValueError(f"backend={name!r} is not available here: {reason}")
-    return backend_class()
+    return backend_class(compiled) if name == "cpu" else backend_class()

@@ -213,6 +213,14 @@ class Backend(abc.ABC):
     #: whether the arrays live in device memory apart from host memory
     has_device_memory = False
 
+    #: whether :meth:`net_changes` takes rows in any order (rows of one key
+    #: still in batch order), so that the engine need not sort a batch by key
+    net_changes_any_order = False
+
+    #: whether :meth:`place_entries` takes rows in any order of owners (not
+    #: grouped), so that the engine need not sort them
+    place_entries_any_order = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _count_calls(cls)
@@ -436,7 +444,8 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots):
-        """Append rows ``(owners, neighbours, weights)`` (sorted by owner) to the lists of ``adj``.
+        """Append rows ``(owners, neighbours, weights)`` (sorted by owner, unless
+        :attr:`place_entries_any_order`) to the lists of ``adj``.
 
         A list with room for all its rows gets them after its entries (its
         degree grows, and ``slots`` receives each row's slot); rows whose
@@ -460,7 +469,8 @@ class Backend(abc.ABC):
     # ------------------------------------------------------ batch reduction
     @abc.abstractmethod
     def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
-        """Net change of each edge named by batch rows, rows sorted by arc key.
+        """Net change of each edge named by batch rows, rows sorted by arc key
+        (in any order with :attr:`net_changes_any_order`).
 
         ``keys`` (int64 arc keys) are sorted, with the rows of one key in
         batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and

@@ -1,6 +1,8 @@
 """NumPy operators: the CPU backend and the reference for every other backend."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -11,7 +13,7 @@ from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
-_SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first
+_SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first (into as many keys or more)
 _BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
 
 
@@ -40,6 +42,16 @@ def better(rule, a, b):
     return a < b if rule.order == "min" else a > b
 
 
+def _load_kernels(compiled):
+    """The compiled kernels (:mod:`.cpu_kernels`) wanted by ``compiled`` (see
+    :class:`CPUBackend`), or None; numba is imported only when they are wanted."""
+    if compiled is False or (compiled is None and os.environ.get("CUGRAPH_STREAM_CPU_KERNELS", "1").strip().lower()
+                             in ("0", "false", "no", "off")):
+        return None
+    from . import cpu_kernels
+    return cpu_kernels.load(compiled)
+
+
 class CPUBackend(Backend):
     """Operators on NumPy arrays in host memory.
 
@@ -50,19 +62,35 @@ class CPUBackend(Backend):
     >>> pos, owner = ops.expand_segments(np.array([10, 40]), np.array([2, 3]))
     >>> pos.tolist(), owner.tolist()
     ([10, 11, 40, 41, 42], [0, 0, 1, 1, 1])
+
+    ``compiled`` picks the operators' code: the numba kernels of
+    :mod:`~cugraph_stream.backends.cpu_kernels` for the hottest operators
+    (``None``, the default: where numba is importable, unless the
+    environment variable ``CUGRAPH_STREAM_CPU_KERNELS`` is ``0``; ``True``:
+    required) or NumPy only (``False``).  Results are the same either way.
     """
 
     name = "cpu"
     xp = np
 
-    def __init__(self):
+    def __init__(self, compiled=None):
+        self.kernels = _load_kernels(compiled)
+        #: the compiled net_changes takes rows in any order, and place_entries rows of any owner order
+        self.net_changes_any_order = self.place_entries_any_order = self.kernels is not None
         self.discard_scratch()
+
+    @property
+    def compiled(self):
+        """Whether the compiled (numba) kernels run the hottest operators."""
+        return self.kernels is not None
 
     def discard_scratch(self):
         # scratch arrays reused across calls; only positions written in a
         # call are read back, so they never need clearing (except the flags)
         self._stamp = np.empty(0, dtype=np.int64)
         self._flag = np.zeros(0, dtype=bool)
+        self._count = np.zeros(0, dtype=np.int64)     # (compiled kernels: zero outside a call)
+        self._state = np.zeros(0, dtype=np.int8)
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -97,6 +125,12 @@ class CPUBackend(Backend):
             self._flag = np.zeros(max(int(bound), 2 * self._flag.size), dtype=bool)
         return self._flag
 
+    def _scratch_counts(self, bound):
+        if self._count.size < bound:
+            self._count = np.zeros(max(int(bound), 2 * self._count.size), dtype=np.int64)
+            self._state = np.zeros(self._count.size, dtype=np.int8)
+        return self._count, self._state
+
     def expand_segments(self, starts, lengths):
         lengths = lengths.astype(np.int64, copy=False)
         if lengths.size == 0:
@@ -122,7 +156,11 @@ class CPUBackend(Backend):
     def lookup_sorted(self, keys, values, queries):
         if keys.size == 0:
             return np.full(queries.shape, -1, dtype=np.int64)
-        if queries.size >= _SORT_QUERIES_FROM:
+        if self.kernels is not None:
+            found = self.kernels.lookup_sorted(keys, values, queries)
+            if found is not None:
+                return found
+        if queries.size >= _SORT_QUERIES_FROM and keys.size >= _SORT_QUERIES_FROM:
             # binary searches in ascending order walk the keys in cache order: ~3x faster
             order = np.argsort(queries)
             pos = np.empty(queries.shape, dtype=np.intp)
@@ -166,6 +204,8 @@ class CPUBackend(Backend):
 
     # -------------------------------------------------------------- hash index
     def hash_find(self, table, keys):
+        if self.kernels is not None:
+            return self.kernels.hash_find(table, keys)
         bits = table.size.bit_length() - 1
         mask = table.size - 1
         found = np.full(keys.size, -1, dtype=np.int64)
@@ -182,6 +222,8 @@ class CPUBackend(Backend):
         return found
 
     def hash_claim(self, table, keys):
+        if self.kernels is not None:
+            return self.kernels.hash_claim(table, keys)
         bits = table.size.bit_length() - 1
         mask = table.size - 1
         placed = np.empty(keys.size, dtype=np.int64)
@@ -206,6 +248,8 @@ class CPUBackend(Backend):
         return placed, replaced
 
     def hash_build(self, table, keys):
+        if self.kernels is not None:
+            return self.kernels.hash_build(table, keys)
         # Sorted by home slot, key i lands on max(home_i, position_{i-1} + 1):
         # a running maximum.  Runs stay contiguous from each key's home, so
         # linear probing finds every key; the few that run past the end of
@@ -226,6 +270,8 @@ class CPUBackend(Backend):
 
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
+        if self.kernels is not None:
+            return self.kernels.close_holes(adj, owners, slots)
         n = int(slots.size)
         if n == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX, _EMPTY_INDEX
@@ -270,6 +316,8 @@ class CPUBackend(Backend):
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
     def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
+        if self.kernels is not None:
+            return self.kernels.follow_moves(adj, owners, targets, table, table_values, mirror_twin)
         if table is not None:
             keys = (owners.astype(np.int64) << 32) | adj.nbr[targets].astype(np.int64)
             table_values[self.hash_find(table, keys)] = targets
@@ -277,6 +325,9 @@ class CPUBackend(Backend):
             mirror_twin[adj.twin[targets]] = targets
 
     def place_entries(self, adj, owners, neighbours, weights, slots):
+        if self.kernels is not None:
+            return self.kernels.place_entries(adj, owners, neighbours, weights, slots,
+                                              *self._scratch_counts(adj.start.size))
         pending = np.flatnonzero(slots < 0)
         if pending.size == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX
@@ -299,6 +350,8 @@ class CPUBackend(Backend):
 
     # ------------------------------------------------------ batch reduction
     def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
+        if self.kernels is not None:
+            return self.kernels.net_changes(keys, codes, weights, table, table_slots, stored_weights)
         n = int(keys.size)
         if n == 0:
             counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
@@ -366,6 +419,8 @@ class CPUBackend(Backend):
         return improved, int(pos.size)
 
     def relax_arcs(self, u, v, w, value, parent, rule):
+        if self.kernels is not None:
+            return self.kernels.relax_arcs(u, v, w, value, parent, rule, self._scratch_flag(value.size))
         source_value = value[u]
         if rule.unreachable is not None:
             live = source_value != rule.unreachable
@@ -374,6 +429,8 @@ class CPUBackend(Backend):
         return self._improve(u, v, candidate, value, parent, rule, value.size)
 
     def pull(self, adj, targets, value, parent, rule):
+        if self.kernels is not None:
+            return self.kernels.pull(adj, targets, value, parent, rule)
         if targets.size == 0:
             return 0
         pos, owner = self.expand_segments(adj.start[targets], adj.degree[targets])
@@ -393,6 +450,8 @@ class CPUBackend(Backend):
         return int(pos.size)
 
     def invalidate(self, adjs, seeds, parent):
+        if self.kernels is not None:
+            return self.kernels.invalidate(adjs, seeds, parent, self._scratch_flag(parent.size))
         bound = parent.size
         flag = self._scratch_flag(bound)
         frontier = self.unique(seeds, bound)
@@ -530,6 +589,11 @@ class CPUBackend(Backend):
 
     def _bfs_visited(self, state):
         return state["queue"][:state["end"]]
+
+    def converge(self, adjs, frontier, value, parent, rule):
+        if self.kernels is not None:      # one queue-driven pass instead of relax rounds
+            return self.kernels.converge(adjs, frontier, value, parent, rule, self._scratch_flag(value.size))
+        return super().converge(adjs, frontier, value, parent, rule)
 
     def gather_plan(self, adj, vertices):
         degree = adj.degree[vertices]

@@ -191,7 +191,8 @@ class Adjacency:
         xp = self.ops.xp
         if u.size == 0:
             return xp.empty(0, dtype=xp.int64), None
-        order = xp.argsort(u) if u.size > 1 else None       # (one entry needs no sort)
+        sort = u.size > 1 and not self.ops.place_entries_any_order     # (one entry needs no sort)
+        order = xp.argsort(u) if sort else None
         us, vs, ws = (u, v, w) if order is None else (u[order], v[order], w[order])
         slots_sorted = xp.full(us.size, -1, dtype=xp.int64)
         self.journal.save(self.degree, us)      # entries land past the degree (see remove)
@@ -199,7 +200,7 @@ class Adjacency:
         moves = None
         if outgrown.size:
             moves = self._relocate(outgrown, need)
-            self.journal.save(self.degree, us)
+            # (the degrees' pre-images are saved above: the rollback restores them last)
             self.ops.place_entries(self, us, vs, ws, slots_sorted)
         if order is None:
             return slots_sorted, moves

@@ -61,7 +61,7 @@ def reduce_batch(store, u, v, w, op):
     if not store.directed:
         u, v = xp.minimum(u, v), xp.maximum(u, v)
     key = arc_key(xp, u, v)
-    if key.size > 1:            # (a single row needs no sort: a sort is several launches)
+    if key.size > 1 and not store.ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
         order = xp.argsort(key, kind="stable")
         key, op, w = key[order], op[order], w[order]
     inserted, inserted_w, deleted, updated, updated_w, counts = store.ops.net_changes(

@@ -1,0 +1,278 @@
+"""The CPU backend's compiled (numba) kernels against its NumPy operators, on random inputs.
+
+Each operator runs twice on equal copies of its inputs, once per path; the
+results must agree wherever the contract fixes them (positions, orders and
+tie-breaking parents may differ where it leaves them free).
+"""
+import copy
+
+import numpy as np
+import pytest
+
+from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
+from cugraph_stream.backends import cpu_kernels, get_backend
+from cugraph_stream.backends.base import DELETED_KEY
+from cugraph_stream.backends.cpu import CPUBackend
+from cugraph_stream.engine.adjacency import Adjacency
+
+pytest.importorskip("numba")
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+COMPILED = CPUBackend(compiled=True)
+NUMPY = CPUBackend(compiled=False)
+seeds = st.integers(0, 2**32 - 1)
+
+
+def test_the_switches(monkeypatch):
+    assert COMPILED.compiled and not NUMPY.compiled
+    assert get_backend("cpu", compiled=False).kernels is None
+    monkeypatch.setenv(cpu_kernels.ENV_VAR, "0")
+    assert not get_backend("cpu").compiled and get_backend("cpu", compiled=True).compiled
+    monkeypatch.setenv(cpu_kernels.ENV_VAR, "1")
+    assert get_backend("cpu").compiled
+    monkeypatch.setattr(cpu_kernels, "numba", None)
+    assert not get_backend("cpu").compiled
+    with pytest.raises(ValueError, match="numba"):
+        get_backend("cpu", compiled=True)
+
+
+def _table(rng, size, keys, tombstones=0):
+    table = np.full(size, -1, dtype=np.int64)
+    NUMPY.hash_claim(table, keys)
+    if tombstones:
+        table[NUMPY.hash_find(table, keys[:tombstones])] = DELETED_KEY
+    return table
+
+
+@given(seeds, st.integers(0, 600), st.integers(0, 200))
+def test_hash_find_claim_build(seed, n, tombstones):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 2**40, n + 300))
+    rng.shuffle(keys)
+    held, fresh = keys[:n], keys[n:]
+    table = _table(rng, 2048, held, min(tombstones, n))
+    queries = rng.permutation(keys)
+    assert (COMPILED.hash_find(table, queries) == NUMPY.hash_find(table, queries)).all()
+    tables = [table.copy(), table.copy()]
+    for ops, t in zip((COMPILED, NUMPY), tables):
+        pos, replaced = ops.hash_claim(t, fresh)
+        assert len(set(pos.tolist())) == fresh.size and (replaced == table[pos]).all() and (replaced < 0).all()
+        assert (t[pos] == fresh).all() and (ops.hash_find(t, fresh) == pos).all()
+        untouched = np.ones(t.size, dtype=bool)
+        untouched[pos] = False
+        assert (t[untouched] == table[untouched]).all()
+    # a table either path claimed reads the same on the other
+    assert (NUMPY.hash_find(tables[0], queries) == COMPILED.hash_find(tables[0], queries)).all()
+    empty = np.full(2048, -1, dtype=np.int64)
+    placed = COMPILED.hash_build(empty, keys[:900])
+    assert (NUMPY.hash_find(empty, keys[:900]) == placed).all()
+
+
+@given(seeds, st.integers(1, 400), st.sampled_from([np.float32, np.float64]))
+def test_net_changes(seed, rows, dtype):
+    rng = np.random.default_rng(seed)
+    pool = np.unique(rng.integers(0, 2**36, 60))
+    present = pool[: pool.size // 2]
+    table = _table(rng, 1024, present)
+    table_slots = np.full(table.size, -1, dtype=np.int64)
+    table_slots[NUMPY.hash_find(table, present)] = np.arange(present.size)
+    stored = rng.integers(1, 4, present.size).astype(dtype)
+    keys = rng.choice(np.append(pool, [-1, -(5 << 32)]), rows)        # negative: no such edge
+    codes = np.where(keys < 0, -1, rng.choice([1, -1], rows)).astype(np.int8)
+    weights = rng.integers(1, 4, rows).astype(dtype)
+    order = np.argsort(keys, kind="stable")
+    expected = NUMPY.net_changes(keys[order], codes[order], weights[order], table, table_slots, stored)
+    got = COMPILED.net_changes(keys, codes, weights, table, table_slots, stored)   # batch order
+    assert got[5] == expected[5]
+    for keys_at, weights_at in ((0, 1), (2, None), (3, 4)):
+        a, b = np.argsort(got[keys_at]), np.argsort(expected[keys_at])
+        assert (got[keys_at][a] == expected[keys_at][b]).all()
+        if weights_at is not None:
+            assert got[weights_at].dtype == expected[weights_at].dtype
+            assert (got[weights_at][a] == expected[weights_at][b]).all()
+
+
+def _adjacency(ops, n, rng, edges, dtype=np.float32, with_twin=False, room=0):
+    adj = Adjacency(ops, dtype, with_twin=with_twin)
+    adj.ensure_vertices(n)
+    key = np.unique(rng.integers(0, n, edges) * n + rng.integers(0, n, edges))    # a simple graph
+    u, v = key // n, key % n
+    w = rng.integers(1, 9, key.size).astype(dtype)
+    order = np.argsort(u, kind="stable")
+    adj.build(u[order], v[order], w[order])
+    if with_twin:
+        adj.twin[: adj.end] = rng.integers(0, 10**6, adj.end)
+    return adj
+
+
+def _lists(adj, n):
+    return [sorted(zip(adj.neighbors(x).tolist(), adj.wgt[adj.start[x]:adj.start[x] + adj.degree[x]].tolist()))
+            for x in range(n)]
+
+
+@given(seeds, st.integers(1, 40), st.integers(0, 300), st.integers(0, 200))
+def test_place_entries(seed, n, edges, rows):
+    rng = np.random.default_rng(seed)
+    base = _adjacency(NUMPY, n, rng, edges)
+    owners = rng.integers(0, n, rows)
+    neighbours = rng.integers(0, n, rows)
+    weights = rng.integers(1, 9, rows).astype(np.float32)
+    preset = rng.random(rows) < 0.2
+    results = []
+    for ops, grouped in ((NUMPY, True), (COMPILED, False)):
+        adj = copy.deepcopy(base)
+        adj.ops = ops
+        order = np.argsort(owners, kind="stable") if grouped else np.arange(rows)
+        slots = np.where(preset, 10**9, -1)[order]
+        outgrown, need = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        placed = slots >= 0
+        fresh = placed & ~preset[order]
+        assert (adj.nbr[slots[fresh]] == neighbours[order][fresh]).all()
+        assert (adj.wgt[slots[fresh]] == weights[order][fresh]).all()
+        results.append((dict(zip(outgrown.tolist(), need.tolist())), _lists(adj, n), adj.degree.tolist()))
+    assert results[0] == results[1]
+    if rows:
+        assert (COMPILED._count == 0).all() and (COMPILED._state == 0).all()      # scratch left clean
+
+
+@given(seeds, st.integers(1, 30), st.integers(1, 300), st.floats(0, 1), st.booleans())
+def test_close_holes(seed, n, edges, fraction, with_twin):
+    rng = np.random.default_rng(seed)
+    base = _adjacency(NUMPY, n, rng, edges, with_twin=with_twin)
+    slots, owners = NUMPY.expand_segments(base.start[:n], base.degree[:n])
+    pick = np.sort(rng.choice(slots.size, int(fraction * slots.size), replace=False))
+    slots, owners = slots[pick], owners[pick]
+    results = []
+    for ops in (NUMPY, COMPILED):
+        adj = copy.deepcopy(base)
+        owner, source, target = ops.close_holes(adj, owners, slots)
+        moved = sorted(zip(owner.tolist(), source.tolist(), target.tolist()))
+        if with_twin:
+            assert (adj.twin[target] == base.twin[source]).all()
+        results.append((moved, _lists(adj, n), adj.degree.tolist()))
+    assert results[0] == results[1]
+
+
+@given(seeds, st.integers(1, 30), st.integers(1, 200))
+def test_follow_moves(seed, n, edges):
+    rng = np.random.default_rng(seed)
+    adj = _adjacency(NUMPY, n, rng, edges, with_twin=True)
+    targets, owners = NUMPY.expand_segments(adj.start[:n], adj.degree[:n])
+    keys = np.unique((owners << 32) | adj.nbr[targets].astype(np.int64))
+    table = _table(rng, 1024, keys)
+    first = np.unique((owners << 32) | adj.nbr[targets].astype(np.int64), return_index=True)[1]
+    owners, targets = owners[first], targets[first]            # one slot per arc key
+    out = []
+    for ops in (NUMPY, COMPILED):
+        values = np.full(table.size, -7, dtype=np.int64)
+        mirror = np.full(10**6, -7, dtype=np.int64)
+        ops.follow_moves(adj, owners, targets, table, values, mirror)
+        out.append((values.tolist(), mirror[adj.twin[targets]].tolist()))
+    assert out[0] == out[1]
+
+
+RULES = [sssp_rule(np.float32), sssp_rule(np.float64), bfs_rule(), widest_path_rule(np.float64),
+         wcc_rule(False), wcc_rule(True)]
+
+
+def _state(rng, rule, n, reached=0.5):
+    if rule.unreachable is None:
+        value = rng.permutation(n).astype(rule.value_dtype) * 3
+    else:
+        value = np.full(n, rule.unreachable, dtype=rule.value_dtype)
+        hit = rng.random(n) < reached
+        value[hit] = rng.integers(0, 40, int(hit.sum())).astype(rule.value_dtype)
+    return value, np.full(n, -1, dtype=np.int64)
+
+
+def _graph(rng, n, edges, rule):
+    adj = _adjacency(NUMPY, n, rng, edges, dtype=np.float64 if rule.value_dtype == np.float64 else np.float32)
+    inn = _adjacency(NUMPY, n, rng, edges, dtype=adj.weight_dtype)
+    return adj, inn
+
+
+def _extend(rule, x, w):
+    return {"add": lambda: x + rule.value_dtype.type(w), "add_one": lambda: x + 1,
+            "min": lambda: min(x, rule.value_dtype.type(w)), "copy": lambda: x}[rule.extend]()
+
+
+def _weight(adj, u, v):
+    """A weight of arc u -> v in ``adj`` equal to what produced ``candidate`` (any parallel arc)."""
+    s, d = int(adj.start[u]), int(adj.degree[u])
+    return [w for x, w in zip(adj.nbr[s:s + d].tolist(), adj.wgt[s:s + d].tolist()) if x == v]
+
+
+@given(seeds, st.sampled_from(range(len(RULES))), st.integers(1, 40), st.integers(0, 300))
+def test_converge(seed, which, n, edges):
+    rule = RULES[which]
+    rng = np.random.default_rng(seed)
+    out, inn = _graph(rng, n, edges, rule)
+    adjs = (out, inn) if rule.symmetric else (out,)
+    value, parent = _state(rng, rule, n)
+    frontier = np.flatnonzero(value != rule.unreachable) if rule.unreachable is not None else np.arange(n)
+    frontier = rng.permutation(frontier)[: max(1, frontier.size // 2)] if frontier.size else frontier
+    results = []
+    for ops in (NUMPY, COMPILED):
+        v, p = value.copy(), parent.copy()
+        activated, _ = ops.converge(adjs, frontier, v, p, rule)
+        changed = np.flatnonzero((v != value) | (p != parent))
+        assert set(changed.tolist()) <= set(activated.tolist())
+        for x in changed.tolist():              # each new parent gives the value along a present arc
+            candidates = [_extend(rule, v[p[x]], w) for a in adjs for w in _weight(a, p[x], x)]
+            assert v[x] in candidates
+        results.append(v)
+    assert (results[0] == results[1]).all()
+    assert not COMPILED._flag.any()
+
+
+@given(seeds, st.sampled_from(range(len(RULES))), st.integers(1, 40), st.integers(0, 300), st.integers(0, 50))
+def test_relax_arcs_and_pull(seed, which, n, edges, arcs):
+    rule = RULES[which]
+    rng = np.random.default_rng(seed)
+    out, inn = _graph(rng, n, edges, rule)
+    value, parent = _state(rng, rule, n)
+    u, v = rng.integers(0, n, arcs), rng.integers(0, n, arcs)
+    w = rng.integers(0, 9, arcs).astype(out.weight_dtype)
+    targets = rng.permutation(n)[: rng.integers(0, n + 1)]
+    results = []
+    for ops in (NUMPY, COMPILED):
+        val, par = value.copy(), parent.copy()
+        improved = ops.relax_arcs(u, v, w, val, par, rule)
+        assert sorted(improved.tolist()) == np.flatnonzero(val != value).tolist()
+        for x in improved.tolist():
+            assert val[x] in [_extend(rule, value[a], b) for a, c, b in zip(u, v, w) if c == x and a == par[x]]
+        pulled_from = val.copy()
+        edges_read = ops.pull(inn, targets, val, par, rule)
+        assert edges_read == int(inn.degree[targets].sum())
+        for x in np.flatnonzero(val != pulled_from).tolist():
+            assert val[x] in [_extend(rule, pulled_from[par[x]], b) for b in _weight(inn, x, par[x])]
+        results.append(val)
+    assert (results[0] == results[1]).all()
+    assert not COMPILED._flag.any()
+
+
+@given(seeds, st.integers(1, 40), st.integers(0, 300), st.booleans())
+def test_invalidate(seed, n, edges, symmetric):
+    rng = np.random.default_rng(seed)
+    rule = wcc_rule(symmetric)
+    out, inn = _graph(rng, n, edges, rule)
+    adjs = (out, inn) if symmetric else (out,)
+    parent = np.where(rng.random(n) < 0.7, rng.integers(0, n, n), -1)
+    seeds_ = rng.integers(0, n, rng.integers(0, 6))
+    results = []
+    for ops in (NUMPY, COMPILED):
+        invalidated, edges_read = ops.invalidate(adjs, seeds_, parent)
+        assert len(set(invalidated.tolist())) == invalidated.size
+        results.append((sorted(invalidated.tolist()), edges_read))
+    assert results[0] == results[1]
+    assert not COMPILED._flag.any()
+
+
+@given(seeds, st.integers(1, 3000), st.integers(0, 3000))
+def test_lookup_sorted(seed, n, queries):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(-2**62, 2**62, n))
+    values = rng.integers(0, 10**6, keys.size)
+    q = np.concatenate((rng.choice(keys, queries), rng.integers(-2**62, 2**62, queries // 3)))
+    assert (COMPILED.lookup_sorted(keys, values, q) == NUMPY.lookup_sorted(keys, values, q)).all()

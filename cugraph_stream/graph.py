@@ -487,6 +487,9 @@ class StreamGraph:
         >>> g.track(cgs.BFS(source=0)).result()["distance"].tolist()
         [0, 1]
         """
+        settle = getattr(query, "_settle_weights", None)
+        if settle is not None and query.graph is None:     # PageRank(weighted=None): weighted iff the graph is
+            settle(self._schema.weighted)
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
             negative = ordered_bits(w) < 0

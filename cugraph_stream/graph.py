@@ -489,7 +489,7 @@ class StreamGraph:
         """
         settle = getattr(query, "_settle_weights", None)
         if settle is not None and query.graph is None:     # PageRank(weighted=None): weighted iff the graph is
-            settle(self._schema.weighted)
+            settle(self._schema.weighted, self._schema.recorded)
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
             negative = ordered_bits(w) < 0
@@ -645,6 +645,11 @@ class StreamGraph:
             with self._transaction():
                 keys.commit(self._store.journal)
                 self._store.note_weights(rows.largest_weight)
+                if not self._schema.recorded and columns.weight is not None:
+                    for query in self._queries:     # PageRank(weighted=None) follows the graph's weights
+                        follow = getattr(query, "_graph_became_weighted", None)
+                        if follow is not None:
+                            follow(self._store.journal)
                 self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
             self._store = store

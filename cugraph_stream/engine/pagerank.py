@@ -300,6 +300,22 @@ class PageRankEngine:
         or scatter), in id order; else ``alive`` itself."""
         return slice(0, int(alive.size)) if alive.size == self.store.vertex_bound else alive
 
+    def use_weights(self):
+        """Turn an unweighted engine weighted (journaled), inside the store's transaction:
+        ``W`` and ``s`` are recomputed exactly from the lists (nothing to read on a
+        graph without edges, the case this is for: a graph that learns its weight
+        column from its first batch)."""
+        if self.weighted:
+            return
+        journal, xp = self.store.journal, self.ops.xp
+        self._ensure()
+        journal.assign(self, "weighted", True)
+        journal.assign(self, "_per_vertex", self._per_vertex + _WEIGHTED)
+        journal.assign(self, "out_weight", xp.zeros(self.rank.size, dtype=xp.float64))
+        if self.store.num_edges:
+            self._refresh_residual(self._alive())
+        self._written = None
+
     def _out_total(self, vertices):
         """``T(u)``: the out-degree, or weighted the out-weight total ``W(u)``."""
         return self.out_weight[vertices] if self.weighted else self.store.out.degree[vertices]

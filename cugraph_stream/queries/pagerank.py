@@ -116,6 +116,7 @@ class PageRank(Query):
         self.stop = stop
         self.personalization = None if personalization is None else _personalization_table(personalization)
         self._uses_weights = bool(weighted)         # settled by track (see :meth:`_settle_weights`)
+        self._follows_graph = False                 # None on a graph whose columns are not known yet
         if max_iter is not None and not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
             raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
         self.alpha = float(alpha)
@@ -131,8 +132,9 @@ class PageRank(Query):
 
     @property
     def needs_nonnegative_weights(self):
-        """Weighted PageRank refuses negative weights (a transition probability cannot be)."""
-        return self._uses_weights
+        """Weighted PageRank refuses negative weights (a transition probability cannot be
+        negative); so does ``weighted=None`` on a graph that may still become weighted."""
+        return self._uses_weights or self._follows_graph
 
     @property
     def error_tol(self):
@@ -140,12 +142,27 @@ class PageRank(Query):
         with ``stop="change"``."""
         return self.tol if self.stop == "error" else self.tol / (1.0 - self.alpha)
 
-    def _settle_weights(self, graph_weighted):
-        """Decide whether to use the weights, for a graph weighted or not (``track``)."""
-        if self.weighted and not graph_weighted:
+    def _settle_weights(self, graph_weighted, recorded=True):
+        """Decide whether to use the weights, for a graph weighted or not (``track``).
+
+        On a graph that has not seen an edge list yet (``recorded`` False: its
+        columns are not known), ``weighted=None`` starts unweighted and turns
+        weighted with the first batch that brings a weight column
+        (:meth:`_graph_became_weighted`); ``weighted=True`` is accepted there."""
+        if self.weighted and not graph_weighted and recorded:
             raise ValueError(f"weighted: {self.name} needs a weighted graph, but this graph has no weight "
                              "column (pass weighted=None or False, or build the graph with weight=)")
         self._uses_weights = bool(graph_weighted) if self.weighted is None else self.weighted
+        self._follows_graph = self.weighted is None and not graph_weighted and not recorded
+
+    def _graph_became_weighted(self, journal):
+        """The graph records a weight column (its first batch has one): ``weighted=None``
+        starts using the weights (journaled: the batch may still fail)."""
+        if not self._follows_graph or self.engine is None:
+            return
+        journal.assign(self, "_follows_graph", False)
+        journal.assign(self, "_uses_weights", True)
+        self.engine.use_weights()
 
     def _params(self):
         params = {"alpha": self.alpha, "tol": self.tol}

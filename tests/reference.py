@@ -844,8 +844,9 @@ class Harness:
     def __init__(self, cgs, directed=True, weight_dtype="float32", backend="cpu",
                  edges=None, vertices=(), sources=None, kinds=ALL_KINDS,
                  modes=("incremental", "recompute"), alpha=0.85, tol=1e-6,
-                 check_every=True, edges_fmt="pandas", placement="device"):
+                 check_every=True, edges_fmt="pandas", placement="device", pagerank_options=None):
         self.cgs = cgs
+        self.pagerank_options = dict(pagerank_options or {})     # every PageRank's (weighted=...)
         self.model = ModelGraph(directed, weight_dtype)
         # a cache so small (two chunks of 2 KiB per adjacency) that lists are evicted every batch
         memory = CACHE_OPTIONS if placement == "cached" else {}
@@ -882,12 +883,14 @@ class Harness:
         self.check_all("after track")
 
     # ------------------------------------------------------------ queries
-    def track(self, kind, mode="incremental", source=None, alpha=None, tol=None, check=True):
+    def track(self, kind, mode="incremental", source=None, alpha=None, tol=None, check=True, **options):
+        """Track a query of ``kind``; ``options`` go to PageRank (``weighted``,
+        ``personalization``, ``stop``)."""
         cgs = self.cgs
         alpha = self.alpha if alpha is None else alpha
         tol = self.tol if tol is None else tol
         if kind == "PageRank":
-            qobj = cgs.PageRank(alpha=alpha, tol=tol, mode=mode)
+            qobj = cgs.PageRank(alpha=alpha, tol=tol, mode=mode, **{**self.pagerank_options, **options})
         elif kind == "WCC":
             qobj = cgs.WCC(mode=mode)
         else:
@@ -904,9 +907,12 @@ class Harness:
     def params(self, i):
         """The reference parameters of query ``i`` (PageRank: its weighting as tracked now)."""
         p = dict(self.qparams[i])
+        gone = p.pop("gone", set())
         kind, _, q = self.queries[i]
         if kind == "PageRank":
             p.update(pagerank_params(q))
+            if p["personalization"] is not None:    # removed vertices lose their entry for good
+                p["personalization"] = {k: x for k, x in p["personalization"].items() if k not in gone}
         return p
 
     def untrack(self, index):
@@ -932,7 +938,8 @@ class Harness:
             df = host(q.result())
             check_result(df, kind, m, where=w, **p)
             key = (kind, p["source"] if kind in SOURCE_KINDS else None,
-                   (p["alpha"], p["tol"]) if kind == "PageRank" else None)
+                   (p["alpha"], p["tol"], p["weighted"], repr(p["personalization"]))
+                   if kind == "PageRank" else None)
             groups.setdefault(key, {}).setdefault(mode, df)
             if before is not None and i < len(before):
                 if kind == "PageRank":
@@ -990,6 +997,8 @@ class Harness:
         return rep
 
     def remove_vertices(self, ids):
+        for p in self.qparams:
+            p.setdefault("gone", set()).update(int(x) for x in ids)
         n, _ = self.model.remove_vertices(ids)
         rep = self._checked("remove_vertices",
                             lambda: self.g.remove_vertices(np.array(ids, dtype=np.int64)))

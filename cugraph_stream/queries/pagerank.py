@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..arrays import is_cudf
 from ..engine.pagerank import PageRankEngine, smallest_tol
@@ -199,7 +200,7 @@ class PageRank(Query):
         missing = np.flatnonzero(internal < 0)
         if missing.size:
             row = int(missing[0])
-            raise ValueError(f"personalization: row {row} names vertex {vertices[row]!r}, which is not in "
+            raise ValueError(f"personalization: row {row} names vertex {_show(vertices[row])!r}, which is not in "
                              "the graph")
         return internal, values
 
@@ -308,13 +309,18 @@ def _personalization_table(table):
     bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0.0)))
     if bad.size:
         row = int(bad[0])
-        raise ValueError(f"personalization: row {row} (vertex {vertices[row]!r}) has value {values[row]!r}; "
+        raise ValueError(f"personalization: row {row} (vertex {_show(vertices[row])!r}) has value {float(values[row])!r}; "
                          "values must be finite and non-negative")
-    _, first, counts = np.unique(vertices, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        row = int(np.sort(first[counts > 1])[0])
-        raise ValueError(f"personalization: vertex {vertices[row]!r} (row {row}) appears more than once")
+    repeated = np.flatnonzero(pd.Series(vertices).duplicated().to_numpy())
+    if repeated.size:
+        row = int(repeated[0])
+        raise ValueError(f"personalization: vertex {_show(vertices[row])!r} (row {row}) appears more than once")
     total = float(values.sum())
     if not total > 0.0:
         raise ValueError("personalization: the values sum to 0; at least one must be positive")
     return vertices, values / total
+
+
+def _show(key):
+    """A vertex key as users wrote it (a NumPy scalar as its Python value)."""
+    return key.item() if hasattr(key, "item") else key

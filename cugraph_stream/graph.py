@@ -1078,6 +1078,9 @@ class StreamGraph:
                 graph._record_times(*times)
             for query, engine in checkpoint.restore_queries(graph._store, graph._keys):
                 query._bind(graph, engine)
+                if getattr(query, "weighted", False) is None and not query.uses_weights:
+                    # PageRank(weighted=None) on a graph whose columns are not known yet
+                    query._follows_graph = not graph._schema.recorded
                 graph._queries.append(query)
         return graph
 

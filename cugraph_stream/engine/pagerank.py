@@ -696,8 +696,9 @@ class PageRankEngine:
         ``previous_rank`` (``p`` before the last update, NaN where it added
         the vertex) as host NumPy arrays, and the scalars ``rank_sum``,
         ``dangling_rank``, ``converged`` and ``previous_rank_sum``; weighted,
-        ``out_weight`` (``W``); personalised, ``teleport`` (the raw values)
-        and ``teleport_total``.  Read it under the graph's lock.
+        ``weighted`` (True) and ``out_weight`` (``W``); personalised,
+        ``personalised`` (True), ``teleport`` (the raw values) and
+        ``teleport_total``.  Read it under the graph's lock.
         """
         ops, xp = self.ops, self.ops.xp
         live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
@@ -708,8 +709,10 @@ class PageRankEngine:
                 "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged),
                 "exact_rank_sum": float(self.exact_rank_sum)}
         if self.weighted:
+            state["weighted"] = True
             state["out_weight"] = ops.to_host(self.out_weight[live])
         if self.personalised:
+            state["personalised"] = True
             state["teleport"] = ops.to_host(self.teleport[live])
             state["teleport_total"] = float(self.teleport_total)
         return state

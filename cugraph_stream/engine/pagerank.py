@@ -565,7 +565,7 @@ class PageRankEngine:
     def _remove_teleport(self, removed):
         """Drop the personalization entries of ``removed`` vertices (journaled): the
         others' shares are renormalised; ``ValueError`` when none is left."""
-        xp, ops = self.ops.xp, self.ops
+        ops = self.ops
         (lost,) = ops.host_floats(self.teleport[removed].sum())
         if lost == 0.0:
             return

@@ -132,7 +132,7 @@ def test_a_hub_reweighting_one_edge_touches_only_that_neighbour():
     work = engine.correct(apply_rows(store, 0, 7, 9.0, 1))          # a present edge, reweighted
     changed = np.flatnonzero(engine.residual[:1002] != residual_before)
     assert set(changed.tolist()) <= {0, 7} and work.edges_scanned == 1
-    u, v, w = store.edge_arrays()
+    u, _, w = store.edge_arrays()
     assert engine.out_weight[0] == pytest.approx(float(w[u == 0].astype(np.float64).sum()), rel=1e-12)
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import cugraph_stream as cgs
 from cugraph_stream.engine.pagerank import smallest_tol
-from reference import (Harness, ModelGraph, example_budget, host, networkx_pagerank, reference_pagerank)
+from reference import Harness, ModelGraph, example_budget, host, networkx_pagerank, reference_pagerank
 
 WEIGHTS = [0.0, 0.0, 0.5, 1.0, 1.0, 2.0, 3.0, 7.25, 1e-6, 100.0]
 

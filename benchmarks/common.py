@@ -179,13 +179,13 @@ def json_default(obj):
 # queries
 # ---------------------------------------------------------------------------
 
-def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6):
+def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6, weighted=None):
     """The cugraph_stream query object of ``kind`` ("sssp", "bfs", "wcc", "pagerank", ...:
     any spelling of :func:`cugraph_stream.queries.make`); ``source`` is ignored by
-    kinds without one."""
+    kinds without one; ``weighted`` is PageRank's (None: weighted on a weighted graph)."""
     from cugraph_stream.queries import make
 
-    return make(kind, source, mode=mode, alpha=alpha, tol=tol)
+    return make(kind, source, mode=mode, alpha=alpha, tol=tol, weighted=weighted)
 
 
 # ---------------------------------------------------------------------------

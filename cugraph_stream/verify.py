@@ -306,20 +306,30 @@ def pagerank_operator(src, dst, n, directed=True, weight=None):
     """Transposed adjacency (CSR), 1 / out-total and dangling mask for PageRank.
 
     Unweighted (``weight`` None) the out-total is the out-degree; weighted
-    (non-negative ``weight`` per edge) it is the sum of the out-weights and
-    the matrix holds the weights: ``u -> v`` is taken with probability
-    ``w(u, v) / W(u)``, and ``u`` is dangling when ``W(u) == 0``.
+    (non-negative ``weight`` per edge) ``u -> v`` is taken with probability
+    ``w(u, v) / W(u)`` (``W(u)`` the sum of the out-weights; the matrix holds
+    these probabilities and the second array is 1), and ``u`` is dangling
+    when ``W(u) == 0``.
     """
     import scipy.sparse
 
-    weight = np.ones(src.size) if weight is None else np.asarray(weight, np.float64)
+    if weight is None:
+        if not directed:
+            src, dst, _ = symmetrize(src, dst, np.empty(src.size, np.int8))
+        at = scipy.sparse.csr_matrix((np.ones(src.size), (dst, src)), shape=(n, n))
+        outdeg = np.bincount(src, minlength=n).astype(np.float64)
+        dangling = outdeg == 0
+        inv = np.divide(1.0, outdeg, out=np.zeros(n), where=~dangling)
+        return at, inv, dangling.astype(np.float64)
+    weight = np.asarray(weight, np.float64)
     if not directed:
         src, dst, weight = symmetrize(src, dst, weight)
-    at = scipy.sparse.csr_matrix((weight, (dst, src)), shape=(n, n))
     total = np.bincount(src, weights=weight, minlength=n).astype(np.float64)
     dangling = total == 0
-    inv = np.divide(1.0, total, out=np.zeros(n), where=~dangling)
-    return at, inv, dangling.astype(np.float64)
+    # the matrix holds w / W(u) (1 / W(u) may overflow for subnormal weights); "1 / out-total": 1
+    prob = weight / np.where(dangling[src], 1.0, total[src])
+    at = scipy.sparse.csr_matrix((prob, (dst, src)), shape=(n, n))
+    return at, (~dangling).astype(np.float64), dangling.astype(np.float64)
 
 
 def reference_pagerank(operator, alpha=0.85, tol=1e-6, x0=None, max_iter=100000, teleport=None):

@@ -9,7 +9,7 @@
 // segment moves amount[k] from u's residual into its rank (others may be
 // adding to that residual concurrently, hence the atomic); every warp sends
 // alpha * amount / degree to the out-neighbours of its segment, or, WEIGHTED,
-// alpha * amount * w(u, v) / out_weight[u] (nothing when out_weight[u] == 0:
+// alpha * amount * (w(u, v) / out_weight[u]) (nothing when out_weight[u] == 0:
 // u is dangling; its weights, of type W, are read from wgt_at[u]).  Unweighted
 // instances never read wgt_at or out_weight.
 template <typename W, int WEIGHTED>
@@ -38,13 +38,13 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
   if (d == 0) return;
   double total = WEIGHTED ? out_weight[u] : static_cast<double>(d);
   if (!(total > 0.0)) return;              // (weighted) only zero-weight arcs: dangling, sends nothing
-  double share = alpha * a / total;        // per arc, or per unit of weight
+  double share = WEIGHTED ? alpha * a : alpha * a / total;   // weighted: times w / total (<= 1, no overflow)
   long long end = begin + segment < d ? begin + segment : d;
   const cgs::Neighbours nbr = cgs::neighbours(nbr_at, u);
   const W* wgt = WEIGHTED ? cgs::list<W>(wgt_at, u) : nullptr;
   for (long long i = begin + lane; i < end; i += 32) {
     long long v = nbr[i];
-    double sent = WEIGHTED ? share * static_cast<double>(wgt[i]) : share;
+    double sent = WEIGHTED ? share * (static_cast<double>(wgt[i]) / total) : share;
     atomicAdd(residual + v, sent);
     received[v] = 1;
   }

@@ -442,21 +442,20 @@ def _reference_pagerank(model, alpha=0.85, weighted=False, personalization=None)
     w = w if weighted else np.ones(len(s))
     assert (w >= 0).all(), "weighted PageRank needs non-negative weights"
     total = np.bincount(s, weights=w, minlength=n).astype(np.float64)
-    inv = np.zeros(n)
-    inv[total > 0] = 1.0 / total[total > 0]
     dangling = total == 0
+    prob = w / np.where(total[s] > 0, total[s], 1.0)         # w / W(u) (no 1 / W: it may overflow)
     tele = _teleport_vector(verts, personalization)
     if n <= 400:
         # direct solve of (I - alpha P) x = (1 - alpha) v, P column-stochastic
         P = np.zeros((n, n))
-        np.add.at(P, (d, s), w * inv[s])
+        np.add.at(P, (d, s), prob)
         P[:, dangling] = tele[:, None]
         x = np.linalg.solve(np.eye(n) - alpha * P, (1.0 - alpha) * tele)
         return x / x.sum()
-    m = sp.csr_matrix((w, (d, s)), shape=(n, n))  # m[v, u]: arc u->v of weight w
+    m = sp.csr_matrix((prob, (d, s)), shape=(n, n))  # m[v, u]: probability of arc u->v
     x = tele.copy()
     for _ in range(100000):
-        nxt = alpha * (m @ (x * inv) + x[dangling].sum() * tele) + (1.0 - alpha) * tele
+        nxt = alpha * (m @ x + x[dangling].sum() * tele) + (1.0 - alpha) * tele
         nxt /= nxt.sum()
         diff = np.abs(nxt - x).sum()
         x = nxt

@@ -438,11 +438,12 @@ class CPUBackend(Backend):
         else:
             total = out_weight[active]
             pushing = (degree > 0) & (total > 0)
-            share = alpha * amount[pushing] / total[pushing]          # per unit of weight
+            share = alpha * amount[pushing]             # times w / W(u) per arc (at most 1: no overflow)
         pos, owner = self.expand_segments(adj.start[active[pushing]], degree[pushing])
         if pos.size == 0:
             return _EMPTY_INDEX, 0
         receivers = adj.nbr[pos].astype(np.int64, copy=False)
-        sent = share[owner] if out_weight is None else share[owner] * adj.wgt[pos].astype(np.float64)
+        sent = share[owner] if out_weight is None else share[owner] * (adj.wgt[pos].astype(np.float64)
+                                                                       / total[pushing][owner])
         self.scatter_add(residual, receivers, sent)
         return self.unique(receivers, residual.size), int(pos.size)

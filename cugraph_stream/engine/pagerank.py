@@ -99,6 +99,13 @@ DRIFT_FACTOR = 16.0
 #: a source's out-weight total is read from its list when the batch's changes leave it this
 #: small relative to the weight they moved (the running sum would be mostly rounding)
 CANCELLATION = 2.0 ** -20
+#: weighted: a source whose out-weight total is below this (subnormal-range weights) spreads by
+#: pushes (``alpha * a * (w / W)``, no overflow) rather than through ``alpha * a / W`` in the gather
+TINY_TOTAL = 2.0 ** -900
+#: weighted: a batch moving more than this many times a source's out-weight total (or at a source
+#: whose total is below :data:`TINY_TOTAL`) is not corrected arc by arc (the rescale ``W_new / W_old``
+#: and the per-unit corrections could overflow): the residual is recomputed exactly instead
+EXTREME_CHANGE = 2.0 ** 200
 
 
 def smallest_tol(alpha):
@@ -177,6 +184,7 @@ class PageRankEngine:
         self.teleport = xp.zeros(0, dtype=xp.float64) if self.personalised else None   # raw values
         self.teleport_total = 0.0           # their sum over the live vertices
         self._pending_teleport = personalization    # installed by the first initialize
+        self._refresh_needed = False        # a correction was skipped: recompute s before converging
         self.store = store
         self.ops = store.ops
         self.alpha = float(alpha)
@@ -290,6 +298,7 @@ class PageRankEngine:
          self.published_rank_sum, self._last_written, self._new, self.teleport_total) = self._before
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         self._written = []
+        self._refresh_needed = False
 
     def _alive(self):
         return self.store.vertices.sorted_internal
@@ -395,9 +404,33 @@ class PageRankEngine:
             alive = xp.arange(index.stop, dtype=xp.int64)
         total = self._out_total(index)
         dangling = total == 0
-        factor = xp.where(dangling, 0.0, self.alpha / xp.where(dangling, 1, total))
+        tiny = None
+        if self.weighted:               # (alpha / W overflows for subnormal totals: those push instead)
+            small = ~dangling & (total < TINY_TOTAL)
+            if self.ops.host_ints(small.sum())[0]:
+                positions = xp.flatnonzero(small)       # positions in ``index``
+                tiny = (positions, alive[positions])
+                total = xp.where(small, 0, total)        # (their factor: 0)
+        none = total == 0
+        factor = xp.where(none, 0.0, self.alpha / xp.where(none, 1, total))
         share = xp.zeros(self.rank.size, dtype=xp.float64)
-        return index, self.ops.gather_plan(self.store.inn, alive, weighted=self.weighted), factor, dangling, share
+        plan = index, self.ops.gather_plan(self.store.inn, alive, weighted=self.weighted), factor, dangling, share
+        return plan + (tiny,)
+
+    def _push_tiny(self, plan, amount):
+        """Send ``alpha * amount`` of the plan's tiny-total vertices along their out-arcs
+        (``amount`` per position of the plan's index), leaving their own rank and
+        residual alone; returns the edges read."""
+        tiny = plan[5]
+        if tiny is None:
+            return 0
+        positions, vertices = tiny
+        sink = self.ops.xp.zeros(self.rank.size, dtype=self.ops.xp.float64)
+        part = amount[positions]
+        _, read = self.ops.pagerank_push(self.store.out, vertices, part, sink, self.residual, self.alpha,
+                                         out_weight=self.out_weight)
+        self.residual[vertices] += part          # (the push took it from their residuals)
+        return read
 
     def _spread(self, plan, amount):
         """Push ``amount`` at every live vertex at once: a pull-based product
@@ -405,7 +438,7 @@ class PageRankEngine:
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
         xp = self.ops.xp
-        alive, gather, factor, dangling, share = plan      # alive: an index (:meth:`_index`)
+        alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
         added, added_dangling = self.ops.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
         self.rank_sum += added
         self.dangling_rank += added_dangling
@@ -413,6 +446,7 @@ class PageRankEngine:
         share[alive] = amount * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] += received - amount
+        read += self._push_tiny(plan, amount)
         return Work(activated=int(amount.size), edges_scanned=read)
 
     def _rescale(self, index, n):
@@ -442,12 +476,13 @@ class PageRankEngine:
         weights_read = self._refresh_out_weight(alive)
         if plan is None or self.weighted:
             plan = self._spread_plan(alive)
-        index, gather, factor, dangling, share = plan
+        index, gather, factor, dangling, share = plan[:5]
         alive = index
         p = self.rank[alive]
         share[alive] = p * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
+        read += self._push_tiny(plan, p)
         self.rank_sum, self.dangling_rank = self.ops.host_floats(p.sum(), xp.where(dangling, p, 0.0).sum())
         self.exact_rank_sum = self.rank_sum
         return Work(activated=int(p.size), edges_scanned=read + weights_read), plan
@@ -505,7 +540,13 @@ class PageRankEngine:
             at = xp.searchsorted(sources, arc_u)
             change = xp.zeros(sources.size, dtype=xp.float64)
             ops.scatter_add(change, at, gain)
-            t_old, t_new, read = self._new_totals(sources, at, gain, change)
+            t_old, t_new, read, extreme = self._new_totals(sources, at, gain, change)
+            if extreme is not None:      # not corrected there: s is recomputed before converging
+                self._refresh_needed = True
+                keep = ~extreme[at]
+                arc_u, arc_v, gain = arc_u[keep], arc_v[keep], gain[keep]
+                sources, t_old, t_new = sources[~extreme], t_old[~extreme], t_new[~extreme]
+                at = xp.searchsorted(sources, arc_u)
             before = self.rank[sources]
             # what u sent per unit of weight before; kept neighbours keep getting it
             base = xp.where(t_old > 0, t_old, t_new)
@@ -539,15 +580,17 @@ class PageRankEngine:
         return work
 
     def _new_totals(self, sources, at, gain, change):
-        """``(T_old, T_new, edges read)`` at the batch's ``sources`` (sorted, distinct),
-        whose arcs ``at`` (indices into ``sources``) gained ``gain`` (+-1 unweighted,
-        weight differences weighted), ``change`` the sum per source.  Weighted,
-        ``W`` is updated (journaled): 0 where no out-edge is left, read from the
-        lists where the change cancels most of it (see :data:`CANCELLATION`)."""
+        """``(T_old, T_new, edges read, extreme)`` at the batch's ``sources`` (sorted,
+        distinct), whose arcs ``at`` (indices into ``sources``) gained ``gain`` (+-1
+        unweighted, weight differences weighted), ``change`` the sum per source.
+        Weighted, ``W`` is updated (journaled): 0 where no out-edge is left, read
+        from the lists where the change cancels most of it (see
+        :data:`CANCELLATION`); ``extreme`` flags the sources not to correct arc by
+        arc (see :data:`EXTREME_CHANGE`), None when there is none."""
         xp, ops = self.ops.xp, self.ops
         degree = self.store.out.degree[sources]
         if not self.weighted:
-            return degree - change, degree.astype(xp.float64), 0
+            return degree - change, degree.astype(xp.float64), 0, None
         t_old = self.out_weight[sources]
         t_new = xp.where(degree == 0, 0.0, t_old + change)
         moved = xp.zeros(sources.size, dtype=xp.float64)
@@ -560,7 +603,9 @@ class PageRankEngine:
             t_new[suspect] = exact
         self.store.journal.save(self.out_weight, sources)
         self.out_weight[sources] = t_new
-        return t_old, t_new, read
+        base = xp.where(t_old > 0, t_old, t_new)
+        extreme = (base > 0) & ((base < TINY_TOTAL) | (moved / EXTREME_CHANGE > base))
+        return t_old, t_new, read, extreme if ops.host_ints(extreme.sum())[0] else None
 
     def _remove_teleport(self, removed):
         """Drop the personalization entries of ``removed`` vertices (journaled): the
@@ -620,11 +665,12 @@ class PageRankEngine:
         index = self._index(alive)
         self._rescale(index, n)
         plan = None
-        if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum:
+        if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum or self._refresh_needed:
             # roundoff of corrections made at the larger scale: relative to sum(p) it grew as
             # much as sum(p) shrank (removed vertices take their rank), and the bound below
             # reads the stored residual: make it exact again first
             step, plan = self._refresh_residual(alive)
+            self._refresh_needed = False
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
             self._written = None

@@ -144,8 +144,7 @@ def run_kind(kind, stream, snapshot0, source, args, check_store=False):
                                       weight_dtype="float32")
     build_s = perf_counter() - t0
     t0 = perf_counter()
-    # (weighted=False: the SciPy and NetworKit PageRank baselines ignore the weights)
-    q = g.track(make_query(kind, source, args.mode, args.alpha, args.tol, weighted=False))
+    q = g.track(make_query(kind, source, args.mode, args.alpha, args.tol))
     track_s = perf_counter() - t0
     src = None if kind in ("wcc", "pagerank") else source
 

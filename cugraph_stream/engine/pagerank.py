@@ -553,7 +553,7 @@ class PageRankEngine:
             per_unit = xp.where(base > 0, self.alpha * before / xp.where(base > 0, base, 1.0), 0.0)
             ops.scatter_add(self.residual, arc_v, per_unit[at] * gain)
             rescale = (t_old > 0) & (t_new > 0)
-            after = xp.where(rescale, before * t_new / xp.where(t_old > 0, t_old, 1.0), before)
+            after = xp.where(rescale, before * (t_new / xp.where(t_old > 0, t_old, 1.0)), before)
             self.rank[sources] = after
             self.residual[sources] += before - after
             # sources that became dangling join D(p); those that stopped leave it

@@ -249,3 +249,19 @@ def test_random_streams_stay_within_tol(variant, directed, backend, data):
             new = data.draw(st.lists(st.sampled_from(universe), min_size=1, max_size=2, unique=True), label="add")
             note(f"add_vertices {new}")
             h.add_vertices(new)
+
+
+def test_extreme_weights_stay_finite_and_exact():
+    # subnormal totals (1 / W overflows) and batches moving 1e300 times a total (the rescale
+    # W_new / W_old would overflow) take the overflow-free paths
+    g = cgs.StreamGraph(weight_dtype="float64")
+    q = g.track(cgs.PageRank(tol=1e-9))
+    m = ModelGraph(True, "float64")
+    for rows in ([(0, 0, 5e-324)], [(0, 1, 1.0)], [(1, 2, 1e-310), (2, 0, 1e300)], [(0, 1, 5e-324)],
+                 [(2, 1, 1e-300), (2, 0, 1e-300)], [(1, 2, 1e300)], [(1, 0, 1e-320)]):
+        g.apply(pd.DataFrame({"source": [r[0] for r in rows], "destination": [r[1] for r in rows],
+                              "weight": [r[2] for r in rows], "op": ["insert"] * len(rows)}), weight="weight")
+        m.apply_rows([(a, b, 1, w) for a, b, w in rows])
+        got = ranks(q)
+        assert np.isfinite(got).all()
+        assert np.abs(got - reference_pagerank(m, 0.85, weighted=True)).sum() <= 1e-9, rows

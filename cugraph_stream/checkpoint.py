@@ -34,7 +34,12 @@ its result dtype (the weight dtype, int32 hops for BFS, int64 labels for
 WCC) and parents as internal ids (-1: none); PageRank stores its
 unnormalised estimate ``p`` and residual ``s`` (see
 :mod:`cugraph_stream.engine.pagerank`), with ``rank_sum``,
-``dangling_rank`` and ``converged`` in ``metadata.json``.
+``dangling_rank`` and ``converged`` in ``metadata.json``; a weighted
+PageRank also its out-weight totals ``out_weight`` (``W``), a personalised
+one the raw ``teleport`` values (columns of its file) and
+``teleport_total``.  Its parameters record the weighting as settled
+(``weighted``); a checkpoint written before weighted PageRank existed has
+none and loads as ``weighted=False``, the ranks it was computing.
 
 A graph that records edge times (``from_edgelist(time=..., window=...)``)
 also saves ``window.arrow`` (internal ids, and times in the engine's units:
@@ -68,6 +73,7 @@ import tempfile
 import uuid
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.ipc
 
@@ -75,6 +81,7 @@ from ._version import __version__
 from .frame.schema import EdgeSchema
 from .queries import KINDS, PageRank
 from .queries.base import MonotonicQuery
+from .queries.pagerank import _personalization_table
 
 #: the ``format`` field of every checkpoint's ``metadata.json``
 FORMAT = "cugraph_stream-checkpoint"
@@ -137,8 +144,14 @@ def _describe_query(query):
                          f"{', '.join(KINDS)} of cugraph_stream can be saved")
     params = {"mode": query.mode}
     if isinstance(query, PageRank):
+        # (the weighting as settled on this graph is in the engine's state)
         params.update(alpha=query.alpha, tol=query.tol, max_iter=query.max_iter,
-                      fail_on_nonconvergence=query.fail_on_nonconvergence)
+                      fail_on_nonconvergence=query.fail_on_nonconvergence, weighted=query.weighted,
+                      stop=query.stop)
+        if query.personalization is not None:
+            vertices, values = query.personalization
+            params["personalization"] = {"vertex": [_json_key(k) for k in vertices],
+                                         "values": [float(x) for x in values]}
     elif query.source is not None:
         params["source"] = _json_key(query.source)
     return kind, params
@@ -559,12 +572,24 @@ class Checkpoint:
                 params = dict(self._section("params", dict, entry))
                 if isinstance(params.get("source"), list):          # a multi-column key
                     params["source"] = tuple(params["source"])
+                personalization = params.pop("personalization", None) if kind == "PageRank" else None
+                scalars = entry.get("state") if isinstance(entry.get("state"), dict) else {}
                 query = KINDS[kind](**params)
+                if kind == "PageRank":
+                    # as settled when saved; written before weighted PageRank: the unweighted ranks
+                    query._uses_weights = bool(scalars.get("weighted", False))
+                    if "weighted" not in params:
+                        query.weighted = False
                 query._keys = keys
                 query._validate(store)
             except (TypeError, ValueError) as error:
                 raise self._error(f"query {i} ({kind}) cannot be made again: {error}") from error
-            engine = query._make_engine(store)
+            engine = query._make_engine(store)      # (a personalization comes with the state)
+            if personalization is not None:         # (its vertices may have been removed since)
+                try:
+                    query.personalization = _personalization_table(pd.DataFrame(personalization))
+                except (TypeError, ValueError) as error:
+                    raise self._error(f"query {i} ({kind}) has a bad personalization: {error}") from error
             if isinstance(query, MonotonicQuery):
                 state = self._table(entry.get("file", ""), {"internal": np.int64, "value": None,
                                                             "parent": np.int64})
@@ -575,6 +600,11 @@ class Checkpoint:
                 state = self._table(entry.get("file", ""), {"internal": np.int64, "rank": np.float64,
                                                             "residual": np.float64})
                 scalars = self._section("state", dict, entry)
+                if scalars.get("personalised"):         # the raw teleport values, per vertex
+                    state.update(self._table(entry["file"], {"teleport": np.float64}))
+                    state["teleport_total"] = float(scalars["teleport_total"])
+                if scalars.get("weighted"):             # W as the residual was computed with
+                    state.update(self._table(entry["file"], {"out_weight": np.float64}))
                 for key in ("rank_sum", "dangling_rank"):
                     value = scalars.get(key)
                     if isinstance(value, bool) or not isinstance(value, (int, float, str)):

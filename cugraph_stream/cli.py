@@ -307,7 +307,8 @@ def _demo(args):
     problems = check_edges(to_pandas(g.edges()), snapshot)
     for (kind, src), q in queries.items():
         name = _result_name(kind, src)
-        found = check_result(kind, results[name], snapshot, source=src, tol=args.tol)
+        found = check_result(kind, results[name], snapshot, source=src, tol=args.tol,
+                             weighted=getattr(q, "uses_weights", False))
         problems += [f"{name}: {p}" for p in found]
     paths = _write_results(results, args.out)
     if problems:
@@ -431,10 +432,10 @@ def _replay(args):
     _say("results written: " + ", ".join(paths), quiet)
     if snapshot is not None:
         problems = check_edges(to_pandas(g.edges()), snapshot)
-        for name, (kind, source, _) in tracked.items():
+        for name, (kind, source, q) in tracked.items():
             problems += [f"{name}: {p}" for p in check_result(
                 kind, results[name], snapshot, source=source, alpha=args.alpha,
-                tol=args.tol)]
+                tol=args.tol, weighted=getattr(q, "uses_weights", False))]
         if problems:
             print(f"{PROG} replay: results differ from a from-scratch recompute:",
                   file=sys.stderr)

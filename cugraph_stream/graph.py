@@ -487,6 +487,9 @@ class StreamGraph:
         >>> g.track(cgs.BFS(source=0)).result()["distance"].tolist()
         [0, 1]
         """
+        settle = getattr(query, "_settle_weights", None)
+        if settle is not None and query.graph is None:     # PageRank(weighted=None): weighted iff the graph is
+            settle(self._schema.weighted, self._schema.recorded)
         if query.needs_nonnegative_weights:
             u, v, w = self._store.edge_arrays()
             negative = ordered_bits(w) < 0
@@ -648,9 +651,15 @@ class StreamGraph:
                 if swapped:                 # undone last when the batch rolls back, not after its commit
                     self._store.journal.on_rollback(lambda: setattr(self, "_store", store))
                 keys.commit(self._store.journal)
-                if not self._schema.recorded:         # the first batch's columns, with the batch
+                first_columns = not self._schema.recorded
+                if first_columns:                   # the first batch's columns, with the batch
                     self._store.journal.assign(self, "_schema", self._schema.recording(columns))
                 self._store.note_weights(rows.largest_weight, rows.fractional_weights)
+                if first_columns and columns.weight is not None:
+                    for query in self._queries:     # PageRank(weighted=None) follows the graph's weights
+                        follow = getattr(query, "_graph_became_weighted", None)
+                        if follow is not None:
+                            follow(self._store.journal)
                 self._apply_rows(src, dst, w, codes, report, clock, rows.time)
         except BaseException:
             if swapped and not began:
@@ -1080,6 +1089,9 @@ class StreamGraph:
                 graph._record_times(*times)
             for query, engine in checkpoint.restore_queries(graph._store, graph._keys):
                 query._bind(graph, engine)
+                if getattr(query, "weighted", False) is None and not query.uses_weights:
+                    # PageRank(weighted=None) on a graph whose columns are not known yet
+                    query._follows_graph = not graph._schema.recorded
                 graph._queries.append(query)
         return graph
 

@@ -302,23 +302,42 @@ def reference_wcc(csr):
     return {"component": labels}
 
 
-def pagerank_operator(src, dst, n, directed=True):
-    """Transposed adjacency (CSR), 1/out-degree and dangling mask for PageRank."""
+def pagerank_operator(src, dst, n, directed=True, weight=None):
+    """Transposed adjacency (CSR), 1 / out-total and dangling mask for PageRank.
+
+    Unweighted (``weight`` None) the out-total is the out-degree; weighted
+    (non-negative ``weight`` per edge) ``u -> v`` is taken with probability
+    ``w(u, v) / W(u)`` (``W(u)`` the sum of the out-weights; the matrix holds
+    these probabilities and the second array is 1), and ``u`` is dangling
+    when ``W(u) == 0``.
+    """
     import scipy.sparse
 
+    if weight is None:
+        if not directed:
+            src, dst, _ = symmetrize(src, dst, np.empty(src.size, np.int8))
+        at = scipy.sparse.csr_matrix((np.ones(src.size), (dst, src)), shape=(n, n))
+        outdeg = np.bincount(src, minlength=n).astype(np.float64)
+        dangling = outdeg == 0
+        inv = np.divide(1.0, outdeg, out=np.zeros(n), where=~dangling)
+        return at, inv, dangling.astype(np.float64)
+    weight = np.asarray(weight, np.float64)
     if not directed:
-        src, dst, _ = symmetrize(src, dst, np.empty(src.size, np.int8))
-    at = scipy.sparse.csr_matrix((np.ones(src.size), (dst, src)), shape=(n, n))
-    outdeg = np.bincount(src, minlength=n).astype(np.float64)
-    dangling = outdeg == 0
-    inv = np.divide(1.0, outdeg, out=np.zeros(n), where=~dangling)
-    return at, inv, dangling.astype(np.float64)
+        src, dst, weight = symmetrize(src, dst, weight)
+    total = np.bincount(src, weights=weight, minlength=n).astype(np.float64)
+    dangling = total == 0
+    # the matrix holds w / W(u) (1 / W(u) may overflow for subnormal weights); "1 / out-total": 1
+    prob = weight / np.where(dangling[src], 1.0, total[src])
+    at = scipy.sparse.csr_matrix((prob, (dst, src)), shape=(n, n))
+    return at, (~dangling).astype(np.float64), dangling.astype(np.float64)
 
 
-def reference_pagerank(operator, alpha=0.85, tol=1e-6, x0=None, max_iter=100000):
+def reference_pagerank(operator, alpha=0.85, tol=1e-6, x0=None, max_iter=100000, teleport=None):
     """PageRank by power iteration, NetworkX semantics, L1 error at most ``tol``.
 
-    Uniform teleport, dangling mass spread uniformly, weights ignored.  The
+    Teleport and dangling mass follow ``teleport`` (a non-negative vector
+    over the vertices, normalised here; default uniform); the weights are
+    those of ``operator`` (:func:`pagerank_operator`).  The
     iteration map is an L1 contraction by ``alpha``, so after a step that
     changed the vector by ``delta`` the error is at most
     ``alpha / (1 - alpha) * delta``; iteration stops once that bound is at
@@ -330,8 +349,9 @@ def reference_pagerank(operator, alpha=0.85, tol=1e-6, x0=None, max_iter=100000)
     n = inv.size
     if n == 0:
         return {"pagerank": np.empty(0), "iterations": 0, "error": 0.0}
+    v = np.full(n, 1.0 / n) if teleport is None else np.asarray(teleport, np.float64) / np.sum(teleport)
     if x0 is None:
-        x = np.full(n, 1.0 / n)
+        x = v.copy()
     else:
         x = np.asarray(x0, np.float64).copy()
         x /= x.sum()
@@ -342,7 +362,7 @@ def reference_pagerank(operator, alpha=0.85, tol=1e-6, x0=None, max_iter=100000)
         it += 1
         new = at @ (x * inv)
         new *= alpha
-        new += (alpha * float(dangling @ x) + (1.0 - alpha)) / n
+        new += (alpha * float(dangling @ x) + (1.0 - alpha)) * v
         bound = factor * float(np.abs(new - x).sum())
         x = new
         if bound <= tol:
@@ -369,16 +389,28 @@ def reference_widest(src, dst, weight, n, source, directed=True):
         width = new
 
 
-def compute_reference(kind, snapshot, source=None, alpha=0.85, tol=1e-12):
+def compute_reference(kind, snapshot, source=None, alpha=0.85, tol=1e-12, weighted=False,
+                      personalization=None):
     """From-scratch result of query ``kind`` (any spelling of
-    :func:`cugraph_stream.queries.lookup`) on ``snapshot`` (raw arrays by rank)."""
+    :func:`cugraph_stream.queries.lookup`) on ``snapshot`` (raw arrays by rank).
+    PageRank: ``weighted`` uses the edge weights; ``personalization`` is
+    ``(vertices, values)`` (external ids; vertices not in the graph are left out)."""
     query = lookup(kind)
     kind = query.short_name
     src, dst, w = snapshot.coo()
     n = snapshot.num_vertices
     if kind == "pagerank":
-        return reference_pagerank(pagerank_operator(src, dst, n, snapshot.directed),
-                                  alpha=alpha, tol=tol)
+        teleport = None
+        if personalization is not None:
+            vertices = snapshot.vertices()
+            ids, values = (np.asarray(a) for a in personalization)
+            pos = np.searchsorted(vertices, ids)
+            present = (pos < n) & (vertices[np.minimum(pos, max(n - 1, 0))] == ids) if n else pos < 0
+            teleport = np.zeros(n)
+            np.add.at(teleport, pos[present], np.asarray(values, np.float64)[present])
+        return reference_pagerank(pagerank_operator(src, dst, n, snapshot.directed,
+                                                    weight=w if weighted else None),
+                                  alpha=alpha, tol=tol, teleport=teleport)
     s = _rank_of(snapshot, source) if query.takes_source else None
     if kind == "widest":
         return reference_widest(src, dst, w, n, s, snapshot.directed)
@@ -421,7 +453,7 @@ def check_edges(edges, snapshot):
 
 
 def check_result(kind, result, snapshot, source=None, alpha=0.85, tol=1e-6,
-                 reference=None, rtol=1e-5):
+                 reference=None, rtol=1e-5, weighted=False, personalization=None):
     """Compare a query's result frame with a from-scratch computation.
 
     Parameters
@@ -435,7 +467,11 @@ def check_result(kind, result, snapshot, source=None, alpha=0.85, tol=1e-6,
     source : int, optional
         Source vertex (external id) of SSSP, BFS and widest path.
     alpha, tol : float
-        PageRank parameters of the tracked query.
+        PageRank parameters of the tracked query (``tol``: its bound on the L1 error).
+    weighted : bool
+        Whether the PageRank uses the edge weights (its ``uses_weights``).
+    personalization : tuple, optional
+        PageRank's ``(vertices, values)`` (its ``personalization``).
     reference : dict, optional
         Output of ``reference_*``/:func:`compute_reference` for this snapshot
         (computed here when not given).
@@ -453,7 +489,7 @@ def check_result(kind, result, snapshot, source=None, alpha=0.85, tol=1e-6,
     kind = lookup(kind).short_name
     if reference is None:
         reference = compute_reference(kind, snapshot, source=source, alpha=alpha,
-                                      tol=tol * 1e-3)
+                                      tol=tol * 1e-3, weighted=weighted, personalization=personalization)
     vertices = snapshot.vertices()
     got_v = result["vertex"].to_numpy()
     if got_v.shape != vertices.shape or not np.array_equal(got_v, vertices):

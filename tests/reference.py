@@ -412,32 +412,50 @@ def _reference_wcc(model):
     return np.array([smallest[int(c)] for c in lab], dtype=np.int64)
 
 
-def reference_pagerank(model, alpha=0.85):
-    return model.cached(("pagerank", float(alpha)), lambda: _reference_pagerank(model, alpha))
+def reference_pagerank(model, alpha=0.85, weighted=False, personalization=None):
+    """See :func:`_reference_pagerank`; memoized per model state and parameters."""
+    key = ("pagerank", float(alpha), bool(weighted),
+           None if personalization is None else tuple(sorted(personalization.items())))
+    return model.cached(key, lambda: _reference_pagerank(model, alpha, weighted, personalization))
 
 
-def _reference_pagerank(model, alpha=0.85):
-    """Exact-to-1e-15 PageRank as networkx.pagerank(G, alpha, weight=None):
-    unweighted, self loops count as out-arcs, dangling mass spread uniformly."""
-    verts, s, d, _ = model.arrays()
+def _teleport_vector(verts, personalization):
+    """The teleport vector over ``verts``: uniform, or ``personalization`` ({vertex:
+    value}) restricted to the vertices present and normalised (NetworkX's rule)."""
+    n = len(verts)
+    if personalization is None:
+        return np.full(n, 1.0 / n)
+    v = np.array([float(personalization.get(int(x), 0.0)) for x in verts])
+    assert v.sum() > 0, "no personalization vertex left"
+    return v / v.sum()
+
+
+def _reference_pagerank(model, alpha=0.85, weighted=False, personalization=None):
+    """Exact-to-1e-15 PageRank as networkx.pagerank(G, alpha, personalization,
+    weight="weight" if weighted else None): self loops count as out-arcs (with their
+    weight), a vertex whose out-weights sum to 0 is dangling, dangling mass and
+    teleport follow the personalization (uniform without one)."""
+    verts, s, d, w = model.arrays()
     n = len(verts)
     if n == 0:
         return np.zeros(0)
-    outdeg = np.bincount(s, minlength=n).astype(np.float64)
-    inv = np.zeros(n)
-    inv[outdeg > 0] = 1.0 / outdeg[outdeg > 0]
-    dangling = outdeg == 0
+    w = w if weighted else np.ones(len(s))
+    assert (w >= 0).all(), "weighted PageRank needs non-negative weights"
+    total = np.bincount(s, weights=w, minlength=n).astype(np.float64)
+    dangling = total == 0
+    prob = w / np.where(total[s] > 0, total[s], 1.0)         # w / W(u) (no 1 / W: it may overflow)
+    tele = _teleport_vector(verts, personalization)
     if n <= 400:
-        # direct solve of (I - alpha P) x = (1 - alpha) / n, P column-stochastic
+        # direct solve of (I - alpha P) x = (1 - alpha) v, P column-stochastic
         P = np.zeros((n, n))
-        np.add.at(P, (d, s), inv[s])
-        P[:, dangling] = 1.0 / n
-        x = np.linalg.solve(np.eye(n) - alpha * P, np.full(n, (1.0 - alpha) / n))
+        np.add.at(P, (d, s), prob)
+        P[:, dangling] = tele[:, None]
+        x = np.linalg.solve(np.eye(n) - alpha * P, (1.0 - alpha) * tele)
         return x / x.sum()
-    m = sp.csr_matrix((np.ones(len(s)), (d, s)), shape=(n, n))  # m[v, u]: arc u->v
-    x = np.full(n, 1.0 / n)
+    m = sp.csr_matrix((prob, (d, s)), shape=(n, n))  # m[v, u]: probability of arc u->v
+    x = tele.copy()
     for _ in range(100000):
-        nxt = alpha * (m @ (x * inv) + x[dangling].sum() / n) + (1.0 - alpha) / n
+        nxt = alpha * (m @ x + x[dangling].sum() * tele) + (1.0 - alpha) * tele
         nxt /= nxt.sum()
         diff = np.abs(nxt - x).sum()
         x = nxt
@@ -446,13 +464,26 @@ def _reference_pagerank(model, alpha=0.85):
     return x
 
 
-def networkx_pagerank(model, alpha=0.85):
+def networkx_pagerank(model, alpha=0.85, weighted=False, personalization=None):
     import networkx as nx
     G = nx.DiGraph() if model.directed else nx.Graph()
     G.add_nodes_from(int(v) for v in model.vertices)
-    G.add_edges_from(model.edges)
-    pr = nx.pagerank(G, alpha=alpha, weight=None, tol=1e-12, max_iter=10000)
+    G.add_weighted_edges_from((u, v, wt) for (u, v), wt in model.edges.items())
+    if personalization is not None:       # networkx wants every key to be a vertex
+        personalization = {k: val for k, val in personalization.items() if k in G}
+    pr = nx.pagerank(G, alpha=alpha, personalization=personalization, weight="weight" if weighted else None,
+                     tol=1e-13, max_iter=100000)
     return np.array([pr[int(v)] for v in model.sorted_vertices()])
+
+
+def pagerank_params(q):
+    """What the reference needs of a tracked PageRank ``q``: its effective weighting,
+    personalization (a dict) and the bound on its L1 error."""
+    personalization = None
+    if getattr(q, "personalization", None) is not None:
+        vertices, values = q.personalization
+        personalization = {int(k): float(x) for k, x in zip(vertices, values)}
+    return dict(alpha=q.alpha, tol=q.error_tol, weighted=q.uses_weights, personalization=personalization)
 
 
 # ------------------------------------------------------------------- checks
@@ -567,7 +598,8 @@ def check_fixpoint(kind, model, verts, val, reach, dt, where=""):
             f"{int(verts[d[j]])}: {val[d[j]]!r} -> {cand[j]!r}")
 
 
-def check_result(df, kind, model, source=None, alpha=0.85, tol=1e-6, where=""):
+def check_result(df, kind, model, source=None, alpha=0.85, tol=1e-6, where="", weighted=False,
+                 personalization=None):
     """Check one result frame against the references (see module docstring)."""
     dt = model.wdt
     check_frame_layout(df, kind, dt, where)
@@ -588,7 +620,7 @@ def check_result(df, kind, model, source=None, alpha=0.85, tol=1e-6, where=""):
             raise AssertionError(f"{where}: WCC label of {int(verts[i])} is {val[i]}, expected {exp[i]}")
         return
     if kind == "PageRank":
-        exp = reference_pagerank(model, alpha)
+        exp = reference_pagerank(model, alpha, weighted, personalization)
         if len(verts):
             l1 = float(np.abs(val - exp).sum())
             assert l1 <= tol + 1e-9, f"{where}: PageRank L1 error {l1:.3g} > tol {tol}"
@@ -619,6 +651,8 @@ def check_result(df, kind, model, source=None, alpha=0.85, tol=1e-6, where=""):
 
 
 def query_params(q):
+    if query_kind(q) == "PageRank":
+        return dict(source=None, **pagerank_params(q))
     return dict(source=q.source, alpha=getattr(q, "alpha", 0.85), tol=getattr(q, "tol", 1e-6))
 
 
@@ -809,8 +843,9 @@ class Harness:
     def __init__(self, cgs, directed=True, weight_dtype="float32", backend="cpu",
                  edges=None, vertices=(), sources=None, kinds=ALL_KINDS,
                  modes=("incremental", "recompute"), alpha=0.85, tol=1e-6,
-                 check_every=True, edges_fmt="pandas", placement="device"):
+                 check_every=True, edges_fmt="pandas", placement="device", pagerank_options=None):
         self.cgs = cgs
+        self.pagerank_options = dict(pagerank_options or {})     # every PageRank's (weighted=...)
         self.model = ModelGraph(directed, weight_dtype)
         # a cache so small (two chunks of 2 KiB per adjacency) that lists are evicted every batch
         memory = CACHE_OPTIONS if placement == "cached" else {}
@@ -847,12 +882,14 @@ class Harness:
         self.check_all("after track")
 
     # ------------------------------------------------------------ queries
-    def track(self, kind, mode="incremental", source=None, alpha=None, tol=None, check=True):
+    def track(self, kind, mode="incremental", source=None, alpha=None, tol=None, check=True, **options):
+        """Track a query of ``kind``; ``options`` go to PageRank (``weighted``,
+        ``personalization``, ``stop``)."""
         cgs = self.cgs
         alpha = self.alpha if alpha is None else alpha
         tol = self.tol if tol is None else tol
         if kind == "PageRank":
-            qobj = cgs.PageRank(alpha=alpha, tol=tol, mode=mode)
+            qobj = cgs.PageRank(alpha=alpha, tol=tol, mode=mode, **{**self.pagerank_options, **options})
         elif kind == "WCC":
             qobj = cgs.WCC(mode=mode)
         else:
@@ -863,8 +900,19 @@ class Harness:
         self.qparams.append(dict(source=source, alpha=alpha, tol=tol))
         if check:
             w = f"track {kind}[{mode}] source={source}"
-            check_result(host(q.result()), kind, self.model, where=w, **self.qparams[-1])
+            check_result(host(q.result()), kind, self.model, where=w, **self.params(len(self.queries) - 1))
         return q
+
+    def params(self, i):
+        """The reference parameters of query ``i`` (PageRank: its weighting as tracked now)."""
+        p = dict(self.qparams[i])
+        gone = p.pop("gone", set())
+        kind, _, q = self.queries[i]
+        if kind == "PageRank":
+            p.update(pagerank_params(q))
+            if p["personalization"] is not None:    # removed vertices lose their entry for good
+                p["personalization"] = {k: x for k, x in p["personalization"].items() if k not in gone}
+        return p
 
     def untrack(self, index):
         kind, mode, q = self.queries.pop(index)
@@ -884,12 +932,13 @@ class Harness:
         check_edges(g, m, where)
         groups = {}
         for i, (kind, mode, q) in enumerate(self.queries):
-            p = self.qparams[i]
+            p = self.params(i)
             w = f"{where}: {kind}[{mode}]" + (f" source={p['source']}" if kind in SOURCE_KINDS else "")
             df = host(q.result())
             check_result(df, kind, m, where=w, **p)
             key = (kind, p["source"] if kind in SOURCE_KINDS else None,
-                   (p["alpha"], p["tol"]) if kind == "PageRank" else None)
+                   (p["alpha"], p["tol"], p["weighted"], repr(p["personalization"]))
+                   if kind == "PageRank" else None)
             groups.setdefault(key, {}).setdefault(mode, df)
             if before is not None and i < len(before):
                 if kind == "PageRank":
@@ -947,6 +996,8 @@ class Harness:
         return rep
 
     def remove_vertices(self, ids):
+        for p in self.qparams:
+            p.setdefault("gone", set()).update(int(x) for x in ids)
         n, _ = self.model.remove_vertices(ids)
         rep = self._checked("remove_vertices",
                             lambda: self.g.remove_vertices(np.array(ids, dtype=np.int64)))

@@ -320,3 +320,32 @@ def test_removing_the_newest_vertices_lowers_the_bound_and_rolls_back(backend, p
     assert store.vertex_bound < bound / 10 and store.vertices.external.size < bound / 2
     for step in range(2):
         h.apply(random_batch(rng, h.model, ids + newest[:10], 20, weights))
+
+
+def test_personalised_and_unweighted_pagerank_roll_back(backend, placement, compact_early):
+    """Weighted PageRank (the default on these weighted graphs) is in every sweep above;
+    here personalised and unweighted ones, through batches and vertex removals, and a
+    removal of every personalization vertex, refused and rolled back."""
+    import pandas as pd
+
+    h, rng, ids, weights = make_harness(backend, placement, True, seed=7, kinds=("SSSP",),
+                                        modes=("incremental",))
+    chosen = [v for v in ids if v in h.model.vertices and v != ids[0]][:3]
+    personalization = pd.DataFrame({"vertex": chosen, "values": [1.0, 2.0, 0.5]})
+    for mode in ("incremental", "recompute"):
+        h.track("PageRank", mode, personalization=personalization)
+        h.track("PageRank", mode, weighted=False)
+    rows = random_batch(rng, h.model, ids, 20, weights)
+    rows += [(chosen[0], ids[4], 1, 0.0), (chosen[1], chosen[1], 1, 3.0), (ids[0], chosen[2], 1, 7.25)]
+    apply_swept(h, rows, "personalised batch", stride=2)
+    before = h.snapshot()
+    sweep(h, lambda g: g.remove_vertices(np.array(chosen[:1], dtype=np.int64)), where="remove one", stride=2)
+    for p in h.qparams:
+        p.setdefault("gone", set()).add(chosen[0])
+    h.model.remove_vertices(chosen[:1])
+    h.check_all("remove one", before)
+    state = h.state()
+    with pytest.raises(ValueError, match="personalization: the batch removes every vertex"):
+        h.g.remove_vertices(np.array(chosen[1:], dtype=np.int64))
+    h.assert_state(state, "remove the rest")
+    h.apply(random_batch(rng, h.model, [v for v in ids if v != chosen[0]], 15, weights))

@@ -48,8 +48,9 @@ def expected_results(vertices, src, dst, weight, source, directed=True):
     labels = np.array([first[c] for c in comp], np.int64)
     G = nx.DiGraph() if directed else nx.Graph()
     G.add_nodes_from(vertices.tolist())
-    G.add_edges_from(zip(np.asarray(src).tolist(), np.asarray(dst).tolist()))
-    pr = nx.pagerank(G, alpha=0.85, weight=None, tol=1e-14, max_iter=10000)
+    G.add_weighted_edges_from(zip(np.asarray(src).tolist(), np.asarray(dst).tolist(), w.tolist()))
+    # PageRank uses the weights of a weighted graph, as cuGraph's (1 each without a weight column)
+    pr = nx.pagerank(G, alpha=0.85, weight="weight", tol=1e-14, max_iter=10000)
     return {
         "distance": np.where(np.isinf(dist), F32MAX, dist),
         "hops": np.where(np.isinf(hops), I32MAX, hops).astype(np.int64),

@@ -55,6 +55,10 @@ def test_to_cugraph_snapshot_runs_static_algorithms(cugraph, backend, directed):
     source = int(stream.initial["src"].value_counts().index[0])
     sssp, bfs, wcc = (g.track(cgs.SSSP(source=source)), g.track(cgs.BFS(source=source)),
                       g.track(cgs.WCC()))
+    # PageRank as cugraph.pagerank(G): weighted on this weighted graph, and personalised
+    personalization = pd.DataFrame({"vertex": [source], "values": [1.0]})
+    pagerank = g.track(cgs.PageRank(tol=1e-9))
+    personalised = g.track(cgs.PageRank(tol=1e-9, personalization=personalization))
     for batch in stream:
         g.apply(batch, weight="weight")
     g.add_vertices([10 ** 9])                       # an isolated vertex travels too
@@ -86,6 +90,14 @@ def test_to_cugraph_snapshot_runs_static_algorithms(cugraph, backend, directed):
     reached = ours["distance"] < np.iinfo(ours["distance"].dtype).max
     np.testing.assert_array_equal(theirs["distance"][reached], ours["distance"][reached])
     assert (theirs["distance"][~reached] == np.iinfo(theirs["distance"].dtype).max).all()
+
+    import cudf
+
+    for query, options in ((pagerank, {}), (personalised, {"personalization": cudf.from_pandas(personalization)})):
+        ours = _host(query.result()).set_index("vertex")["pagerank"]
+        theirs = _host(cugraph.pagerank(G, tol=1e-10, max_iter=10000, **options)).set_index("vertex")
+        theirs = theirs.loc[ours.index, "pagerank"]
+        assert np.abs(ours.to_numpy() - theirs.to_numpy()).sum() <= 1e-6, query.name
 
     if not directed:   # cuGraph's WCC takes undirected graphs
         ours = _host(wcc.result()).set_index("vertex")["labels"]

@@ -62,3 +62,18 @@ def test_verify_and_the_test_references_agree(directed, seed):
         ranks = compute_reference("pagerank", snapshot, tol=1e-13)
         ranks = ranks["pagerank"] if isinstance(ranks, dict) else ranks
         assert np.abs(np.asarray(ranks) - reference_pagerank(model)).sum() < 1e-9, where
+
+
+def test_weighted_and_personalised_pagerank_reference_is_networkx():
+    nx = pytest.importorskip("networkx")
+    rows = pd.DataFrame({"src": [0, 0, 1, 2, 2, 3, 4], "dst": [1, 2, 2, 0, 2, 0, 4],
+                         "weight": [1.0, 3.0, 1.0, 1.0, 0.5, 0.0, 1e-300]})
+    snapshot = EdgeSnapshot.from_frame(rows, weight="weight", directed=True, weight_dtype="float64")
+    G = nx.DiGraph()
+    G.add_weighted_edges_from(rows.itertuples(index=False))
+    for personalization in (None, {1: 1.0, 3: 2.0}):
+        got = compute_reference("pagerank", snapshot, weighted=True, tol=1e-13,
+                                personalization=None if personalization is None
+                                else (list(personalization), list(personalization.values())))["pagerank"]
+        expected = nx.pagerank(G, personalization=personalization, tol=1e-14, max_iter=100000)
+        assert np.abs(got - np.array([expected[v] for v in range(5)])).sum() < 1e-9

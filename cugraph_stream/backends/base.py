@@ -667,25 +667,30 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def gather_plan(self, adj: AdjacencyLists, vertices):
-        """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged)."""
+    def gather_plan(self, adj: AdjacencyLists, vertices, weighted=False):
+        """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged);
+        ``weighted``: each neighbour's value is multiplied by the arc's weight (read from the lists)."""
 
     @abc.abstractmethod
     def gather_sum(self, plan, values):
-        """For each vertex of the plan, the sum of ``values`` over its neighbours.
+        """For each vertex of the plan, the sum of ``values`` over its neighbours
+        (of ``weight * values[neighbour]`` with a weighted plan).
 
         A pull-based sparse matrix-vector product (no atomics).  Returns
         ``(sums, edges_read)``.
         """
 
     @abc.abstractmethod
-    def pagerank_push(self, adj: AdjacencyLists, active, amount, rank, residual, alpha):
+    def pagerank_push(self, adj: AdjacencyLists, active, amount, rank, residual, alpha, out_weight=None):
         """Forward push of ``amount[i]`` at each ``active[i]`` (distinct vertices).
 
         ``rank[u] += amount``, ``residual[u] -= amount``, and
-        ``alpha * amount / degree[u]`` goes to each out-neighbour's residual.
+        ``alpha * amount / degree[u]`` goes to each out-neighbour's residual;
+        with ``out_weight`` (per vertex, float64: the sum ``W(u)`` of ``u``'s
+        out-weights), ``alpha * amount * w(u, v) / W(u)`` goes to each
+        out-neighbour ``v`` instead, nothing where ``W(u) == 0``.
         Returns ``(receivers, edges_read)``: the distinct vertices that
-        received residual.
+        received residual (with weights: every out-neighbour, zero-weight arcs too).
         """
 
 

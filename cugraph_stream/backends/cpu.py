@@ -595,28 +595,37 @@ class CPUBackend(Backend):
             return self.kernels.converge(adjs, frontier, value, parent, rule, self._scratch_flag(value.size))
         return super().converge(adjs, frontier, value, parent, rule)
 
-    def gather_plan(self, adj, vertices):
+    def gather_plan(self, adj, vertices, weighted=False):
         degree = adj.degree[vertices]
         pos, _ = self.expand_segments(adj.start[vertices], degree)
         nonempty = degree > 0
-        return adj.nbr[pos].astype(np.int64), (np.cumsum(degree) - degree)[nonempty], nonempty
+        weights = adj.wgt[pos].astype(np.float64) if weighted else None
+        return adj.nbr[pos].astype(np.int64), (np.cumsum(degree) - degree)[nonempty], nonempty, weights
 
     def gather_sum(self, plan, values):
-        neighbours, offsets, nonempty = plan
+        neighbours, offsets, nonempty, weights = plan
         sums = np.zeros(nonempty.size, dtype=values.dtype)
         if neighbours.size:
-            sums[nonempty] = np.add.reduceat(values[neighbours], offsets)
+            gathered = values[neighbours] if weights is None else weights * values[neighbours]
+            sums[nonempty] = np.add.reduceat(gathered, offsets)
         return sums, int(neighbours.size)
 
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         rank[active] += amount
         residual[active] -= amount
         degree = adj.degree[active]
-        pushing = degree > 0
-        share = alpha * amount[pushing] / degree[pushing]
+        if out_weight is None:
+            pushing = degree > 0
+            share = alpha * amount[pushing] / degree[pushing]
+        else:
+            total = out_weight[active]
+            pushing = (degree > 0) & (total > 0)
+            share = alpha * amount[pushing]             # times w / W(u) per arc (at most 1: no overflow)
         pos, owner = self.expand_segments(adj.start[active[pushing]], degree[pushing])
         if pos.size == 0:
             return _EMPTY_INDEX, 0
         receivers = adj.nbr[pos].astype(np.int64, copy=False)
-        self.scatter_add(residual, receivers, share[owner])
+        sent = share[owner] if out_weight is None else share[owner] * (adj.wgt[pos].astype(np.float64)
+                                                                       / total[pushing][owner])
+        self.scatter_add(residual, receivers, sent)
         return self.unique(receivers, residual.size), int(pos.size)

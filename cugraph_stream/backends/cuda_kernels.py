@@ -67,9 +67,18 @@ def relax_name_expressions():
                                 for w in WEIGHT_TYPES.values() for k in RELAX_KERNELS]
 
 
+#: the templated kernels of pagerank.cu (weight type, weighted or not)
+PAGERANK_KERNELS = ("pagerank_push", "gather_sum_thread", "gather_sum_warp", "gather_sum_block")
+
+
+def pagerank_name(kernel, weight_type, weighted):
+    """Name of a pagerank.cu template instance, e.g. ``gather_sum_warp<float, 1>``."""
+    return f"{kernel}<{weight_type}, {int(bool(weighted))}>"
+
+
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
-           "pagerank": lambda: ["pagerank_push", "bin_gather_lists", "gather_sum_thread", "gather_sum_warp",
-                                  "gather_sum_block"],
+           "pagerank": lambda: ["bin_gather_lists"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
+                                                       for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],

@@ -679,7 +679,7 @@ class GPUBackend(Backend):
     def _bfs_visited(self, state):
         return state["queue"][: state["held"][0]].copy()
 
-    def gather_plan(self, adj, vertices):
+    def gather_plan(self, adj, vertices, weighted=False):
         # positions binned once per plan: a thread per short list in GPU memory (cached, or
         # device placement), a warp per other list, a block per hub list; one copy to the host
         xp = self.xp
@@ -696,27 +696,30 @@ class GPUBackend(Backend):
                  np.int64(_SMALL_DEGREE), np.int64(_LARGE_DEGREE), *bins, counters))
         sizes = [int(c) for c in counters.get()]
         small, medium, large = (b[:size] for b, size in zip(bins, sizes[:3]))
-        return adj, vertices, sizes[3], small, medium, large
+        return adj, vertices, sizes[3], small, medium, large, bool(weighted)
 
     def gather_sum(self, plan, values):
-        adj, vertices, edges_read, small, medium, large = plan
+        adj, vertices, edges_read, small, medium, large, weighted = plan
         sums = self.xp.empty(vertices.size, dtype=values.dtype)
         if vertices.size == 0:
             return sums, edges_read
-        nbr_at = self._lists(adj)[0]
-        tail = (vertices, nbr_at, adj.degree, values, sums)
+        nbr_at, wgt_at = self._lists(adj)
+        weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]
+
+        def kernel(name):
+            return cuda_kernels.get_kernel("pagerank", cuda_kernels.pagerank_name(name, weight_type, weighted))
+
+        tail = (vertices, nbr_at, wgt_at, adj.degree, values, sums)
         if small.size:
-            cuda_kernels.get_kernel("pagerank", "gather_sum_thread")(
-                (_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + tail)
+            kernel("gather_sum_thread")((_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + tail)
         if medium.size:
-            cuda_kernels.get_kernel("pagerank", "gather_sum_warp")(
-                (_blocks(32 * medium.size),), (_THREADS,), (medium, np.int64(medium.size)) + tail)
+            kernel("gather_sum_warp")((_blocks(32 * medium.size),), (_THREADS,),
+                                      (medium, np.int64(medium.size)) + tail)
         if large.size:
-            cuda_kernels.get_kernel("pagerank", "gather_sum_block")(
-                (int(large.size),), (_HUB_THREADS,), (large,) + tail)
+            kernel("gather_sum_block")((int(large.size),), (_HUB_THREADS,), (large,) + tail)
         return sums, edges_read
 
-    def pagerank_push(self, adj, active, amount, rank, residual, alpha):
+    def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         if active.size == 0:
             return active, 0
         xp = self.xp
@@ -726,8 +729,13 @@ class GPUBackend(Backend):
         pieces = xp.maximum(-(-degree // _PUSH_SEGMENT), 1)
         ends = xp.cumsum(pieces)
         segments, edges_read = (int(x) for x in xp.stack((ends[-1], degree.sum())).get())
-        kernel = cuda_kernels.get_kernel("pagerank", "pagerank_push")
+        nbr_at, wgt_at = self._lists(adj)
+        weighted = out_weight is not None
+        name = cuda_kernels.pagerank_name("pagerank_push", cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)],
+                                          weighted)
+        kernel = cuda_kernels.get_kernel("pagerank", name)
         kernel((_blocks(32 * segments),), (_THREADS,),
                (active, amount, np.int64(active.size), ends - pieces, np.int64(segments), np.int64(_PUSH_SEGMENT),
-                self._lists(adj)[0], adj.degree, rank, residual, np.float64(alpha), received))
+                nbr_at, wgt_at, adj.degree, out_weight if weighted else rank, rank, residual, np.float64(alpha),
+                received))
         return self._take_flagged(received, residual.size), edges_read

@@ -1,31 +1,68 @@
 """Incremental PageRank by residual push, with an L1 error guarantee.
 
-PageRank ``x`` (uniform teleport, dangling rank spread uniformly: the
-convention of NetworkX and cuGraph) is the fixpoint ``x = G x`` of the Google
-matrix ``G p = alpha * P^T p + (alpha * D(p) + (1 - alpha) * sum(p)) / N``,
-where ``P`` is the row-normalised adjacency (dangling rows zero), ``D(p)`` the
-rank held by dangling vertices and ``N`` the number of vertices.  The engine
-keeps an estimate ``p`` (any scale; results are ``p / sum(p)``) and its
-residual ``r = G p - p``, split into a per-vertex part
-``s = alpha * P^T p - p`` and a uniform share
-``g = (alpha * D(p) + (1 - alpha) * sum(p)) / N`` (one scalar).
+PageRank ``x`` (the convention of NetworkX and cuGraph: teleport to the
+vector ``v``, dangling rank spread as ``v`` too) is the fixpoint ``x = G x``
+of the Google matrix
+``G p = alpha * P^T p + (alpha * D(p) + (1 - alpha) * sum(p)) * v``, where
+``P`` is the row-normalised adjacency (dangling rows zero), ``D(p)`` the rank
+held by dangling vertices and ``v`` the teleport vector (it sums to 1):
+uniform, ``1 / N`` on each of the ``N`` vertices, or a personalization.
+Unweighted, ``P[u, w] = 1 / deg(u)``; weighted, ``P[u, w] = w(u, w) / W(u)``
+with ``W(u)`` the sum of ``u``'s out-weights (non-negative), and ``u`` is
+dangling when ``W(u) == 0`` (no out-edges, or only zero-weight ones): the
+semantics of ``networkx.pagerank(G, alpha, personalization, weight=...)``.
+The engine keeps an estimate ``p`` (any scale; results are ``p / sum(p)``)
+and its residual ``r = G p - p``, split into a per-vertex part
+``s = alpha * P^T p - p`` and a teleport share ``g * v`` with
+``g = alpha * D(p) + (1 - alpha) * sum(p)`` (one scalar).
 
 Pushing an amount ``a`` at ``u`` adds ``a`` to ``p[u]``, takes it from
-``s[u]`` and sends ``alpha * a / deg(u)`` to each out-neighbour; ``g``
-follows from ``sum(p)`` and ``D(p)``.  Any amount keeps the invariant.  The
-engine pushes ``s[u]`` at the few vertices a batch touched while they are
-few, then the whole residual ``s + g`` everywhere: a power-iteration step in
-residual form, which contracts like the Google matrix's second eigenvalue
-(a linear system with a constant teleport source would only contract by
-``alpha``).  :meth:`PageRankEngine.error_bound` turns the residual into a
-bound on the L1 error; after every update it is at most ``tol``.
+``s[u]`` and sends ``alpha * a * P[u, w]`` to each out-neighbour ``w``;
+``g`` follows from ``sum(p)`` and ``D(p)``.  Any amount keeps the invariant.
+The engine pushes ``s[u]`` at the few vertices a batch touched while they
+are few, then the whole residual ``s + g v`` everywhere: a power-iteration
+step in residual form, which contracts like the Google matrix's second
+eigenvalue (a linear system with a constant teleport source would only
+contract by ``alpha``).  :meth:`PageRankEngine.error_bound` turns the
+residual into a bound on the L1 error; after every update it is at most
+``tol``.
 
-When ``u``'s out-edges change from ``d_old`` to ``d_new`` edges, ``p[u]`` is
-rescaled by ``d_new / d_old``: the neighbours ``u`` keeps then receive exactly
-what they did before, so only the added and removed neighbours and ``u``
-itself need residual corrections.  A batch's correction costs O(changed
-edges), not O(degree) per changed source (a hub gaining one edge does not
-touch its other neighbours).
+The bound.  ``G`` is column-stochastic (every column sums to 1: a vertex
+sends ``alpha`` of its rank along its arcs, or ``alpha`` as dangling rank,
+and ``1 - alpha`` as teleport, all spread by distributions that sum to 1),
+so ``sum(G p) = sum(p)`` and the residual sums to zero:
+``sum(r) = sum(s) + g = 0``, that is ``g = -sum(s)`` and
+``r = s - sum(s) * v``, computed from ``s`` and ``v`` alone.  With
+``x = p / sum(p)`` and ``x*`` the exact PageRank, ``x - x* = (G x - x) +
+G (x - x*)`` where ``x - x*`` sums to zero, and ``G`` shrinks the L1 norm
+of such vectors by ``alpha`` at least, so
+``|x - x*|_1 <= |G x - x|_1 / (1 - alpha) = |r|_1 / ((1 - alpha) sum(p))``.
+With a uniform ``v`` this is the residual's deviation from its mean.
+
+When ``u``'s out-edges change, its out-total ``T(u)`` (``deg(u)``
+unweighted, ``W(u)`` weighted) goes from ``T_old`` to ``T_new``, and
+``p[u]`` is rescaled by ``T_new / T_old``: the neighbours ``u`` keeps at an
+unchanged weight then receive exactly what they did before, so only the
+arcs added, removed or reweighted and ``u`` itself need residual
+corrections (``alpha * p[u] / T_old`` per unit of weight each arc gains or
+loses).  A batch's correction costs O(changed edges), not O(degree) per
+changed source (a hub gaining one edge does not touch its other
+neighbours).  Weighted, the engine keeps ``W`` per vertex (``out_weight``,
+float64, journaled), updated from the batch's arc changes; it is
+recomputed exactly from the lists at the start (:meth:`initialize`),
+whenever the residual is (:meth:`PageRankEngine._refresh_residual`), and
+at a source whose update cancels most of its total (the new total would be
+mostly rounding: the lists are read, O(degree) at such sources only), and
+is 0 exactly at a vertex left without out-edges, so ``W == 0`` (dangling)
+is decided exactly.
+
+A personalization keeps its raw values per vertex (``teleport``,
+journaled) and their sum over the live vertices: ``v = teleport / sum``.
+Vertices the graph gains later have no entry (``v = 0``); when a
+personalization vertex is removed, its share is renormalised over the
+remaining ones (``ValueError`` in the batch, rolled back, once none
+remains).  Changing ``v`` needs no correction: ``s`` does not depend on it
+and the bound reads ``v`` afresh.
 
 ``rank`` and ``residual`` are the working arrays; ``committed_rank`` and
 ``committed_residual`` hold what the last update published.  An update ends
@@ -50,12 +87,25 @@ from .monotonic import Work
 
 #: the per-vertex arrays (grown and shrunk with the store's vertex bound)
 _PER_VERTEX = ("rank", "residual", "committed_rank", "committed_residual", "previous_rank")
+#: the extra per-vertex arrays of a weighted engine and of a personalised one
+_WEIGHTED = ("out_weight",)
+_PERSONALISED = ("teleport",)
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
 #: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
 RESCALE_FACTOR = 2.0 ** 20
 #: the residual is recomputed exactly once ``sum(p)`` has shrunk this much since it last was
 DRIFT_FACTOR = 16.0
+#: a source's out-weight total is read from its list when the batch's changes leave it this
+#: small relative to the weight they moved (the running sum would be mostly rounding)
+CANCELLATION = 2.0 ** -20
+#: weighted: a source whose out-weight total is below this (subnormal-range weights) spreads by
+#: pushes (``alpha * a * (w / W)``, no overflow) rather than through ``alpha * a / W`` in the gather
+TINY_TOTAL = 2.0 ** -900
+#: weighted: a batch moving more than this many times a source's out-weight total (or at a source
+#: whose total is below :data:`TINY_TOTAL`) is not corrected arc by arc (the rescale ``W_new / W_old``
+#: and the per-unit corrections could overflow): the residual is recomputed exactly instead
+EXTREME_CHANGE = 2.0 ** 200
 
 
 def smallest_tol(alpha):
@@ -100,6 +150,13 @@ class PageRankEngine:
     fail_on_nonconvergence : bool
         Raise ``RuntimeError`` when ``max_iter`` rounds leave the bound above
         ``tol`` (default); else stop there and say so in :attr:`converged`.
+    weighted : bool
+        Weigh transitions by the edge weights (non-negative; see the module
+        docstring); False: every out-edge counts the same.
+    personalization : tuple of arrays, optional
+        ``(internal ids, values)``: the teleport vector, ``values`` (finite,
+        non-negative, positive sum, distinct live vertices) normalised to
+        sum 1; default uniform.
 
     Examples
     --------
@@ -117,8 +174,17 @@ class PageRankEngine:
     """
 
     def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True, max_iter=None,
-                 fail_on_nonconvergence=True):
+                 fail_on_nonconvergence=True, weighted=False, personalization=None):
         xp = store.ops.xp
+        self.weighted = bool(weighted)
+        self.personalised = personalization is not None
+        self._per_vertex = _PER_VERTEX + (_WEIGHTED if self.weighted else ()) + (
+            _PERSONALISED if self.personalised else ())
+        self.out_weight = xp.zeros(0, dtype=xp.float64) if self.weighted else None     # W(u)
+        self.teleport = xp.zeros(0, dtype=xp.float64) if self.personalised else None   # raw values
+        self.teleport_total = 0.0           # their sum over the live vertices
+        self._pending_teleport = personalization    # installed by the first initialize
+        self._refresh_needed = False        # a correction was skipped: recompute s before converging
         self.store = store
         self.ops = store.ops
         self.alpha = float(alpha)
@@ -150,13 +216,14 @@ class PageRankEngine:
         journal = self.store.journal
         if journal.enlist(self):
             self._before = (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum,
-                            self.previous_rank_sum, self.published_rank_sum, self._last_written, self._new)
-        ensure_vertex_capacity(self.ops.xp, self, _PER_VERTEX, self.store.vertex_bound, journal)
+                            self.previous_rank_sum, self.published_rank_sum, self._last_written, self._new,
+                            self.teleport_total)
+        ensure_vertex_capacity(self.ops.xp, self, self._per_vertex, self.store.vertex_bound, journal)
 
     def fit_capacity(self):
         """Shrink the per-vertex arrays once the store's vertex bound is far below
         them (after vertices were removed; see :func:`fit_vertex_capacity`)."""
-        if fit_vertex_capacity(self.ops.xp, self, _PER_VERTEX, self.store.vertex_bound, self.store.journal):
+        if fit_vertex_capacity(self.ops.xp, self, self._per_vertex, self.store.vertex_bound, self.store.journal):
             self.store.journal.assign(self, "_last_written", None)     # indices may lie beyond the new size
 
     def _commit(self):
@@ -228,9 +295,10 @@ class PageRankEngine:
         self.rank[...] = self.committed_rank
         self.residual[...] = self.committed_residual
         (self.rank_sum, self.dangling_rank, self.converged, self.exact_rank_sum, self.previous_rank_sum,
-         self.published_rank_sum, self._last_written, self._new) = self._before
+         self.published_rank_sum, self._last_written, self._new, self.teleport_total) = self._before
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         self._written = []
+        self._refresh_needed = False
 
     def _alive(self):
         return self.store.vertices.sorted_internal
@@ -241,19 +309,79 @@ class PageRankEngine:
         or scatter), in id order; else ``alive`` itself."""
         return slice(0, int(alive.size)) if alive.size == self.store.vertex_bound else alive
 
-    def _dangling(self, vertices):
-        return self.store.out.degree[vertices] == 0
+    def use_weights(self):
+        """Turn an unweighted engine weighted (journaled), inside the store's transaction:
+        ``W`` and ``s`` are recomputed exactly from the lists (nothing to read on a
+        graph without edges, the case this is for: a graph that learns its weight
+        column from its first batch)."""
+        if self.weighted:
+            return
+        journal, xp = self.store.journal, self.ops.xp
+        self._ensure()
+        journal.assign(self, "weighted", True)
+        journal.assign(self, "_per_vertex", self._per_vertex + _WEIGHTED)
+        journal.assign(self, "out_weight", xp.zeros(self.rank.size, dtype=xp.float64))
+        if self.store.num_edges:
+            self._refresh_residual(self._alive())
+        self._written = None
 
-    def _uniform_share(self):
-        """``g``: the residual every vertex holds on top of ``s``."""
+    def _out_total(self, vertices):
+        """``T(u)``: the out-degree, or weighted the out-weight total ``W(u)``."""
+        return self.out_weight[vertices] if self.weighted else self.store.out.degree[vertices]
+
+    def _dangling(self, vertices):
+        return self._out_total(vertices) == 0
+
+    def _teleport_share(self, index):
+        """``g * v`` at ``index`` (an index of live vertices): the residual each holds on top of ``s``."""
         n = self.store.num_vertices
-        return (self.alpha * self.dangling_rank + (1.0 - self.alpha) * self.rank_sum) / n if n else 0.0
+        if not n:
+            return 0.0
+        g = self.alpha * self.dangling_rank + (1.0 - self.alpha) * self.rank_sum
+        if self.personalised:
+            return (g / self.teleport_total) * self.teleport[index]
+        return g / n
+
+    def _install_teleport(self):
+        """Write the personalization given to the constructor (once, at the first initialize)."""
+        xp = self.ops.xp
+        internal, values = self._pending_teleport
+        internal = self.ops.asarray(internal, dtype=xp.int64)
+        values = self.ops.asarray(values, dtype=xp.float64)
+        self.store.journal.save_all(self.teleport)
+        self.teleport[...] = 0.0
+        self.teleport[internal] = values
+        (self.teleport_total,) = self.ops.host_floats(values.sum())
+        self._pending_teleport = None
+
+    def _exact_out_weight(self, vertices):
+        """``W`` of ``vertices`` (an array) summed from their out-lists; returns ``(totals, edges read)``."""
+        xp = self.ops.xp
+        plan = self.ops.gather_plan(self.store.out, vertices, weighted=True)
+        totals, read = self.ops.gather_sum(plan, xp.ones(self.rank.size, dtype=xp.float64))
+        self.store.record_reads(self.store.out, vertices, reads_weights=True, distinct=True)
+        return totals, read
+
+    def _refresh_out_weight(self, alive):
+        """Recompute ``W`` exactly at every live vertex (weighted; journaled).  Returns the edges read."""
+        if not self.weighted:
+            return 0
+        xp = self.ops.xp
+        index = self._index(alive)
+        vertices = xp.arange(index.stop, dtype=xp.int64) if isinstance(index, slice) else alive
+        totals, read = self._exact_out_weight(vertices)
+        self.store.journal.save_all(self.out_weight)
+        self.out_weight[index] = totals
+        return read
 
     def initialize(self):
         """Start from ``p = 1`` on every vertex (one push of 1 everywhere)."""
         self._ensure()
         self._written = None
+        if self._pending_teleport is not None:
+            self._install_teleport()
         alive = self._alive()
+        read = self._refresh_out_weight(alive)
         self.rank[alive] = 0.0
         self.residual[alive] = 0.0
         self.rank_sum = self.dangling_rank = 0.0
@@ -261,22 +389,48 @@ class PageRankEngine:
         work = self._spread(self._spread_plan(alive), self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64))
         self.exact_rank_sum = self.rank_sum          # a spread from zero computes the residual exactly
         self._record_spreads(alive, 1)
+        work.edges_scanned += read
         return work
 
     def _spread_plan(self, alive):
         """What every spread over ``alive`` shares while the graph stays put:
-        ``(index of alive, gather plan, alpha / out-degree or 0 when dangling, dangling,
+        ``(index of alive, gather plan, alpha / T(u) or 0 when dangling, dangling,
         share)``, ``share`` a per-vertex buffer each spread rewrites at ``alive`` (zero
-        elsewhere: vertices outside ``alive`` have no arcs)."""
+        elsewhere: vertices outside ``alive`` have no arcs).  Weighted, the plan
+        multiplies by the arc weights (``alpha * w(u, v) / W(u)`` in all)."""
         xp = self.ops.xp
         index = self._index(alive)
         if isinstance(index, slice):        # the same vertices, in the order the slice gives them
             alive = xp.arange(index.stop, dtype=xp.int64)
-        degree = self.store.out.degree[index]
-        dangling = degree == 0
-        factor = xp.where(dangling, 0.0, self.alpha / xp.maximum(degree, 1))
+        total = self._out_total(index)
+        dangling = total == 0
+        tiny = None
+        if self.weighted:               # (alpha / W overflows for subnormal totals: those push instead)
+            small = ~dangling & (total < TINY_TOTAL)
+            if self.ops.host_ints(small.sum())[0]:
+                positions = xp.flatnonzero(small)       # positions in ``index``
+                tiny = (positions, alive[positions])
+                total = xp.where(small, 0, total)        # (their factor: 0)
+        none = total == 0
+        factor = xp.where(none, 0.0, self.alpha / xp.where(none, 1, total))
         share = xp.zeros(self.rank.size, dtype=xp.float64)
-        return index, self.ops.gather_plan(self.store.inn, alive), factor, dangling, share
+        plan = index, self.ops.gather_plan(self.store.inn, alive, weighted=self.weighted), factor, dangling, share
+        return plan + (tiny,)
+
+    def _push_tiny(self, plan, amount):
+        """Send ``alpha * amount`` of the plan's tiny-total vertices along their out-arcs
+        (``amount`` per position of the plan's index), leaving their own rank and
+        residual alone; returns the edges read."""
+        tiny = plan[5]
+        if tiny is None:
+            return 0
+        positions, vertices = tiny
+        sink = self.ops.xp.zeros(self.rank.size, dtype=self.ops.xp.float64)
+        part = amount[positions]
+        _, read = self.ops.pagerank_push(self.store.out, vertices, part, sink, self.residual, self.alpha,
+                                         out_weight=self.out_weight)
+        self.residual[vertices] += part          # (the push took it from their residuals)
+        return read
 
     def _spread(self, plan, amount):
         """Push ``amount`` at every live vertex at once: a pull-based product
@@ -284,7 +438,7 @@ class PageRankEngine:
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
         xp = self.ops.xp
-        alive, gather, factor, dangling, share = plan      # alive: an index (:meth:`_index`)
+        alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
         added, added_dangling = self.ops.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
         self.rank_sum += added
         self.dangling_rank += added_dangling
@@ -292,6 +446,7 @@ class PageRankEngine:
         share[alive] = amount * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] += received - amount
+        read += self._push_tiny(plan, amount)
         return Work(activated=int(amount.size), edges_scanned=read)
 
     def _rescale(self, index, n):
@@ -308,26 +463,33 @@ class PageRankEngine:
         self.exact_rank_sum *= factor
         self._written = None
 
-    def _refresh_residual(self, plan):
-        """Recompute ``s = alpha * P^T p - p`` exactly, in one pass over the in-lists.
+    def _refresh_residual(self, alive, plan=None):
+        """Recompute ``s = alpha * P^T p - p`` exactly, in one pass over the in-lists
+        (weighted: ``W`` first, in one pass over the out-lists).  Returns the
+        :class:`Work` and the spread plan (a new one when ``W`` was recomputed).
 
         Corrections made while ``p`` had a much larger scale (before vertices
         holding most of the rank were removed) leave roundoff in ``s`` that can
         exceed what ``tol`` allows at the current scale; dense rounds cannot
         remove it, a fresh residual does."""
         xp = self.ops.xp
-        alive, gather, factor, dangling, share = plan
+        weights_read = self._refresh_out_weight(alive)
+        if plan is None or self.weighted:
+            plan = self._spread_plan(alive)
+        index, gather, factor, dangling, share = plan[:5]
+        alive = index
         p = self.rank[alive]
         share[alive] = p * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
+        read += self._push_tiny(plan, p)
         self.rank_sum, self.dangling_rank = self.ops.host_floats(p.sum(), xp.where(dangling, p, 0.0).sum())
         self.exact_rank_sum = self.rank_sum
-        return Work(activated=int(p.size), edges_scanned=read)
+        return Work(activated=int(p.size), edges_scanned=read + weights_read), plan
 
     def _record_spreads(self, alive, rounds):
         """Record ``rounds`` spreads' reads at once: each read the same lists."""
-        self.store.record_reads(self.store.inn, alive, reads_weights=False, distinct=True, times=rounds)
+        self.store.record_reads(self.store.inn, alive, reads_weights=self.weighted, distinct=True, times=rounds)
 
     def _push(self, active, amount):
         """Push ``amount`` at the few vertices ``active``, keeping ``sum(p)`` and
@@ -339,8 +501,8 @@ class PageRankEngine:
         self.rank_sum += added
         self.dangling_rank += added_dangling
         receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
-                                                 self.alpha)
-        self.store.record_reads(self.store.out, active, reads_weights=False, distinct=True)
+                                                 self.alpha, out_weight=self.out_weight if self.weighted else None)
+        self.store.record_reads(self.store.out, active, reads_weights=self.weighted, distinct=True)
         return Work(activated=int(active.size), edges_scanned=read), receivers
 
     def correct(self, delta):
@@ -348,6 +510,14 @@ class PageRankEngine:
         xp, ops = self.ops.xp, self.ops
         self._ensure()
         self._new = delta.new_vertices          # (added vertices: changed, whatever their rank)
+        journal = self.store.journal
+        new, removed = delta.new_vertices, delta.removed_vertices
+        for array in (self.out_weight, self.teleport):      # (recycled ids may have held a value)
+            if array is not None and new.size:
+                journal.save(array, new)
+                array[new] = 0.0
+        if self.personalised and removed.size:
+            self._remove_teleport(removed)
         if not self.incremental:
             return self.initialize()
         new = delta.new_vertices               # p = 0: their residual is the uniform share
@@ -355,33 +525,45 @@ class PageRankEngine:
         self.residual[new] = 0.0
         work = Work()
         touched = [self.support, new]
-        if delta.inserted_u.size or delta.deleted_u.size:
-            added = xp.sort(delta.inserted_u)
-            dropped = xp.sort(delta.deleted_u)
-            sources = xp.sort(ops.unique(xp.concatenate((added, dropped)), self.rank.size))
-            gained = xp.searchsorted(added, sources, side="right") - xp.searchsorted(added, sources)
-            lost = xp.searchsorted(dropped, sources, side="right") - xp.searchsorted(dropped, sources)
-            d_new = self.store.out.degree[sources]
-            d_old = d_new - gained + lost
+        if self.weighted:
+            arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u, delta.updated_u))
+            arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v, delta.updated_v))
+            gain = xp.concatenate((delta.inserted_w.astype(xp.float64), -delta.deleted_w.astype(xp.float64),
+                                   delta.updated_new.astype(xp.float64) - delta.updated_old.astype(xp.float64)))
+        else:                                   # reweighting changes nothing unweighted
+            arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u))
+            arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v))
+            gain = xp.concatenate((xp.ones(delta.inserted_u.size, dtype=xp.float64),
+                                   -xp.ones(delta.deleted_u.size, dtype=xp.float64)))
+        if arc_u.size:
+            sources = xp.sort(ops.unique(arc_u, self.rank.size))
+            at = xp.searchsorted(sources, arc_u)
+            change = xp.zeros(sources.size, dtype=xp.float64)
+            ops.scatter_add(change, at, gain)
+            t_old, t_new, read, extreme = self._new_totals(sources, at, gain, change)
+            if extreme is not None:      # not corrected there: s is recomputed before converging
+                self._refresh_needed = True
+                keep = ~extreme[at]
+                arc_u, arc_v, gain = arc_u[keep], arc_v[keep], gain[keep]
+                sources, t_old, t_new = sources[~extreme], t_old[~extreme], t_new[~extreme]
+                at = xp.searchsorted(sources, arc_u)
             before = self.rank[sources]
-            # what u sent each neighbour before; kept neighbours keep getting it
-            per_edge = self.alpha * before / xp.where(d_old > 0, d_old, d_new)
-            ops.scatter_add(self.residual, delta.inserted_v,
-                            per_edge[xp.searchsorted(sources, delta.inserted_u)])
-            ops.scatter_add(self.residual, delta.deleted_v,
-                            -per_edge[xp.searchsorted(sources, delta.deleted_u)])
-            rescale = (d_old > 0) & (d_new > 0)
-            after = xp.where(rescale, before * d_new / xp.where(d_old > 0, d_old, 1), before)
+            # what u sent per unit of weight before; kept neighbours keep getting it
+            base = xp.where(t_old > 0, t_old, t_new)
+            per_unit = xp.where(base > 0, self.alpha * before / xp.where(base > 0, base, 1.0), 0.0)
+            ops.scatter_add(self.residual, arc_v, per_unit[at] * gain)
+            rescale = (t_old > 0) & (t_new > 0)
+            after = xp.where(rescale, before * (t_new / xp.where(t_old > 0, t_old, 1.0)), before)
             self.rank[sources] = after
             self.residual[sources] += before - after
             # sources that became dangling join D(p); those that stopped leave it
             changed, joined, left = ops.host_floats(
-                (after - before).sum(), xp.where((d_new == 0) & (d_old > 0), before, 0.0).sum(),
-                xp.where((d_old == 0) & (d_new > 0), before, 0.0).sum())
+                (after - before).sum(), xp.where((t_new == 0) & (t_old > 0), before, 0.0).sum(),
+                xp.where((t_old == 0) & (t_new > 0), before, 0.0).sum())
             self.rank_sum += changed
             self.dangling_rank += joined - left
-            touched += [sources, delta.inserted_v, delta.deleted_v]
-            work.edges_scanned = delta.changed_arcs
+            touched += [sources, arc_v]
+            work.edges_scanned = delta.changed_arcs + read
         removed = delta.removed_vertices
         if self._written is not None:
             self._written.append(removed)
@@ -391,17 +573,62 @@ class PageRankEngine:
             self.dangling_rank -= held
             self.rank[removed] = 0.0
             self.residual[removed] = 0.0
+            if self.weighted:
+                journal.save(self.out_weight, removed)
+                self.out_weight[removed] = 0.0
         self.support = ops.unique(xp.concatenate(touched), self.rank.size)
         return work
+
+    def _new_totals(self, sources, at, gain, change):
+        """``(T_old, T_new, edges read, extreme)`` at the batch's ``sources`` (sorted,
+        distinct), whose arcs ``at`` (indices into ``sources``) gained ``gain`` (+-1
+        unweighted, weight differences weighted), ``change`` the sum per source.
+        Weighted, ``W`` is updated (journaled): 0 where no out-edge is left, read
+        from the lists where the change cancels most of it (see
+        :data:`CANCELLATION`); ``extreme`` flags the sources not to correct arc by
+        arc (see :data:`EXTREME_CHANGE`), None when there is none."""
+        xp, ops = self.ops.xp, self.ops
+        degree = self.store.out.degree[sources]
+        if not self.weighted:
+            return degree - change, degree.astype(xp.float64), 0, None
+        t_old = self.out_weight[sources]
+        t_new = xp.where(degree == 0, 0.0, t_old + change)
+        moved = xp.zeros(sources.size, dtype=xp.float64)
+        ops.scatter_add(moved, at, xp.abs(gain))
+        scale = t_old + moved
+        suspect = xp.flatnonzero((degree > 0) & (scale > 0) & (t_new <= CANCELLATION * scale))
+        read = 0
+        if suspect.size:
+            exact, read = self._exact_out_weight(sources[suspect])
+            t_new[suspect] = exact
+        self.store.journal.save(self.out_weight, sources)
+        self.out_weight[sources] = t_new
+        base = xp.where(t_old > 0, t_old, t_new)
+        extreme = (base > 0) & ((base < TINY_TOTAL) | (moved / EXTREME_CHANGE > base))
+        return t_old, t_new, read, extreme if ops.host_ints(extreme.sum())[0] else None
+
+    def _remove_teleport(self, removed):
+        """Drop the personalization entries of ``removed`` vertices (journaled): the
+        others' shares are renormalised; ``ValueError`` when none is left."""
+        ops = self.ops
+        (lost,) = ops.host_floats(self.teleport[removed].sum())
+        if lost == 0.0:
+            return
+        self.store.journal.save(self.teleport, removed)
+        self.teleport[removed] = 0.0
+        (self.teleport_total,) = ops.host_floats(self.teleport[self._index(self._alive())].sum())
+        if not self.teleport_total > 0.0:
+            raise ValueError("personalization: the batch removes every vertex of the personalization "
+                             "(PageRank's teleport vector would be empty)")
 
     def error_bound(self, rank_sum=None):
         """Bound on the L1 distance between ``p / sum(p)`` and the exact PageRank.
 
-        With ``x = p / sum(p)`` and ``G`` the Google matrix, ``G x - x`` is
-        ``r / sum(p)`` shifted by the constant that makes it sum to zero, and
-        ``|x - x*|_1 <= |G x - x|_1 / (1 - alpha)``.  Only the residual's
-        deviation from its mean counts (the uniform share ``g`` drops out): a
-        uniform residual changes ``p`` by a multiple of the exact answer.
+        ``|r|_1 / ((1 - alpha) sum(p))`` with ``r = s - sum(s) * v`` (the
+        module docstring derives it): with ``x = p / sum(p)`` and ``G`` the
+        Google matrix, ``G x - x = r / sum(p)`` and
+        ``|x - x*|_1 <= |G x - x|_1 / (1 - alpha)``.  With uniform teleport,
+        ``r`` is ``s``'s deviation from its mean.
         """
         xp = self.ops.xp
         if self.store.num_vertices == 0:
@@ -409,8 +636,13 @@ class PageRankEngine:
         rank_sum = self.rank_sum if rank_sum is None else rank_sum
         if rank_sum <= 0.0:
             return float("inf")
-        residual = self.residual[self._index(self._alive())]
-        (deviation,) = self.ops.host_floats(xp.abs(residual - residual.mean()).sum())
+        index = self._index(self._alive())
+        residual = self.residual[index]
+        if self.personalised:
+            teleport = self.teleport[index] / self.teleport_total
+            (deviation,) = self.ops.host_floats(xp.abs(residual - residual.sum() * teleport).sum())
+        else:
+            (deviation,) = self.ops.host_floats(xp.abs(residual - residual.mean()).sum())
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
     def converge(self):
@@ -433,12 +665,12 @@ class PageRankEngine:
         index = self._index(alive)
         self._rescale(index, n)
         plan = None
-        if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum:
+        if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum or self._refresh_needed:
             # roundoff of corrections made at the larger scale: relative to sum(p) it grew as
             # much as sum(p) shrank (removed vertices take their rank), and the bound below
             # reads the stored residual: make it exact again first
-            plan = self._spread_plan(alive)
-            step = self._refresh_residual(plan)
+            step, plan = self._refresh_residual(alive)
+            self._refresh_needed = False
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
             self._written = None
@@ -476,10 +708,10 @@ class PageRankEngine:
             else:
                 plan = plan if plan is not None else self._spread_plan(alive)
                 if dense_bound is not None and bound > stall * dense_bound and not refreshed:
-                    step = self._refresh_residual(plan)       # stuck at roundoff: clear it once
+                    step, plan = self._refresh_residual(alive, plan)   # stuck at roundoff: clear it once
                     refreshed = True
                 else:
-                    step = self._spread(plan, self.residual[plan[0]] + self._uniform_share())
+                    step = self._spread(plan, self.residual[plan[0]] + self._teleport_share(plan[0]))
                     spreads += 1
                 dense_bound = bound
                 self._written = None
@@ -497,8 +729,9 @@ class PageRankEngine:
         return self.rank[vertices] / self.rank_sum
 
     def memory_bytes(self):
+        extra = [a for a in (self.out_weight, self.teleport) if a is not None]
         return self.ops.memory_bytes(self.rank, self.residual, self.committed_rank, self.committed_residual,
-                                     self.previous_rank, self.support)
+                                     self.previous_rank, self.support, *extra)
 
     # ------------------------------------------------------------ checkpoints
     def export_state(self):
@@ -508,26 +741,43 @@ class PageRankEngine:
         ``rank`` (the unnormalised estimate ``p``), ``residual`` (``s``) and
         ``previous_rank`` (``p`` before the last update, NaN where it added
         the vertex) as host NumPy arrays, and the scalars ``rank_sum``,
-        ``dangling_rank``, ``converged`` and ``previous_rank_sum``.  Read it
-        under the graph's lock.
+        ``dangling_rank``, ``converged`` and ``previous_rank_sum``; weighted,
+        ``weighted`` (True) and ``out_weight`` (``W``); personalised,
+        ``personalised`` (True), ``teleport`` (the raw values) and
+        ``teleport_total``.  Read it under the graph's lock.
         """
         ops, xp = self.ops, self.ops.xp
         live = xp.flatnonzero(self.store.vertices.alive[: self.store.vertex_bound])
-        return {"internal": ops.to_host(live), "rank": ops.to_host(self.committed_rank[live]),
+        state = {"internal": ops.to_host(live), "rank": ops.to_host(self.committed_rank[live]),
                 "residual": ops.to_host(self.committed_residual[live]),
                 "previous_rank": ops.to_host(self.previous_rank[live]),
                 "previous_rank_sum": float(self.previous_rank_sum), "rank_sum": float(self.rank_sum),
                 "dangling_rank": float(self.dangling_rank), "converged": bool(self.converged),
                 "exact_rank_sum": float(self.exact_rank_sum)}
+        if self.weighted:
+            state["weighted"] = True
+            state["out_weight"] = ops.to_host(self.out_weight[live])
+        if self.personalised:
+            state["personalised"] = True
+            state["teleport"] = ops.to_host(self.teleport[live])
+            state["teleport_total"] = float(self.teleport_total)
+        return state
 
     def import_state(self, state):
         """Take the state of :meth:`export_state` (host or device arrays) as the
         committed one, on a store restored with the same vertices: working and
         committed arrays both get it; other vertices hold rank and residual 0.
         Without ``previous_rank`` (and ``previous_rank_sum``), :meth:`moved`
-        finds nothing moved until the next update."""
+        finds nothing moved until the next update.  A weighted engine without
+        ``out_weight`` recomputes ``W`` from the lists; ``teleport`` makes the
+        engine personalised."""
         ops, xp = self.ops, self.ops.xp
+        if state.get("teleport") is not None and not self.personalised:
+            self.personalised = True
+            self._per_vertex += _PERSONALISED
+            self.teleport = xp.zeros(0, dtype=xp.float64)
         self._ensure()
+        self._pending_teleport = None
         internal = ops.asarray(state["internal"], dtype=xp.int64)
         for name in ("rank", "residual"):
             array = getattr(self, name)
@@ -551,3 +801,16 @@ class PageRankEngine:
         self.previous_rank_sum = float(state.get("previous_rank_sum", self.rank_sum))
         self.support = xp.empty(0, dtype=xp.int64)
         self._written = []
+        if self.weighted:
+            self.out_weight[...] = 0.0
+            if state.get("out_weight") is not None:
+                self.out_weight[internal] = ops.asarray(state["out_weight"], dtype=xp.float64)
+            else:
+                self._refresh_out_weight(self._alive())
+        if self.personalised:
+            self.teleport[...] = 0.0
+            self.teleport[internal] = ops.asarray(state["teleport"], dtype=xp.float64)
+            (total,) = ops.host_floats(self.teleport[internal].sum())
+            self.teleport_total = float(state.get("teleport_total", total))
+            if not self.teleport_total > 0.0:
+                raise ValueError("personalization: no live vertex holds a positive value")

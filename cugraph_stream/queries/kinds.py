@@ -70,7 +70,7 @@ def lookup(kind):
         raise ValueError(f"kind: unknown query kind {kind!r}; known kinds: {', '.join(KINDS)}") from None
 
 
-def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6):
+def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6, weighted=None, stop="error"):
     """A new query of ``kind``, given the options of every kind.
 
     Each option goes to the kinds that take it and is ignored by the others,
@@ -86,6 +86,11 @@ def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6):
     mode : {"auto", "incremental", "recompute"}
     alpha, tol : float
         PageRank's damping factor and tolerance.
+    weighted : bool, optional
+        PageRank's ``weighted`` (None: the edge weights count on a weighted
+        graph, as cuGraph's).
+    stop : {"error", "change"}
+        What PageRank's ``tol`` bounds.
 
     Returns
     -------
@@ -95,6 +100,8 @@ def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6):
     --------
     >>> make("WCC", source=3, mode="recompute")
     WCC(mode='recompute')
+    >>> make("pagerank", weighted=False, stop="change")
+    PageRank(alpha=0.85, tol=1e-06, weighted=False, stop='change')
     >>> make("bfs")
     Traceback (most recent call last):
     ...
@@ -102,7 +109,7 @@ def make(kind, source=None, mode="auto", alpha=0.85, tol=1e-6):
     """
     cls = lookup(kind)
     if cls is PageRank:
-        return PageRank(alpha=alpha, tol=tol, mode=mode)
+        return PageRank(alpha=alpha, tol=tol, mode=mode, weighted=weighted, stop=stop)
     if not cls.takes_source:
         return cls(mode=mode)
     if source is None:

@@ -18,7 +18,12 @@ pytestmark = [pytest.mark.gpu,
 
 QUERIES = {"sssp": lambda s: cgs.SSSP(s), "bfs": lambda s: cgs.BFS(s),
            "bfs_recompute": lambda s: cgs.BFS(s, mode="recompute"), "widest": lambda s: cgs.WidestPath(s),
-           "wcc": lambda s: cgs.WCC(), "pagerank": lambda s: cgs.PageRank(tol=1e-7)}
+           "wcc": lambda s: cgs.WCC(),
+           # weighted (the default on these weighted graphs, zero weights included), unweighted, personalised
+           "pagerank": lambda s: cgs.PageRank(tol=1e-7),
+           "pagerank_unweighted": lambda s: cgs.PageRank(tol=1e-7, weighted=False),
+           "pagerank_personalised": lambda s: cgs.PageRank(tol=1e-7, personalization=pd.DataFrame(
+               {"vertex": [s], "values": [1.0]}))}
 
 
 def host_frame(frame):
@@ -83,7 +88,7 @@ def test_gpu_and_cpu_agree_after_every_batch(directed, dtype):
             gpu = host_frame(tracked["gpu"][name].result())
             assert cpu["vertex"].tolist() == gpu["vertex"].tolist()
             column = cpu.columns[1]
-            if name == "pagerank":
+            if name.startswith("pagerank"):
                 assert np.abs(cpu[column].to_numpy() - gpu[column].to_numpy()).sum() <= 2e-7
                 continue
             assert cpu[column].tolist() == gpu[column].tolist(), f"{name} differs at step {step}"
@@ -142,7 +147,7 @@ def test_rmat_with_hubs_gpu_matches_cpu(query):
             g.apply(batch, weight="weight")
         cpu, gpu = tracked["cpu"].result(), host_frame(tracked["gpu"].result())
         column = cpu.columns[1]
-        if query == "pagerank":
+        if query.startswith("pagerank"):
             assert np.abs(cpu[column].to_numpy() - gpu[column].to_numpy()).sum() <= 2e-7
         else:
             differ = int((cpu[column].to_numpy() != gpu[column].to_numpy()).sum())

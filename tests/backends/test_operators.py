@@ -487,6 +487,59 @@ def test_gather_sum_over_hub_lists(ops):
     assert np.allclose(host(ops, sums), expected, rtol=1e-12) and read == sum(degrees[u] for u in vertices)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weighted_pagerank_push_over_hub_lists(ops, dtype):
+    """Weighted push: each neighbour gets alpha * amount * w / W(u), zero-weight arcs
+    nothing (but their heads count as receivers); a vertex with W(u) == 0 sends nothing."""
+    rng = np.random.default_rng(6)
+    degrees = [0, 1, 3, 31, 1023, 1025, 2048, 5000]
+    n = 6000
+    lists = {u: rng.choice(n, d, replace=False).tolist() for u, d in enumerate(degrees)}
+    weights = {u: [float(dtype(x)) for x in rng.choice([0.0, 0.5, 1.0, 3.25, 7.0], d)]
+               for u, d in enumerate(degrees)}
+    weights[2] = [0.0, 0.0, 0.0]                        # only zero-weight arcs: dangling
+    adj = make_adjacency(ops, n, [(u, v, w) for u in lists for v, w in zip(lists[u], weights[u])], dtype=dtype)
+    out_weight = np.zeros(n)
+    for u in lists:
+        out_weight[u] = sum(weights[u])
+    active = np.array([7, 0, 2, 5, 1, 3, 6, 4])
+    amount = rng.random(active.size)
+    rank, residual = np.zeros(n), rng.random(n)
+    got_rank, got_residual = ops.asarray(rank.copy()), ops.asarray(residual.copy())
+    receivers, read = ops.pagerank_push(adj, ops.asarray(active), ops.asarray(amount), got_rank, got_residual,
+                                        0.85, out_weight=ops.asarray(out_weight))
+    for u, a in zip(active.tolist(), amount.tolist()):
+        rank[u] += a
+        residual[u] -= a
+        if out_weight[u] > 0:
+            for v, w in zip(lists[u], weights[u]):
+                residual[v] += 0.85 * a * w / out_weight[u]
+    assert np.allclose(host(ops, got_rank), rank, rtol=1e-12, atol=0)
+    assert np.allclose(host(ops, got_residual), residual, rtol=1e-12, atol=1e-15)
+    pushed = [u for u in active.tolist() if out_weight[u] > 0]
+    assert set(host(ops, receivers).tolist()) == {v for u in pushed for v in lists[u]}
+    assert read >= sum(degrees[u] for u in pushed)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weighted_gather_sum_over_hub_lists(ops, dtype):
+    """A weighted plan sums weight * value over each list (every schedule: thread, warp, block)."""
+    rng = np.random.default_rng(7)
+    degrees = [0, 1, 31, 32, 33, 1023, 1024, 1025, 2048, 5000]
+    n = 6000
+    edges = [(u, int(v), float(dtype(rng.choice([0.0, 0.25, 1.0, 6.5])))) for u, d in enumerate(degrees)
+             for v in rng.choice(n, d, replace=False)]
+    adj = make_adjacency(ops, n, edges, dtype=dtype)
+    values = rng.random(n)
+    vertices = np.array([9, 0, 6, 5, 3, 9, 1, 7, 2, 4, 8, 6])
+    sums, read = ops.gather_sum(ops.gather_plan(adj, ops.asarray(vertices), weighted=True), ops.asarray(values))
+    lists = {u: [(v, w) for a, v, w in edges if a == u] for u in range(len(degrees))}
+    expected = [sum(w * values[v] for v, w in lists[u]) for u in vertices]
+    assert np.allclose(host(ops, sums), expected, rtol=1e-12) and read == sum(degrees[u] for u in vertices)
+    unweighted, _ = ops.gather_sum(ops.gather_plan(adj, ops.asarray(vertices)), ops.asarray(values))
+    assert np.allclose(host(ops, unweighted), [values[[v for v, _ in lists[u]]].sum() for u in vertices])
+
+
 def test_net_changes_ignores_rows_of_negative_keys(ops):
     """A negative key is a delete row naming a vertex the graph lacks: ignored, whatever
     the table holds (-1 is also the empty slots' key)."""

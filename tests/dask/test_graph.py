@@ -62,7 +62,8 @@ def _check_against_references(g, local, snapshot, handles, local_queries):
         expected = local_query.result()
         kind = KIND[handle.kind]
         source = local_query.source
-        assert check_result(kind, got, snapshot, source=source) == [], handle.name
+        assert check_result(kind, got, snapshot, source=source,
+                            weighted=getattr(local_query, "uses_weights", False)) == [], handle.name
         np.testing.assert_array_equal(got["vertex"], expected["vertex"])
         if kind == "pagerank":
             assert np.abs(got["pagerank"] - expected["pagerank"]).sum() < 1e-5

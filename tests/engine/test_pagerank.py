@@ -87,3 +87,106 @@ def test_a_new_isolated_vertex_converges():
     got = np.zeros(store.vertex_bound)
     got[alive] = engine.ranks(alive)
     assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-9
+
+
+# ------------------------------------------------------------------ weighted
+def apply_rows(store, u, v, w, op):
+    u, v, w, op = (np.atleast_1d(np.asarray(x)) for x in (u, v, w, op))
+    return store.apply(reduce_batch(store, u, v, w.astype(np.float32), op.astype(np.int8)))
+
+
+def exact_weighted_pagerank(store, alpha, teleport=None):
+    """Dense solve with transition w / W(u); dangling where W(u) == 0; teleport (per
+    internal id, over live vertices) default uniform."""
+    n = store.vertex_bound
+    alive = store.vertices.alive[:n]
+    u, v, w = store.edge_arrays()
+    w = w.astype(np.float64)
+    if not store.directed:
+        loop = u == v
+        u, v, w = np.concatenate((u, v[~loop])), np.concatenate((v, u[~loop])), np.concatenate((w, w[~loop]))
+    total = np.bincount(u, weights=w, minlength=n)
+    m = int(alive.sum())
+    idx = -np.ones(n, int)
+    idx[alive] = np.arange(m)
+    tele = np.ones(m) / m if teleport is None else teleport[alive] / teleport[alive].sum()
+    P = np.zeros((m, m))
+    keep = total[u] > 0
+    np.add.at(P, (idx[v[keep]], idx[u[keep]]), w[keep] / total[u[keep]])
+    dangling = np.flatnonzero(alive & (total == 0))
+    P[:, idx[dangling]] = tele[:, None]
+    x = np.linalg.solve(np.eye(m) - alpha * P, (1 - alpha) * tele)
+    out = np.zeros(n)
+    out[alive] = x / x.sum()
+    return out
+
+
+def test_a_hub_reweighting_one_edge_touches_only_that_neighbour():
+    store = GraphStore(get_backend("cpu"), True, np.float32)
+    store.add_vertices(np.arange(1002))
+    apply_rows(store, np.zeros(1000, int), np.arange(1, 1001), np.linspace(0.5, 3.0, 1000), np.ones(1000))
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-6, weighted=True)
+    engine.initialize()
+    engine.converge()
+    residual_before = engine.residual[:1002].copy()
+    work = engine.correct(apply_rows(store, 0, 7, 9.0, 1))          # a present edge, reweighted
+    changed = np.flatnonzero(engine.residual[:1002] != residual_before)
+    assert set(changed.tolist()) <= {0, 7} and work.edges_scanned == 1
+    u, _, w = store.edge_arrays()
+    assert engine.out_weight[0] == pytest.approx(float(w[u == 0].astype(np.float64).sum()), rel=1e-12)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("personalised", [False, True])
+def test_weighted_updates_stay_within_tol_and_keep_exact_out_weights(directed, personalised):
+    rng = np.random.default_rng(8 + directed)
+    store = GraphStore(get_backend("cpu"), directed, np.float32)
+    ids = store.add_vertices(np.arange(40))
+    weights = np.array([0.0, 0.0, 0.5, 1.0, 2.5, 7.0, 1e-4])
+    apply_rows(store, rng.integers(0, 40, 120), rng.integers(0, 40, 120), rng.choice(weights, 120), np.ones(120))
+    teleport = None
+    personalization = None
+    if personalised:
+        teleport = np.zeros(store.vertex_bound)
+        chosen = ids[[1, 4, 9, 30]]
+        teleport[chosen] = [1.0, 0.5, 2.0, 0.0]
+        personalization = (chosen, teleport[chosen] / teleport[chosen].sum())
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-9, weighted=True, personalization=personalization)
+    engine.initialize()
+    engine.converge()
+    for step in range(20):
+        u, v = rng.integers(0, 40, 25), rng.integers(0, 40, 25)
+        op = rng.choice([1, 1, -1], 25)
+        delta = apply_rows(store, u, v, rng.choice(weights, 25), op)
+        engine.correct(delta)
+        engine.converge()
+        alive = store.vertices.sorted_internal
+        got = np.zeros(store.vertex_bound)
+        got[alive] = engine.ranks(alive)
+        t = None if teleport is None else np.resize(teleport, store.vertex_bound)
+        assert np.abs(got - exact_weighted_pagerank(store, 0.85, t)).sum() <= 1e-9, step
+        a, b, w = store.edge_arrays()
+        if not directed:
+            loop = a == b
+            a, w = np.concatenate((a, b[~loop])), np.concatenate((w, w[~loop]))
+        exact = np.bincount(a, weights=w.astype(np.float64), minlength=store.vertex_bound)
+        np.testing.assert_allclose(engine.out_weight[: store.vertex_bound], exact, rtol=1e-9, atol=0)
+        assert ((engine.out_weight[: store.vertex_bound] == 0) == (exact == 0)).all()   # dangling exactly
+
+
+def test_zero_weight_only_lists_are_dangling_after_cancellation():
+    # 0 -> 1 weighs 1e6, 0 -> 2 weighs 0: deleting the heavy arc leaves W(0) == 0 exactly
+    store = GraphStore(get_backend("cpu"), True, np.float32)
+    store.add_vertices(np.arange(3))
+    apply_rows(store, [0, 0, 1], [1, 2, 2], [1e6, 0.0, 1.0], [1, 1, 1])
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-10, weighted=True)
+    engine.initialize()
+    engine.converge()
+    engine.correct(apply_rows(store, [0, 0], [1, 2], [0.0, 1e-3], [-1, 1]))   # delete; reweight 0 -> 1e-3
+    engine.converge()
+    assert engine.out_weight[0] == np.float64(np.float32(1e-3))
+    engine.correct(apply_rows(store, 0, 2, 0.0, 1))                         # back to zero: dangling
+    engine.converge()
+    assert engine.out_weight[0] == 0.0
+    got = engine.ranks(np.arange(3))
+    assert np.abs(got - exact_weighted_pagerank(store, 0.85)).sum() <= 1e-10

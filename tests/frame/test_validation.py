@@ -188,9 +188,10 @@ def test_custom_column_names_in_messages(fmt):
                     weight="w", op="kind")
 
 
-@pytest.mark.parametrize("kinds", [("WidestPath",), ("SSSP",), ("SSSP", "WidestPath", "BFS")])
+@pytest.mark.parametrize("kinds", [("WidestPath",), ("SSSP",), ("SSSP", "WidestPath", "BFS"), ("PageRank",)])
 @pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
 def test_negative_weight_rejected_while_weight_query_tracked(kinds, fmt):
+    # (PageRank uses the weights of this weighted graph, as cuGraph's does)
     h = make_harness(kinds=kinds)
     expect_rejected(h, to_frame(columns(weight=[(0, -3.0)]), fmt), "weight", 0)
 
@@ -198,6 +199,8 @@ def test_negative_weight_rejected_while_weight_query_tracked(kinds, fmt):
 @pytest.mark.parametrize("fmt", ["pandas", "arrow", "dict"])
 def test_negative_weight_accepted_without_weight_queries(fmt):
     h = make_harness(kinds=("BFS", "WCC", "PageRank"))
+    h.untrack(next(i for i, (kind, _, _) in enumerate(h.queries) if kind == "PageRank"))
+    h.track("PageRank", weighted=False)              # weighted=False ignores the weights
     cols = columns(weight=[(3, -0.5)])
     rows = [r if i != 3 else (3, 4, 1, -0.5) for i, r in enumerate(GOOD_ROWS)]
     h.apply_batch(to_frame(cols, fmt), rows, source="src", destination="dst",

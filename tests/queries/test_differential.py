@@ -98,7 +98,7 @@ def draw_rows(data, h, universe, weights=weights):
 
 
 def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, placement="device",
-                 harness=None):
+                 harness=None, **harness_options):
     """One random sequence of operations; ``harness`` (default: :class:`Harness` on
     ``cugraph_stream``) makes the harness from Harness's keyword arguments."""
     ids = data.draw(st.lists(id_values, min_size=5, max_size=40, unique=True), label="ids")
@@ -114,7 +114,8 @@ def run_sequence(data, directed, wdt, backend, kinds=ALL_KINDS, negative=False, 
     alpha = data.draw(st.sampled_from([0.85, 0.85, 0.5]), label="pagerank alpha")
     harness = harness or (lambda **kw: Harness(cgs, **kw))
     h = harness(directed=directed, weight_dtype=wdt, backend=backend, edges=edges,
-                sources=sources, edges_fmt=fmt0, kinds=kinds, tol=tol, alpha=alpha, placement=placement)
+                sources=sources, edges_fmt=fmt0, kinds=kinds, tol=tol, alpha=alpha, placement=placement,
+                **harness_options)
     n_ops = data.draw(st.integers(1, 8), label="ops")
     for _ in range(n_ops):
         op = data.draw(st.sampled_from(["batch"] * 6 + ["add", "remove", "track", "untrack"]),
@@ -167,9 +168,9 @@ def test_random_streams(directed, wdt, backend, placement, data):
 @settings(max_examples=example_budget(20))
 @given(data=st.data())
 def test_random_streams_negative_weights(directed, backend, data):
-    """Negative weights are fine while no SSSP / WidestPath is tracked."""
+    """Negative weights are fine while no SSSP / WidestPath / weighted PageRank is tracked."""
     run_sequence(data, directed, "float32", backend, kinds=("BFS", "WCC", "PageRank"),
-                 negative=True)
+                 negative=True, pagerank_options={"weighted": False})
 
 
 @pytest.mark.parametrize("style", KEY_STYLES)

@@ -267,12 +267,23 @@ def test_pagerank_batch_creating_isolated_vertices(n):
     h.check(q)
 
 
-def test_pagerank_weights_ignored():
+def test_pagerank_weights_ignored_with_weighted_false():
     a = G([(1, 2, 1.0), (2, 3, 1.0), (1, 3, 1.0)])
     b = G([(1, 2, 5.0), (2, 3, 0.0), (1, 3, 100.0)])
-    qa = a.track("PageRank", tol=1e-10)
-    qb = b.track("PageRank", tol=1e-10)
+    qa = a.track("PageRank", tol=1e-10, weighted=False)
+    qb = b.track("PageRank", tol=1e-10, weighted=False)
     assert np.abs(col(qa, "pagerank") - col(qb, "pagerank")).sum() <= 2e-10
+    a.check(qa)
+    b.check(qb)
+
+
+def test_pagerank_uses_weights_by_default_on_weighted_graphs():
+    b = G([(1, 2, 5.0), (2, 3, 0.0), (1, 3, 100.0)])
+    q = b.track("PageRank", tol=1e-10)
+    assert q.uses_weights and q.needs_nonnegative_weights
+    b.check(q)              # against the weighted reference
+    unweighted = reference_pagerank(b.m, 0.85)
+    assert np.abs(col(q, "pagerank") - unweighted).sum() > 0.01
 
 
 def test_results_sorted_by_vertex_with_unsorted_ids():

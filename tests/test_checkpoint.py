@@ -122,8 +122,8 @@ def assert_continues_alike(g, h, model, strict, where):
             pd.testing.assert_frame_equal(a, b, obj=f"{where}: {qh.name}")
             if hasattr(qg, "changes"):
                 pd.testing.assert_frame_equal(host(qg.changes()), host(qh.changes()), obj=f"{where}: changes")
-        elif "pagerank" in a:
-            assert np.abs(a["pagerank"].to_numpy() - b["pagerank"].to_numpy()).sum() <= 1e-12, where
+        elif "pagerank" in a:       # both within the bound of the exact ranks (GPU sums: any order)
+            assert np.abs(a["pagerank"].to_numpy() - b["pagerank"].to_numpy()).sum() <= 2 * qg.error_tol, where
         else:
             value = [c for c in a.columns if c not in ("vertex", "predecessor")]
             pd.testing.assert_frame_equal(a[["vertex"] + value], b[["vertex"] + value], obj=f"{where}: {qh.name}")

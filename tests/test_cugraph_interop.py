@@ -95,9 +95,12 @@ def test_to_cugraph_snapshot_runs_static_algorithms(cugraph, backend, directed):
 
     for query, options in ((pagerank, {}), (personalised, {"personalization": cudf.from_pandas(personalization)})):
         ours = _host(query.result()).set_index("vertex")["pagerank"]
-        theirs = _host(cugraph.pagerank(G, tol=1e-10, max_iter=10000, **options)).set_index("vertex")
+        # cuGraph's float32 iterations stall above an L1 change of 1e-8 on these weighted graphs
+        # (FailedToConvergeError on the H100 at tol=1e-10 and 1e-8): its tol=1e-6 bounds one
+        # step's change, so its error is at most 1e-6 / (1 - 0.85) < 7e-6; ours is below 1e-9
+        theirs = _host(cugraph.pagerank(G, tol=1e-6, max_iter=10000, **options)).set_index("vertex")
         theirs = theirs.loc[ours.index, "pagerank"]
-        assert np.abs(ours.to_numpy() - theirs.to_numpy()).sum() <= 1e-6, query.name
+        assert np.abs(ours.to_numpy() - theirs.to_numpy()).sum() <= 1e-5, query.name
 
     if not directed:   # cuGraph's WCC takes undirected graphs
         ours = _host(wcc.result()).set_index("vertex")["labels"]

@@ -33,6 +33,13 @@ rates are older than :data:`PROBE_AGE` timed updates (or were never
 measured), the other path runs once to refresh them (a probe), at most 25%
 above the chosen estimate by construction.
 
+A wrong estimate is bounded by a give-up: :meth:`recompute_budget` is the
+work of a recomputation, and a monotonic engine whose incremental
+invalidation alone reads more than that recomputes instead (reported as the
+recompute path, and timed as one).  A first recompute timing inflated by
+compilation keeps that path looking dear until a probe or a give-up times
+it again.
+
 The model only reads host scalars that the engines already have; it adds
 no device work and no synchronisation.  Times come from the
 :class:`~cugraph_stream.report.QueryReport` of each batch, after it is

@@ -186,6 +186,7 @@ class MonotonicEngine:
         """Apply the batch's :class:`StoreDelta`: invalidate, reset, re-seed, relax new edges."""
         xp, ops, rule = self.ops.xp, self.ops, self.rule
         self._ensure()
+        self.gave_up = False
         new = delta.new_vertices
         self._new = new
         self._touched = [new, delta.removed_vertices]

@@ -173,6 +173,10 @@ class PageRankEngine:
     [0.350877, 0.649123]
     """
 
+    #: (the cost model's give-up does not apply: sparse pushes turn into dense rounds by themselves)
+    give_up_above = None
+    gave_up = False
+
     def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True, max_iter=None,
                  fail_on_nonconvergence=True, weighted=False, personalization=None):
         xp = store.ops.xp

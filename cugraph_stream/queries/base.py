@@ -115,12 +115,13 @@ class Query:
         return engine
 
     def _observe_track(self, seconds):
-        """Teach the cost model what ``track``'s computation from scratch cost (``seconds``
-        of wall time, the transaction's synchronisation included)."""
+        """Teach the cost model (``mode="auto"`` only) what ``track``'s computation from
+        scratch cost (``seconds`` of wall time, the transaction's synchronisation included)."""
+        if self.mode != "auto":
+            return
         if self.cost_model is None:
             self.cost_model = CostModel(self.engine.ops.name)
-        work, size = self._track_work
-        self.cost_model.observe_recompute(work, size, seconds if self.mode == "auto" else None)
+        self.cost_model.observe_recompute(*self._track_work, seconds)
 
     def _bind(self, graph, engine):
         """Become ``graph``'s tracked query, kept by ``engine`` (once its transaction committed)."""
@@ -139,14 +140,13 @@ class Query:
         """Bring the result up to date with a batch; return a :class:`QueryReport`
         (its times come from ``clock``, a :class:`~cugraph_stream.report.PhaseClock`,
         once the batch is published)."""
-        engine, store = self.engine, self.engine.store
+        engine, size = self.engine, _size(self.engine.store)
         changed = delta.changed_arcs + int(delta.new_vertices.size + delta.removed_vertices.size)
-        choice = self._choose(changed, _size(store))
+        choice = self._choose(changed, size)
         engine.incremental = choice.path == "incremental"
         # an incremental update gives up (and recomputes) once its work passes a recomputation's
-        engine.give_up_above = self.cost_model.recompute_budget(_size(store)) \
+        engine.give_up_above = self.cost_model.recompute_budget(size) \
             if self.mode == "auto" and engine.incremental else None
-        engine.gave_up = False
         fix = engine.correct(delta)
         clock.lap(f"{self.name}:correct")
         run = engine.converge()
@@ -154,7 +154,7 @@ class Query:
         if engine.gave_up:
             choice = PathChoice("recompute", f"gave up incremental: {engine.gave_up}", choice.incremental_s,
                                 choice.recompute_s)
-        self._last_update = (choice.path, _total(fix, run), changed, _size(store))
+        self._last_update = (choice.path, _total(fix, run), changed, size)
         return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
                            edges_scanned=fix.edges_scanned + run.edges_scanned, converged=engine.converged,
                            path=choice.path, path_reason=choice.reason, estimated_incremental_s=choice.incremental_s,

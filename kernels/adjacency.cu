@@ -6,11 +6,11 @@
 // list does the list's work: the list keeps its first `kept` = degree - rows
 // positions, every removed slot below that boundary (a hole) takes the next
 // surviving entry from the tail beyond it, and the list's degree drops.
-// `twin` is read only where `has_twin`.  Each move is written out (owner,
+// `twin` (slot pointers: 4 bytes, see adjacency.SLOT_DTYPE) is read only where `has_twin`.  Each move is written out (owner,
 // source, target) so that whoever indexes slots can follow it.
 template <typename W>
 __global__ void close_holes(const long long* slots, const long long* owners, long long rows, const long long* start,
-                            long long* degree, int* nbr, W* wgt, long long* twin, int has_twin, long long* move_owner,
+                            long long* degree, int* nbr, W* wgt, unsigned int* twin, int has_twin, long long* move_owner,
                             long long* move_source, long long* move_target, unsigned long long* moved)
 {
   long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -87,7 +87,7 @@ __global__ void place_entries(const long long* owners, const long long* neighbou
 template <typename W>
 __global__ void relocate_lists(const long long* vertices, long long count, const long long* new_start,
                                const long long* room, const long long* first, long long* start,
-                               const long long* degree, long long* capacity, int* nbr, W* wgt, long long* twin,
+                               const long long* degree, long long* capacity, int* nbr, W* wgt, unsigned int* twin,
                                int has_twin, long long* move_owner, long long* move_source, long long* move_target)
 {
   long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
@@ -116,12 +116,12 @@ __global__ void relocate_lists(const long long* vertices, long long count, const
 // in `table`), and the mirror adjacency's twin pointer of the same edge
 // (where `has_mirror`: mirror_twin[twin[target]] = target).
 __global__ void follow_moves(const long long* owner, const long long* target, long long count, const int* nbr,
-                             const long long* twin, int has_index, const long long* table, int bits,
-                             long long* table_values, int has_mirror, long long* mirror_twin)
+                             const unsigned int* twin, int has_index, const long long* table, int bits,
+                             unsigned int* table_values, int has_mirror, unsigned int* mirror_twin)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
   long long t = target[k];
-  if (has_index) table_values[probe(table, bits, (owner[k] << 32) | static_cast<long long>(nbr[t]))] = t;
-  if (has_mirror) mirror_twin[twin[t]] = t;
+  if (has_index) table_values[probe(table, bits, (owner[k] << 32) | static_cast<long long>(nbr[t]))] = static_cast<unsigned int>(t);
+  if (has_mirror) mirror_twin[twin[t]] = static_cast<unsigned int>(t);
 }

@@ -17,7 +17,7 @@ enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGE
 // the graph lacks) names no edge: its rows are ignored.
 template <typename W>
 __global__ void net_changes(const long long* keys, const signed char* ops, const W* weights, long long rows,
-                            const long long* table, int bits, const long long* table_slots, const W* stored,
+                            const long long* table, int bits, const unsigned int* table_slots, const W* stored,
                             long long* inserted, W* inserted_w, long long* deleted, long long* updated,
                             W* updated_w, unsigned long long* counters)
 {

@@ -165,7 +165,7 @@ def test_edge_index_rebuild_and_compaction_roll_back(backend, compact_early):
     h.model.remove_vertices(gone)
     h.check_all("remove most", before)
     store = h.g._store
-    assert store.out.garbage == 0 and store.index.capacity < grown
+    assert store.out.garbage < store.out.align and store.index.capacity < grown     # only the end padding left
     apply_swept(h, [(ids[0], ids[1], 1, 2.0), (ids[2], ids[0], 1, 0.5)], "after compaction")
 
 

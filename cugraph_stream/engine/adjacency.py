@@ -1,9 +1,15 @@
 """One direction of the graph: a CSR with gaps (PMA-style), updated in place.
 
 Vertex ``u``'s neighbours are ``nbr[start[u]:start[u] + degree[u]]``; the
-list owns ``capacity[u]`` slots.  Every list starts on a 128-byte boundary
-(capacities are multiples of :attr:`Adjacency.align` slots and the slot arrays
-are page-aligned), so a GPU warp reads a list in whole 128-byte transactions.
+list owns ``capacity[u]`` slots.  Capacities come in size classes
+(:func:`list_room`): powers of two below :attr:`Adjacency.align` slots (one
+128-byte unit of the widest slot array), whole units from there, and every
+list starts at a multiple of its class (the slot arrays are page-aligned).
+So a small list never straddles a 128-byte boundary and a large one starts
+on one: a GPU warp reads any list in the fewest 128-byte transactions, while
+the many short lists of a power-law graph hold a few slots, not a whole unit.
+Lists are laid out largest class first (:func:`layout`), which keeps every
+start aligned without padding between them.
 
 Updates are vertex-centric: rows are grouped by their owning vertex and each
 touched list is changed once.  Insertions append into the gap; a list that
@@ -25,6 +31,7 @@ later insertion of the same batch writes there.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +42,15 @@ from .journal import Journal
 ALIGN_BYTES = 128
 #: an adjacency compacts once its garbage exceeds both its live slots and this many slots
 MIN_COMPACT_SLOTS = 64 * 1024
+#: a bulk load or a compaction leaves the slot arrays 1/END_ROOM longer than the lists
+#: need, so the first lists that outgrow their room move without growing the arrays
+END_ROOM = 8
+#: the smallest list (16 bytes of ``nbr``): a vertex's first few edges never move its list
+MIN_LIST_SLOTS = 4
+#: dtype of slot pointers (the twin pointers here, the edge index's values): 4 bytes
+#: per pointer, so one adjacency holds at most :data:`MAX_SLOTS` slots
+SLOT_DTYPE = np.dtype(np.uint32)
+MAX_SLOTS = int(np.iinfo(SLOT_DTYPE).max)
 
 
 @dataclass
@@ -48,6 +64,48 @@ class Moves:
     @property
     def size(self):
         return int(self.target.size)
+
+
+def list_room(xp, need, align):
+    """Capacity of a list that needs ``need`` slots (an int64 array).
+
+    The next power of two below ``align`` (``align`` a power of two), at
+    least :data:`MIN_LIST_SLOTS`; the next multiple of ``align`` from there;
+    0 for 0.
+
+    >>> list_room(np, np.array([0, 1, 3, 5, 31, 32, 33]), 32).tolist()
+    [0, 4, 4, 8, 32, 32, 64]
+    """
+    need = need.astype(xp.int64, copy=False)
+    small = _small_classes(xp, align)[xp.minimum(need, align - 1)]
+    return xp.where(need < align, small, need + (-need) % align)
+
+
+@functools.lru_cache(maxsize=None)
+def _small_classes(xp, align):
+    """The class of every need below ``align``, as a lookup table in ``xp``'s memory (made once)."""
+    classes = [0] + [max(1 << (k - 1).bit_length(), MIN_LIST_SLOTS) for k in range(1, align)]
+    return xp.asarray(classes, dtype=xp.int64)
+
+
+def layout(xp, room, base, align):
+    """Starts of lists of capacities ``room`` (from :func:`list_room`) laid
+    out from slot ``base`` (a multiple of ``align``), and the slots they span.
+
+    Largest class first, so every list starts at a multiple of its class (or
+    of ``align``) with no padding between lists; the span is rounded up to
+    ``align``, so the next layout starts aligned too.
+
+    >>> starts, span = layout(np, np.array([4, 32, 0, 8, 16]), 64, 32)
+    >>> starts.tolist(), span
+    ([120, 64, 124, 112, 96], 64)
+    """
+    order = xp.argsort(-room, kind="stable")
+    ends = xp.cumsum(room[order])
+    starts = xp.empty_like(room)
+    starts[order] = base + ends - room[order]
+    total = int(ends[-1]) if ends.size else 0
+    return starts, total + (-total) % align
 
 
 class Adjacency:
@@ -77,7 +135,7 @@ class Adjacency:
     >>> slots, _ = adj.append(np.array([2, 0, 2]), np.array([1, 2, 0]), np.array([1., 2., 3.]))
     >>> sorted(adj.neighbors(2).tolist())
     [0, 1]
-    >>> int(adj.start[2]) % adj.align
+    >>> int(adj.start[2]) % int(adj.capacity[2])       # a list starts at a multiple of its class
     0
     """
 
@@ -95,7 +153,7 @@ class Adjacency:
         initial = 4 * self.align
         self.nbr = self._slots(initial, xp.int32)
         self.wgt = self._slots(initial, self.weight_dtype)
-        self.twin = self._slots(initial, xp.int64) if with_twin else None
+        self.twin = self._slots(initial, SLOT_DTYPE) if with_twin else None
         self.end = 0          # slots handed out so far (live lists and garbage)
         self.garbage = 0      # slots of lists that moved or were released
         # the cache of hot lists (placement "cached"), or None
@@ -128,10 +186,13 @@ class Adjacency:
         have = self.slot_capacity
         if n <= have:
             return
+        if n > MAX_SLOTS:
+            raise MemoryError(f"one adjacency holds at most {MAX_SLOTS:,} slots (4-byte slot pointers); "
+                              f"this change needs {n:,}")
         self.version += 1
-        size = max(n, have + have // 2, 4 * self.align)
-        size += (-size) % self.align
-        for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", self.ops.xp.int64)):
+        size = min(max(n, have + have // 2, 4 * self.align), MAX_SLOTS)
+        size += (-size) % self.align if size + self.align <= MAX_SLOTS else 0
+        for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             old = getattr(self, name)
             if old is None:
                 continue
@@ -140,14 +201,15 @@ class Adjacency:
             self.journal.assign(self, name, grown)
 
     def _round_capacity(self, need):
-        """1.5x ``need``, at least one alignment unit, rounded up to whole units."""
-        units = (need + need // 2 + (self.align - 1)) // self.align
-        return self.ops.xp.maximum(units, 1) * self.align
+        """The size class (:func:`list_room`) of 1.5x ``need``."""
+        need = need.astype(self.ops.xp.int64, copy=False)
+        return list_room(self.ops.xp, need + need // 2, self.align)
 
     def build(self, src, dst, w):
         """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
 
-        Lists get 1.25x room and the slot arrays a quarter more at the end, so
+        Lists get the size class of 1.25x their degree (laid out by
+        :func:`layout`) and the slot arrays 1/:data:`END_ROOM` more at the end, so
         the first batches relocate outgrown lists without growing the arrays.
         Returns each arc's slot.
         """
@@ -156,11 +218,9 @@ class Adjacency:
             raise ValueError("Adjacency.build needs an empty adjacency")
         n = int(self.start.size)
         degree = xp.bincount(src, minlength=n)
-        room = xp.where(degree > 0, xp.maximum(degree + degree // 4, self.align), 0)
-        room = room + (-room) % self.align
-        start = xp.cumsum(room) - room
-        total = int(room.sum())
-        self._ensure_slots(total + total // 4)
+        room = list_room(xp, degree + degree // 4, self.align)
+        start, total = layout(xp, room, 0, self.align)
+        self._ensure_slots(total + total // END_ROOM)
         first = xp.cumsum(degree) - degree
         slots = start[src] + xp.arange(src.size, dtype=xp.int64) - first[src]
         self.nbr[slots] = dst          # slots past the old end: no pre-image needed
@@ -168,6 +228,7 @@ class Adjacency:
         for name, values in (("start", start), ("degree", degree), ("capacity", room)):
             self.journal.write(getattr(self, name), slice(None), values)
         self.journal.assign(self, "end", total)
+        self.journal.assign(self, "garbage", total - int(room.sum()))     # the padding at the end
         self.version += 1
         return slots
 
@@ -213,20 +274,24 @@ class Adjacency:
         xp = self.ops.xp
         k = int(vertices.size)
         room = self._round_capacity(need)
+        if k > 1:                              # largest class first: every start stays aligned (see layout)
+            order = xp.argsort(-room, kind="stable")
+            vertices, room = vertices[order], room[order]
         degree = self.degree[vertices]
         # one running total over the new room, the entries moved and the room
         # given up (one scan, and one copy brings all three sums)
         running = xp.cumsum(xp.concatenate((room, degree, self.capacity[vertices])))
         ends = [int(t) for t in self.ops.to_host(running[k - 1::k])]     # the three segment ends
         room_total, moved, released = ends[0], ends[1] - ends[0], ends[2] - ends[1]
-        self._ensure_slots(self.end + room_total)
+        padding = (-room_total) % self.align          # the end stays aligned for the next move
+        self._ensure_slots(self.end + room_total + padding)
         new_start = self.end + running[:k] - room
         first = running[k:2 * k] - degree - room_total
         self.journal.save(self.start, vertices)       # the lists move past the end: the old
         self.journal.save(self.capacity, vertices)    # slots stay as they were
         moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, first, moved))
-        self.journal.assign(self, "garbage", self.garbage + released)
-        self.journal.assign(self, "end", self.end + room_total)
+        self.journal.assign(self, "garbage", self.garbage + released + padding)
+        self.journal.assign(self, "end", self.end + room_total + padding)
         self.version += 1
         return moves
 
@@ -266,19 +331,18 @@ class Adjacency:
         return self.garbage > max(self.end - self.garbage, MIN_COMPACT_SLOTS)
 
     def compact(self):
-        """Rewrite every list contiguously (with 1.25x room); returns the :class:`Moves`."""
+        """Rewrite every list contiguously (the size class of 1.25x its degree,
+        laid out by :func:`layout`); returns the :class:`Moves`."""
         xp = self.ops.xp
         vertices = xp.flatnonzero(self.degree > 0)
         degree = self.degree[vertices]
-        room = xp.maximum(degree + degree // 4, self.align)
-        room = room + (-room) % self.align
-        new_start = xp.cumsum(room) - room
-        total = int(room.sum())
+        room = list_room(xp, degree + degree // 4, self.align)
+        new_start, total = layout(xp, room, 0, self.align)
         old, owner = self.slots_of(vertices)
         new = new_start[owner] + (old - self.start[vertices][owner])
-        size = max(total + total // 4, 4 * self.align)
+        size = max(total + total // END_ROOM, 4 * self.align)
         size += (-size) % self.align
-        for name, dtype in (("nbr", xp.int32), ("wgt", self.weight_dtype), ("twin", xp.int64)):
+        for name, dtype in (("nbr", xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             arr = getattr(self, name)
             if arr is None:
                 continue
@@ -290,7 +354,7 @@ class Adjacency:
         self.journal.write(self.start, slice(None), start)
         self.journal.write(self.capacity, slice(None), capacity)
         self.journal.assign(self, "end", total)
-        self.journal.assign(self, "garbage", 0)
+        self.journal.assign(self, "garbage", total - int(room.sum()))     # the padding at the end
         self.version += 1
         return Moves(vertices[owner], old, new)
 

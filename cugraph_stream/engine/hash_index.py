@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from ..backends.base import DELETED_KEY as DELETED
 from ..backends.base import EMPTY_KEY as EMPTY
+import numpy as np
+
 from .journal import Journal
 
 MIN_CAPACITY = 1024
@@ -23,7 +25,10 @@ def arc_key(xp, u, v):
 
 
 class EdgeIndex:
-    """Map arc keys (see :func:`arc_key`) to int64 values (out-adjacency slots).
+    """Map arc keys (see :func:`arc_key`) to integer values of ``value_dtype``
+    (the store's: out-adjacency slots as 4-byte
+    :data:`~cugraph_stream.engine.adjacency.SLOT_DTYPE`; the time window's:
+    int64 times).
 
     ``memory`` is the memory of the table (see ``Backend.aligned_empty``);
     changes are recorded in ``journal`` (the store's; a private one by default).
@@ -38,13 +43,14 @@ class EdgeIndex:
     [1, -1]
     """
 
-    def __init__(self, ops, capacity=MIN_CAPACITY, memory="device", journal=None):
+    def __init__(self, ops, capacity=MIN_CAPACITY, memory="device", journal=None, value_dtype=np.int64):
         self.ops = ops
         self.memory = memory
         self.journal = Journal() if journal is None else journal
         self.live = 0
         self.deleted = 0          # tombstones: an upper bound, made exact when it matters (_reserve)
         self.keys = self.values = None
+        self.value_dtype = np.dtype(value_dtype)
         self._allocate(capacity)
 
     def _allocate(self, capacity):
@@ -52,17 +58,21 @@ class EdgeIndex:
         keys = self.ops.aligned_empty(capacity, xp.int64, memory=self.memory)
         keys.fill(EMPTY)
         self.journal.assign(self, "keys", keys)
-        self.journal.assign(self, "values", self.ops.aligned_empty(capacity, xp.int64, memory=self.memory))
+        self.journal.assign(self, "values", self.ops.aligned_empty(capacity, self.value_dtype, memory=self.memory))
 
     @property
     def capacity(self):
         return int(self.keys.size)
 
     def get(self, keys):
-        """Values of ``keys``; -1 where a key is absent."""
+        """Values of ``keys`` (int64); -1 where a key is absent."""
         xp = self.ops.xp
         pos = self.ops.hash_find(self.keys, keys)
-        return xp.where(pos >= 0, self.values[xp.maximum(pos, 0)], -1)
+        return xp.where(pos >= 0, self.values[xp.maximum(pos, 0)].astype(xp.int64), -1)
+
+    def values_at(self, positions):
+        """The values at table ``positions`` (from :meth:`locate`), as int64."""
+        return self.values[positions].astype(self.ops.xp.int64)
 
     def locate(self, keys):
         """Table positions of ``keys``, all present (their values are ``values[positions]``)."""

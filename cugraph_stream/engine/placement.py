@@ -12,9 +12,9 @@ memory budget, and otherwise keeps the adjacency in host memory with the rest
 of the budget as the hot-subgraph cache (:func:`choose_placement` on the
 :func:`device_footprint` estimate).  The estimate follows the store's layout
 (:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.hash_index`):
-lists with a quarter of room and a quarter more at the end of the slot arrays
-after a bulk load, twin pointers in a directed store, an edge index at most
-half full.
+lists in the size class of 1.25x their degree and 1/8 more at the end of the
+slot arrays after a bulk load (1.6 slots per arc on a power-law graph), twin
+pointers in a directed store, an edge index at most half full.
 """
 from __future__ import annotations
 
@@ -124,16 +124,21 @@ class DeviceFootprint:
         return self.adjacency + self.index + self.per_vertex
 
 
+#: slots per arc after a bulk load: the size class of 1.25x a list's degree (1.41x on
+#: R-MAT graphs) and 1/8 more at the end (:mod:`cugraph_stream.engine.adjacency`)
+SLOTS_PER_ARC = 1.6
+
+
 def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1):
     """Estimate the device bytes of a store of ``num_edges`` edges built in one load.
 
     >>> f = device_footprint(1000, 10_000, directed=True, weight_dtype="float32")
     >>> f.adjacency, f.index, f.per_vertex
-    (500000, 524288, 105000)
+    (512000, 524288, 105000)
     """
     arcs = 2 * int(num_edges)                    # directed: out and in; undirected: both directions
     slot_bytes = 4 + np.dtype(weight_dtype).itemsize + (8 if directed else 0)
-    adjacency = int(arcs * slot_bytes * 1.25 * 1.25)
+    adjacency = int(arcs * slot_bytes * SLOTS_PER_ARC)
     out_arcs = int(num_edges) if directed else arcs
     capacity = 1024
     while capacity < 2 * out_arcs:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .adjacency import Adjacency
+from .adjacency import SLOT_DTYPE, Adjacency, list_room
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_selection import select_in_chunks
 from .hash_index import EdgeIndex, arc_key
@@ -125,7 +125,7 @@ class GraphStore:
                              journal=self.journal)
         self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, memory=placement.memory, journal=self.journal)
                     if self.directed else self.out)
-        self.index = EdgeIndex(ops, memory=placement.memory, journal=self.journal)
+        self.index = EdgeIndex(ops, memory=placement.memory, journal=self.journal, value_dtype=SLOT_DTYPE)
         self.num_edges = 0
         # an upper bound on every weight's magnitude (never lowered): whether a path sum can overflow
         self.largest_weight = 0.0
@@ -381,9 +381,9 @@ class GraphStore:
             return xp.empty(0, dtype=self.weight_dtype)
         keys = arc_key(xp, u, v)
         at = self.index.locate(keys)          # deleted arcs are present (see reduce_batch)
-        slots = self.index.values[at]
+        slots = self.index.values_at(at)
         weights = self.out.wgt[slots]
-        in_slots = self.out.twin[slots] if self.directed else None
+        in_slots = self.out.twin[slots].astype(xp.int64) if self.directed else None
         self._follow_out(self.out.remove(u, slots))
         self.index.erase(keys, at)            # moves changed values only, not positions
         if self.directed:
@@ -393,7 +393,7 @@ class GraphStore:
     def _reweight(self, u, v, w):
         if u.size == 0:
             return w
-        slots = self.index.values[self.index.locate(arc_key(self.ops.xp, u, v))]   # present arcs
+        slots = self.index.values_at(self.index.locate(arc_key(self.ops.xp, u, v)))   # present arcs
         old = self.out.wgt[slots]
         self.journal.write(self.out.wgt, slots, w)
         if self.directed:
@@ -535,8 +535,13 @@ class GraphStore:
             if bool((degree[~alive] != 0).any()):
                 problems.append(f"{name}: a removed vertex keeps edges")
             owned = xp.flatnonzero(capacity > 0)
-            if bool((start[owned] % adj.align != 0).any()) or bool((capacity[owned] % adj.align != 0).any()):
-                problems.append(f"{name}: a list is not aligned to {adj.align} slots")
+            owned_capacity = capacity[owned]
+            if bool((list_room(xp, owned_capacity, adj.align) != owned_capacity).any()):
+                problems.append(f"{name}: a capacity is not a size class")
+            if bool((start[owned] % xp.minimum(owned_capacity, adj.align) != 0).any()):
+                problems.append(f"{name}: a list does not start at a multiple of its size class")
+            if adj.end % adj.align:
+                problems.append(f"{name}: the end of the lists is not aligned to {adj.align} slots")
             order = owned[xp.argsort(start[owned])]
             if order.size > 1 and bool((start[order][1:] < (start[order] + capacity[order])[:-1]).any()):
                 problems.append(f"{name}: two lists overlap")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from cugraph_stream.backends import get_backend
-from cugraph_stream.engine.adjacency import Adjacency
+from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency, list_room
 
 
 def lists_of(adj, n):
@@ -54,7 +54,8 @@ def test_append_remove_compact_against_lists(dtype):
             assert int(adj.nbr[slot]) == vv
             assert int(adj.start[uu]) <= slot < int(adj.start[uu] + adj.degree[uu])
         owned = np.flatnonzero(adj.capacity[:n])
-        assert (adj.start[owned] % adj.align == 0).all()
+        assert (list_room(np, adj.capacity[owned], adj.align) == adj.capacity[owned]).all()
+        assert (adj.start[owned] % np.minimum(adj.capacity[owned], adj.align) == 0).all()
         assert adj.nbr.ctypes.data % 4096 == 0 and adj.wgt.ctypes.data % 4096 == 0
         assert (adj.degree[:n] <= adj.capacity[:n]).all()
 
@@ -66,14 +67,41 @@ def _drop_one(entries, v):
     raise AssertionError("removed an entry that was not there")
 
 
-def test_lists_start_on_128_byte_boundaries():
+@pytest.mark.parametrize("weight_dtype", [np.float32, np.float64])
+def test_no_list_straddles_a_128_byte_boundary_it_need_not(weight_dtype):
+    """A list that fits in 128 bytes lies within one 128-byte segment of every
+    slot array; a larger one starts on a boundary; lists hold size classes."""
     ops = get_backend("cpu")
-    adj = Adjacency(ops, np.float64, with_twin=False)
-    adj.ensure_vertices(3)
-    adj.append(np.array([0, 1, 1, 2]), np.array([1, 2, 0, 0]), np.ones(4))
-    for u in range(3):
-        assert (adj.nbr.ctypes.data + 4 * int(adj.start[u])) % 128 == 0
-        assert (adj.wgt.ctypes.data + 8 * int(adj.start[u])) % 128 == 0
+    adj = Adjacency(ops, weight_dtype, with_twin=True)
+    n = 200
+    adj.ensure_vertices(n)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        u = rng.integers(0, n, 400) ** 2 % n          # skewed degrees: short lists and long ones
+        adj.append(u, rng.integers(0, n, u.size), np.ones(u.size, weight_dtype))
+        owned = np.flatnonzero(adj.capacity[:n])
+        for array in (adj.nbr, adj.wgt, adj.twin):
+            first = (array.ctypes.data + array.itemsize * adj.start[owned]) // 128
+            last = (array.ctypes.data + array.itemsize * (adj.start[owned] + adj.capacity[owned]) - 1) // 128
+            fits = adj.capacity[owned] * array.itemsize <= 128
+            assert (first[fits] == last[fits]).all()
+            assert ((array.ctypes.data + array.itemsize * adj.start[owned][~fits]) % 128 == 0).all()
+    assert adj.end % adj.align == 0
+
+
+def test_size_classes_keep_a_power_law_graph_small():
+    """Bulk-loaded lists take at most 1.6 slots per entry on a skewed degree
+    distribution (one 128-byte unit per list took 2.2)."""
+    ops = get_backend("cpu")
+    rng = np.random.default_rng(0)
+    n = 20_000
+    degree = np.minimum(rng.zipf(1.8, n), 5_000)
+    src = np.repeat(np.arange(n), degree)
+    adj = Adjacency(ops, np.float32, with_twin=False)
+    adj.ensure_vertices(n)
+    adj.build(src, rng.integers(0, n, src.size).astype(np.int32), np.ones(src.size, np.float32))
+    assert adj.end <= 1.6 * src.size
+    assert list_room(np, np.array([1, 2, 3, 17, 32, 40]), 32).tolist() == [4, 4, 4, 32, 32, 64]
 
 
 def test_version_changes_whenever_a_list_may_start_elsewhere():
@@ -122,3 +150,13 @@ def test_version_changes_whenever_a_list_may_start_elsewhere():
             before = where_lists_are()
             adj.compact()
             check(before, "compact")
+
+
+def test_slot_pointers_take_four_bytes_and_bound_the_slots():
+    """Twin pointers (and the edge index's values) are 4-byte slots, so an
+    adjacency refuses, before allocating, to grow past :data:`MAX_SLOTS`."""
+    adj = Adjacency(get_backend("cpu"), np.float32, with_twin=True)
+    assert adj.twin.dtype == SLOT_DTYPE and SLOT_DTYPE.itemsize == 4
+    with pytest.raises(MemoryError, match="at most 4,294,967,295 slots"):
+        adj._ensure_slots(MAX_SLOTS + 1)
+    assert adj.slot_capacity == 4 * adj.align

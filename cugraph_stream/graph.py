@@ -415,17 +415,39 @@ class StreamGraph:
         with self.lock:
             return self._store.num_edges
 
-    def memory_bytes(self):
-        """Bytes held by the graph store and the tracked queries' state."""
+    def memory_bytes(self, per_device=False):
+        """Bytes held by the graph store and the tracked queries' state.
+
+        With ``per_device=True``, a dict of where they are held: ``"device"``
+        (GPU memory: the whole store with placement ``"device"``; the
+        per-vertex arrays, the caches and the queries' state otherwise) and
+        ``"host"`` (the rest; everything on the CPU backend).
+
+        Examples
+        --------
+        >>> import numpy as np, cugraph_stream as cgs
+        >>> g = cgs.StreamGraph.from_edgelist({"source": np.arange(1000), "destination": np.arange(1, 1001)})
+        >>> held = g.memory_bytes(per_device=True)
+        >>> sorted(held), held["device"], held["host"] == g.memory_bytes()     # the CPU backend
+        (['device', 'host'], 0, True)
+        """
         with self.lock:
-            held = self._store.memory_bytes() + sum(q.engine.memory_bytes() for q in self._queries)
-            return held + (self._times[1].memory_bytes() if self._times else 0)
+            queries = sum(q.engine.memory_bytes() for q in self._queries)
+            window = self._times[1].memory_bytes() if self._times else 0     # in the adjacency's memory
+            held = self._store.memory_bytes() + queries + window
+            if not per_device:
+                return held
+            device = 0
+            if self._ops.has_device_memory:
+                device = self._store.device_memory_bytes() + queries
+                device += window if self._store.placement.memory == "device" else 0
+            return {"device": device, "host": held - device}
 
     @_exclusive
     def compact(self):
         """Give memory back to what the graph holds now; returns :meth:`memory_bytes`.
 
-        Rewrites every neighbour list contiguously (with a quarter more room)
+        Rewrites every neighbour list contiguously (in the size class of 1.25x its degree)
         and shrinks the per-vertex arrays (the store's and the queries') and
         the edge index once they are far larger than the vertices and edges
         need.  It happens by itself past a garbage threshold, which vertex
@@ -438,7 +460,7 @@ class StreamGraph:
         >>> _ = g.track(cgs.BFS(source=0))
         >>> _ = g.apply({"source": np.arange(99_990), "destination": np.arange(1, 99_991), "op": np.full(99_990, -1)})
         >>> held = g.memory_bytes()
-        >>> g.compact() < held / 10            # 10 edges left among 100,001 vertices
+        >>> g.compact() < held / 2             # 10 edges left; the 100,001 vertices stay
         True
         """
         with self._transaction():

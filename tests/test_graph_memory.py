@@ -60,3 +60,21 @@ def test_compact_gives_back_what_deleted_edges_held():
     expected.add_vertices(g.vertices().to_numpy())
     reference = expected.track(cgs.BFS(source=paths.source, mode="recompute")).result()
     assert np.array_equal(paths.result()["distance"].to_numpy(), reference["distance"].to_numpy())
+
+
+def test_memory_by_device_adds_up_and_follows_the_placement(backend, placement):
+    options = {"cache_budget": 1 << 20} if placement == "cached" else {}
+    rng = np.random.default_rng(3)
+    edges = pd.DataFrame({"src": rng.integers(0, 5_000, 50_000), "dst": rng.integers(0, 5_000, 50_000)})
+    g = cgs.StreamGraph.from_edgelist(edges, backend=backend, placement=placement, **options)
+    g.track(cgs.SSSP(source=int(edges["src"][0])))
+    held = g.memory_bytes(per_device=True)
+    assert held["device"] + held["host"] == g.memory_bytes()
+    adjacency = g._store.out.memory_bytes() + g._store.inn.memory_bytes() + g._store.index.memory_bytes()
+    if backend == "cpu":
+        assert held["device"] == 0
+    elif placement == "device":
+        assert held["host"] == 0
+    else:                               # the slot arrays and the edge index are in host memory
+        per_vertex = sum(g._store.ops.memory_bytes(a.start, a.degree, a.capacity) for a in (g._store.out, g._store.inn))
+        assert held["host"] == adjacency - per_vertex

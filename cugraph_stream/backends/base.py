@@ -39,9 +39,14 @@ import threading
 import time
 from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 #: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
 EMPTY_KEY = -1
 DELETED_KEY = -2
+#: dtype of slot pointers (an adjacency's twin pointers, the edge index's values): 4 bytes,
+#: so one adjacency holds at most 2**32 - 1 slots; the kernels take them as ``unsigned int``
+SLOT_DTYPE = np.dtype(np.uint32)
 
 #: Operators whose results carry sizes or values that the host reads (a
 #: data-dependent length, a count, a host value): each call is one host

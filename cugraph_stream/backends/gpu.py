@@ -39,7 +39,7 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import DEVICE_CALLS, AdjacencyLists, Backend
+from .base import DEVICE_CALLS, SLOT_DTYPE, AdjacencyLists, Backend
 from .chunks import DeviceChunkAllocator
 
 _THREADS = 256
@@ -94,6 +94,13 @@ def _ids_address(nbr):
 
 def _blocks(threads):
     return (max(int(threads), 1) + _THREADS - 1) // _THREADS
+
+
+def _check_slot_pointers(array):
+    """Kernels read slot pointers as ``unsigned int``: refuse another dtype
+    (an int64 array would be read as pairs of halves)."""
+    if array is not None and array.dtype != SLOT_DTYPE:
+        raise TypeError(f"slot pointers must be {SLOT_DTYPE}, got {array.dtype}")
 
 
 class GPUBackend(Backend):
@@ -362,6 +369,7 @@ class GPUBackend(Backend):
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
         xp = self.xp
+        _check_slot_pointers(adj.twin)
         n = int(slots.size)
         owner, source, target = (xp.empty(n, dtype=xp.int64) for _ in range(3))
         if n == 0:
@@ -378,6 +386,7 @@ class GPUBackend(Backend):
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         xp = self.xp
+        _check_slot_pointers(adj.twin)
         owner, source, target = (xp.empty(moved, dtype=xp.int64) for _ in range(3))
         if vertices.size:
             name = f"relocate_lists<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
@@ -411,6 +420,8 @@ class GPUBackend(Backend):
         if n == 0 or (table is None and mirror_twin is None):
             return
         none = adj.start        # any int64 array stands in for an argument the kernel does not read
+        for pointers in (adj.twin, table_values, mirror_twin):
+            _check_slot_pointers(pointers)
         cuda_kernels.get_kernel("adjacency", "follow_moves")(
             (_blocks(n),), (_THREADS,),
             (owners, targets, np.int64(n), adj.nbr, none if adj.twin is None else adj.twin,
@@ -441,6 +452,7 @@ class GPUBackend(Backend):
         inserted, deleted, updated = (xp.empty(n, dtype=xp.int64) for _ in range(3))
         inserted_w, updated_w = (xp.empty(n, dtype=weights.dtype) for _ in range(2))
         counters = xp.zeros(6, dtype=xp.uint64)
+        _check_slot_pointers(table_slots)
         if n:
             name = f"net_changes<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>"
             cuda_kernels.get_kernel("batch", name)(

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.base import SLOT_DTYPE
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -47,9 +48,8 @@ MIN_COMPACT_SLOTS = 64 * 1024
 END_ROOM = 8
 #: the smallest list (16 bytes of ``nbr``): a vertex's first few edges never move its list
 MIN_LIST_SLOTS = 4
-#: dtype of slot pointers (the twin pointers here, the edge index's values): 4 bytes
-#: per pointer, so one adjacency holds at most :data:`MAX_SLOTS` slots
-SLOT_DTYPE = np.dtype(np.uint32)
+#: slot pointers (twins here, the edge index's values) are 4-byte SLOT_DTYPE, so
+#: one adjacency holds at most this many slots
 MAX_SLOTS = int(np.iinfo(SLOT_DTYPE).max)
 
 

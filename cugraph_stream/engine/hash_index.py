@@ -27,7 +27,7 @@ def arc_key(xp, u, v):
 class EdgeIndex:
     """Map arc keys (see :func:`arc_key`) to integer values of ``value_dtype``
     (the store's: out-adjacency slots as 4-byte
-    :data:`~cugraph_stream.engine.adjacency.SLOT_DTYPE`; the time window's:
+    :data:`~cugraph_stream.backends.base.SLOT_DTYPE`; the time window's:
     int64 times).
 
     ``memory`` is the memory of the table (see ``Backend.aligned_empty``);

@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .adjacency import SLOT_DTYPE, Adjacency, list_room
+from ..backends.base import SLOT_DTYPE
+from .adjacency import Adjacency, list_room
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_selection import select_in_chunks
 from .hash_index import EdgeIndex, arc_key

@@ -13,7 +13,7 @@ from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path
 from cugraph_stream.backends import cpu_kernels, get_backend
 from cugraph_stream.backends.base import DELETED_KEY
 from cugraph_stream.backends.cpu import CPUBackend
-from cugraph_stream.engine.adjacency import Adjacency
+from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
 
 pytest.importorskip("numba")
 from hypothesis import given  # noqa: E402
@@ -75,7 +75,7 @@ def test_net_changes(seed, rows, dtype):
     pool = np.unique(rng.integers(0, 2**36, 60))
     present = pool[: pool.size // 2]
     table = _table(rng, 1024, present)
-    table_slots = np.full(table.size, -1, dtype=np.int64)
+    table_slots = np.full(table.size, MAX_SLOTS, dtype=SLOT_DTYPE)
     table_slots[NUMPY.hash_find(table, present)] = np.arange(present.size)
     stored = rng.integers(1, 4, present.size).astype(dtype)
     keys = rng.choice(np.append(pool, [-1, -(5 << 32)]), rows)        # negative: no such edge
@@ -167,8 +167,8 @@ def test_follow_moves(seed, n, edges):
     owners, targets = owners[first], targets[first]            # one slot per arc key
     out = []
     for ops in (NUMPY, COMPILED):
-        values = np.full(table.size, -7, dtype=np.int64)
-        mirror = np.full(10**6, -7, dtype=np.int64)
+        values = np.full(table.size, MAX_SLOTS, dtype=SLOT_DTYPE)
+        mirror = np.full(10**6, MAX_SLOTS, dtype=SLOT_DTYPE)
         ops.follow_moves(adj, owners, targets, table, values, mirror)
         out.append((values.tolist(), mirror[adj.twin[targets]].tolist()))
     assert out[0] == out[1]

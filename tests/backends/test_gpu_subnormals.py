@@ -18,7 +18,7 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.algorithms import sssp_rule, widest_path_rule
 from cugraph_stream.backends import available_backends, get_backend
-from cugraph_stream.engine.adjacency import Adjacency
+from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(available_backends()["gpu"] is not None,
@@ -258,7 +258,7 @@ def test_net_changes_tells_subnormal_weights_apart(backends, dtype):
     got = {}
     for key, ops in backends.items():
         table = ops.asarray(np.full(64, -1, dtype=np.int64))
-        slots = ops.asarray(np.full(64, -7, dtype=np.int64))
+        slots = ops.asarray(np.full(64, MAX_SLOTS, dtype=SLOT_DTYPE))      # never read where absent
         slots[ops.hash_claim(table, ops.asarray(keys))[0]] = ops.asarray(np.arange(keys.size))
         out = ops.net_changes(ops.asarray(row_keys), ops.asarray(row_ops), ops.asarray(row_w), table, slots,
                               ops.asarray(stored))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
-from cugraph_stream.engine.adjacency import Adjacency
+from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
 
 
 def host(ops, a):
@@ -79,7 +79,7 @@ def test_net_changes_follow_rows_in_order(ops, seed):
     stored = {int(k): float(rng.integers(1, 4)) for k in rng.choice(40, 20, replace=False)}
     table = ops.asarray(np.full(1024, -1, dtype=np.int64))
     keys = np.array(sorted(stored), dtype=np.int64)
-    slots = ops.asarray(np.full(1024, -7, dtype=np.int64))   # never read where absent
+    slots = ops.asarray(np.full(1024, MAX_SLOTS, dtype=SLOT_DTYPE))   # never read where absent
     slots[ops.hash_claim(table, ops.asarray(keys))[0]] = ops.asarray(np.arange(keys.size))
     stored_weights = ops.asarray(np.array([stored[int(k)] for k in keys]))
     rows = 300
@@ -544,7 +544,7 @@ def test_net_changes_ignores_rows_of_negative_keys(ops):
     """A negative key is a delete row naming a vertex the graph lacks: ignored, whatever
     the table holds (-1 is also the empty slots' key)."""
     table = ops.asarray(np.full(1024, -1, dtype=np.int64))
-    slots = ops.asarray(np.zeros(1024, dtype=np.int64))
+    slots = ops.asarray(np.zeros(1024, dtype=SLOT_DTYPE))
     slots[ops.hash_claim(table, ops.asarray(np.array([7], dtype=np.int64)))[0]] = 0
     keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
     codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)

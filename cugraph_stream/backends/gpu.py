@@ -41,6 +41,7 @@ from ..floats import exact_astype
 from . import cuda_kernels
 from .base import DEVICE_CALLS, SLOT_DTYPE, AdjacencyLists, Backend
 from .chunks import DeviceChunkAllocator
+from .pinned import pinned_host_array
 
 _THREADS = 256
 _SMALL_DEGREE = 32      # below: a thread per vertex
@@ -161,27 +162,10 @@ class GPUBackend(Backend):
 
     def aligned_empty(self, n, dtype, align=4096, memory="device"):
         if memory == "host":
-            return self._pinned_empty(int(n), dtype, align)
+            return pinned_host_array(self.xp, int(n), dtype, align)
         # CuPy's pool hands out 512-byte aligned blocks: every 128-byte
         # boundary of a list start is a boundary in device memory too
         return self.xp.empty(int(n), dtype=dtype)
-
-    def _pinned_empty(self, n, dtype, align):
-        """An array in pinned host memory that kernels read in place, starting at ``align`` bytes.
-
-        Under unified addressing (every 64-bit process) the host pointer of
-        a cudaHostAlloc allocation is also the pointer kernels use, so the
-        CuPy array wraps it directly; the allocation (over-allocated to
-        place the start on the boundary: small ones are only 512-byte
-        aligned) lives as long as the array.
-        """
-        cuda = self.xp.cuda
-        dtype = np.dtype(dtype)
-        nbytes = max(n * dtype.itemsize, 1)
-        pinned = cuda.PinnedMemory(nbytes + align, cuda.runtime.hostAllocMapped | cuda.runtime.hostAllocPortable)
-        offset = (-pinned.ptr) % align
-        memory = cuda.UnownedMemory(pinned.ptr + offset, nbytes, pinned, device_id=cuda.Device().id)
-        return self.xp.ndarray((n,), dtype=dtype, memptr=cuda.MemoryPointer(memory, 0))
 
     def allocation_scope(self):
         # the engines' own CuPy pool, whatever CuPy's allocator is: cuDF, on

@@ -102,9 +102,12 @@ def main(argv=None):
     write(f"R-MAT scale {args.scale}, edge factor {args.edge_factor}, backend {args.backend}, "
           f"placement {args.placement}")
     write(f"load: {g.number_of_edges():,} edges in {load_s:.2f} s = {g.number_of_edges() / load_s / 1e6:.1f}M edges/s")
+    phases = g.last_report.times
+    write("  phases: " + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in phases.items()))
     g.track(cgs.SSSP(source=source))
     g.track(cgs.PageRank())
-    figures = {"args": vars(args), "load_s": load_s, "after_load": describe(g, "after the load")}
+    figures = {"args": vars(args), "load_s": load_s, "load_phases_s": dict(phases),
+               "after_load": describe(g, "after the load")}
     if batches:
         for batch in batches:
             g.apply(batch, source="src", destination="dst", weight="weight")

@@ -14,7 +14,7 @@ of the budget as the hot-subgraph cache (:func:`choose_placement` on the
 (:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.hash_index`):
 lists in the size class of 1.25x their degree and 1/8 more at the end of the
 slot arrays after a bulk load (1.6 slots per arc on a power-law graph), twin
-pointers in a directed store, an edge index at most half full.
+pointers in a directed store's out-adjacency, an edge index at most half full.
 """
 from __future__ import annotations
 
@@ -134,10 +134,10 @@ def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1)
 
     >>> f = device_footprint(1000, 10_000, directed=True, weight_dtype="float32")
     >>> f.adjacency, f.index, f.per_vertex
-    (512000, 524288, 105000)
+    (320000, 524288, 105000)
     """
     arcs = 2 * int(num_edges)                    # directed: out and in; undirected: both directions
-    slot_bytes = 4 + np.dtype(weight_dtype).itemsize + (8 if directed else 0)
+    slot_bytes = 4 + np.dtype(weight_dtype).itemsize + (2 if directed else 0)     # a 4-byte twin per out-arc
     adjacency = int(arcs * slot_bytes * SLOTS_PER_ARC)
     out_arcs = int(num_edges) if directed else arcs
     capacity = 1024

@@ -1,8 +1,9 @@
 """The dynamic graph store: vertices, out- and in-adjacency, and the edge index.
 
 A directed graph keeps an out-adjacency and an in-adjacency (the engine
-re-seeds invalidated vertices from their in-neighbours); each entry knows its
-mirror's slot (``twin``), so deleting ``u -> v`` never scans ``v``'s list.
+re-seeds invalidated vertices from their in-neighbours); each out-entry knows
+its in-entry's slot (``twin``), so deleting ``u -> v`` never scans ``v``'s
+list, and an in-entry finds its out-entry through the edge index.
 An undirected graph keeps one adjacency holding both arcs of every edge (one
 arc for a self loop), which serves as in- and out-adjacency at once.  The
 edge index maps each arc of the out-adjacency to its slot.
@@ -124,7 +125,9 @@ class GraphStore:
         self.vertices = VertexTable(ops, self.journal)
         self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, memory=placement.memory,
                              journal=self.journal)
-        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=True, memory=placement.memory, journal=self.journal)
+        # the in-adjacency keeps no twin pointers: an in-entry that moves finds its
+        # out-entry through the edge index (_follow_in)
+        self.inn = (Adjacency(ops, self.weight_dtype, with_twin=False, memory=placement.memory, journal=self.journal)
                     if self.directed else self.out)
         self.index = EdgeIndex(ops, memory=placement.memory, journal=self.journal, value_dtype=SLOT_DTYPE)
         self.num_edges = 0
@@ -370,7 +373,6 @@ class GraphStore:
             in_slots = xp.empty_like(slots)
             in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
             self.out.twin[slots] = in_slots       # fresh slots: nothing to keep
-            self.inn.twin[in_slots] = slots
         self.journal.assign(self, "num_edges", int(eu.size))
         delta = self.empty_delta()
         delta.inserted_u, delta.inserted_v, delta.inserted_w = au, av, aw
@@ -411,28 +413,27 @@ class GraphStore:
             in_slots, moves = self.inn.append(v, u, w)
             self._follow_in(moves)
             self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
-            self.inn.twin[in_slots] = slots
 
     def _follow_out(self, moves):
-        """Point the edge index (and the in-adjacency twins) at moved out-entries."""
+        """Point the edge index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
         if self.journal.recording:
             # before the move the index held each moved arc at its source slot
             keys = arc_key(self.ops.xp, moves.owner, self.out.nbr[moves.target])
             self.journal.on_rollback(functools.partial(_point_index_at, self.index, keys, moves.source))
-            if self.directed:
-                self.journal.save(self.inn.twin, self.out.twin[moves.target])
-        self.ops.follow_moves(self.out, moves.owner, moves.target, self.index.keys, self.index.values,
-                              self.inn.twin if self.directed else None)
+        self.ops.follow_moves(self.out, moves.owner, moves.target, self.index.keys, self.index.values)
 
     def _follow_in(self, moves):
-        """Point the out-adjacency twins at moved in-entries."""
+        """Point the out-adjacency twins at moved in-entries: the in-entry of
+        ``u -> v`` in ``v``'s list finds its out-entry through the edge index
+        (every moved entry's arc is in it: deleted arcs leave the index first,
+        inserted ones enter it before their in-entries are placed)."""
         if moves is None or moves.size == 0:
             return
-        if self.journal.recording:
-            self.journal.save(self.out.twin, self.inn.twin[moves.target])
-        self.ops.follow_moves(self.inn, moves.owner, moves.target, mirror_twin=self.out.twin)
+        xp = self.ops.xp
+        out_slots = self.index.get(arc_key(xp, self.inn.nbr[moves.target], moves.owner))
+        self.journal.write(self.out.twin, out_slots, moves.target)
 
     def _compact_if_needed(self):
         if self.out.needs_compaction():
@@ -566,10 +567,11 @@ class GraphStore:
             if bool((self.out.nbr[slots].astype(xp.int64) != av).any()):
                 problems.append("the index points at a wrong slot")
             if self.directed:
-                twin = self.out.twin[slots]
+                twin = self.out.twin[slots].astype(xp.int64)
                 mirrored = self.inn.nbr[twin].astype(xp.int64)
-                if bool((self.inn.twin[twin] != slots).any()) or bool((mirrored != au).any()):
-                    problems.append("in-adjacency twin pointers disagree")
+                inside = (twin >= self.inn.start[av]) & (twin < self.inn.start[av] + self.inn.degree[av])
+                if bool((~inside).any()) or bool((mirrored != au).any()):
+                    problems.append("out-adjacency twin pointers miss their in-entries")
                 if bool((self.inn.wgt[twin] != self.out.wgt[slots]).any()):
                     problems.append("in- and out-adjacency weights disagree")
         if self.directed and int(self.inn.degree[:bound].sum()) != int(keys.size):
@@ -644,7 +646,6 @@ class GraphStore:
             in_slots = xp.empty_like(slots)
             in_slots[by_v] = self.inn.build(av[by_v], au[by_v], aw[by_v])
             self.out.twin[slots] = in_slots
-            self.inn.twin[in_slots] = slots
         self.journal.assign(self, "num_edges", int(u.size))
 
 

@@ -23,7 +23,7 @@ demo: $(BIN)/.installed
 	$(BIN)/cugraph-stream demo
 
 test: $(BIN)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 bench: $(BIN)/.installed-dev
 	$(BIN)/python -m benchmarks.cpu_vs_scipy

@@ -186,12 +186,13 @@ class Adjacency:
         have = self.slot_capacity
         if n <= have:
             return
-        if n > MAX_SLOTS:
-            raise MemoryError(f"one adjacency holds at most {MAX_SLOTS:,} slots (4-byte slot pointers); "
+        limit = self._slot_limit()
+        if n > limit:
+            raise MemoryError(f"one adjacency holds at most {limit:,} slots (4-byte slot pointers); "
                               f"this change needs {n:,}")
         self.version += 1
-        size = min(max(n, have + have // 2, 4 * self.align), MAX_SLOTS)
-        size += (-size) % self.align if size + self.align <= MAX_SLOTS else 0
+        size = max(n, have + have // 2, 4 * self.align)
+        size = min(size + (-size) % self.align, limit)
         for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             old = getattr(self, name)
             if old is None:
@@ -199,6 +200,10 @@ class Adjacency:
             grown = self._slots(size, dtype)
             grown[: self.end] = old[: self.end]
             self.journal.assign(self, name, grown)
+
+    def _slot_limit(self):
+        """The most slots the arrays may have: whole alignment units of pointable slots."""
+        return MAX_SLOTS - MAX_SLOTS % self.align
 
     def _round_capacity(self, need):
         """The size class (:func:`list_room`) of 1.5x ``need``."""
@@ -341,7 +346,7 @@ class Adjacency:
         old, owner = self.slots_of(vertices)
         new = new_start[owner] + (old - self.start[vertices][owner])
         size = max(total + total // END_ROOM, 4 * self.align)
-        size += (-size) % self.align
+        size = min(size + (-size) % self.align, self._slot_limit())
         for name, dtype in (("nbr", xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             arr = getattr(self, name)
             if arr is None:

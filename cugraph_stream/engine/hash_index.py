@@ -10,10 +10,10 @@ stream that inserts and deletes the same edges forever, and rebuilt smaller
 """
 from __future__ import annotations
 
-from ..backends.base import DELETED_KEY as DELETED
-from ..backends.base import EMPTY_KEY as EMPTY
 import numpy as np
 
+from ..backends.base import DELETED_KEY as DELETED
+from ..backends.base import EMPTY_KEY as EMPTY
 from .journal import Journal
 
 MIN_CAPACITY = 1024

@@ -221,6 +221,11 @@ class Backend(abc.ABC):
     #: grouped), so that the engine need not sort them
     place_entries_any_order = False
 
+    #: whether the vertex table keeps a dense map from external to internal ids
+    #: (read by :meth:`lookup_dense`) while the external ids allow: a gather in
+    #: place of binary searches, for one host read of each batch's new ids
+    dense_vertex_map = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _count_calls(cls)
@@ -355,6 +360,21 @@ class Backend(abc.ABC):
     def lookup_sorted(self, keys, values, queries):
         """For each of ``queries``, the entry of ``values`` paired with the equal
         entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal."""
+
+    def lookup_dense(self, table, queries):
+        """For each of ``queries``, ``table[query]`` where ``0 <= query < table.size``,
+        else ``-1`` (``table``: int64).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu", compiled=False).lookup_dense(np.array([7, -1, 5]), np.array([2, -4, 0, 3])).tolist()
+        [5, -1, 7, -1]
+        """
+        xp = self.xp
+        if table.size == 0:
+            return xp.full(queries.shape, -1, dtype=xp.int64)
+        inside = (queries >= 0) & (queries < table.size)
+        return xp.where(inside, table[xp.where(inside, queries, 0)], -1)
 
     @abc.abstractmethod
     def merge_sorted(self, keys, values, more_keys, more_values):

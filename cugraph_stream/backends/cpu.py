@@ -72,6 +72,7 @@ class CPUBackend(Backend):
 
     name = "cpu"
     xp = np
+    dense_vertex_map = True
 
     def __init__(self, compiled=None):
         self.kernels = _load_kernels(compiled)
@@ -169,6 +170,11 @@ class CPUBackend(Backend):
             pos = np.searchsorted(keys, queries)
         pos = np.minimum(pos, keys.size - 1)
         return np.where(keys[pos] == queries, values[pos], -1)
+
+    def lookup_dense(self, table, queries):
+        if self.kernels is not None:
+            return self.kernels.lookup_dense(table, queries)
+        return super().lookup_dense(table, queries)
 
     def merge_sorted(self, keys, values, more_keys, more_values):
         at = np.searchsorted(keys, more_keys, side="right") + np.arange(more_keys.size)

@@ -271,6 +271,16 @@ def _lookup_sorted(keys, values, queries):
     return out
 
 
+@_jit
+def _lookup_dense(table, queries):
+    out = np.empty(queries.size, dtype=np.int64)
+    n = table.size
+    for i in range(queries.size):
+        q = queries[i]
+        out[i] = table[q] if 0 <= q < n else -1
+    return out
+
+
 # ------------------------------------------------------------------ adjacency
 @_jit
 def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weights, slots, count, state):
@@ -578,6 +588,9 @@ class Kernels:
         if keys.size > _SEARCH_UNSORTED_KEYS:
             return None
         return _lookup_sorted(_i64(keys), _i64(values), _i64(queries)).reshape(queries.shape)
+
+    def lookup_dense(self, table, queries):
+        return _lookup_dense(_i64(table), _i64(queries).ravel()).reshape(queries.shape)
 
     def place_entries(self, adj, owners, neighbours, weights, slots, count, state):
         pending = int(slots.size)

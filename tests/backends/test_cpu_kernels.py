@@ -276,3 +276,11 @@ def test_lookup_sorted(seed, n, queries):
     values = rng.integers(0, 10**6, keys.size)
     q = np.concatenate((rng.choice(keys, queries), rng.integers(-2**62, 2**62, queries // 3)))
     assert (COMPILED.lookup_sorted(keys, values, q) == NUMPY.lookup_sorted(keys, values, q)).all()
+
+
+@given(seeds, st.integers(0, 3000), st.integers(0, 3000))
+def test_lookup_dense(seed, n, queries):
+    rng = np.random.default_rng(seed)
+    table = rng.integers(-1, 10**6, n)
+    q = np.concatenate((rng.integers(-5, n + 5, queries), rng.integers(-2**62, 2**62, queries // 3)))
+    assert (COMPILED.lookup_dense(table, q) == NUMPY.lookup_dense(table, q)).all()

@@ -37,7 +37,7 @@ import contextlib
 import functools
 import threading
 import time
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
 #: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
 EMPTY_KEY = -1
@@ -133,6 +133,28 @@ def _count_calls(cls):
                 or isinstance(member, (staticmethod, classmethod)) or getattr(member, "counted", False)):
             continue
         setattr(cls, name, _counted(member, int(name not in WAIT_ONLY_METHODS), int(name in SYNC_OPERATORS)))
+
+
+class NetChanges(NamedTuple):
+    """What :meth:`Backend.net_changes` returns: the net change of each edge a batch names."""
+
+    #: keys of the edges absent before the batch and present after it
+    inserted: Any
+    #: their weights after the batch
+    inserted_weights: Any
+    #: keys of the edges present before and absent after
+    deleted: Any
+    #: keys of the edges present before and after with another weight
+    updated: Any
+    #: their weights after the batch
+    updated_weights: Any
+    #: ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``, ``cancelled``, ``ignored``
+    counts: dict
+    #: the edge index's table positions of ``deleted`` (what ``hash_find`` gives), so the
+    #: store erases and finds them without probing again
+    deleted_at: Any
+    #: the table positions of ``updated``
+    updated_at: Any
 
 
 @runtime_checkable
@@ -500,13 +522,13 @@ class Backend(abc.ABC):
         ``table_slots``, see :meth:`hash_find`) and ``stored_weights`` (weight
         per slot) give it, and each row applies in order.
 
-        Returns ``(inserted, inserted_weights, deleted, updated,
-        updated_weights, counts)``: the keys of edges absent before and
+        Returns a :class:`NetChanges`: the keys of edges absent before and
         present after, present before and absent after, present in both with
-        another weight (any order), and ``counts`` with ``inserted``,
+        another weight (any order), ``counts`` with ``inserted``,
         ``deleted``, ``weight_updated``, ``unchanged`` (present in both, no
         row changed it), ``cancelled`` (rows changed it and changed it back)
-        and ``ignored`` (delete rows that found their edge absent).
+        and ``ignored`` (delete rows that found their edge absent), and the
+        table positions of the deleted and updated keys.
         """
 
     # --------------------------------------------------------- graph operators

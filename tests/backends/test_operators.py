@@ -88,9 +88,11 @@ def test_net_changes_follow_rows_in_order(ops, seed):
     row_w = rng.integers(1, 4, rows).astype(np.float64)
     order = np.argsort(row_keys, kind="stable")
 
-    inserted, inserted_w, deleted, updated, updated_w, counts = ops.net_changes(
-        ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
-        table, slots, stored_weights)
+    net = ops.net_changes(ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
+                          table, slots, stored_weights)
+    inserted, inserted_w, deleted, updated, updated_w, counts = net[:6]
+    for found, at in ((deleted, net.deleted_at), (updated, net.updated_at)):     # where the index holds them
+        assert host(ops, at).tolist() == host(ops, ops.hash_find(table, found)).tolist()
 
     state, changed, ignored = dict(stored), set(), 0
     for k, o, w in zip(row_keys.tolist(), row_ops.tolist(), row_w.tolist()):
@@ -549,7 +551,7 @@ def test_net_changes_ignores_rows_of_negative_keys(ops):
     keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
     codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)
     inserted, _, deleted, updated, _, counts = ops.net_changes(
-        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))
+        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))[:6]
     assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
     assert updated.size == 0
     assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)

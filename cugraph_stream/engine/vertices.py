@@ -72,8 +72,9 @@ class VertexTable:
 
     def lookup_again(self, external, found, added_external, added_internal):
         """:meth:`lookup` of ``external`` after :meth:`add`, given ``found``, its
-        result before the add, and the add's ids: only the ids added are searched
-        for (by a binary search among them, without a dense map).
+        result before the add, and the add's ids: only the queries not found
+        before are looked up again (in the dense map), or, without one, searched
+        for among the ids added.
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
@@ -83,9 +84,13 @@ class VertexTable:
         >>> new = np.array([5]); vt.lookup_again(queries, found, new, vt.add(new)).tolist()
         [1, 2, -1]
         """
-        if self.dense is not None:
-            return self.ops.lookup_dense(self.dense, external)
-        return self.ops.xp.where(found < 0, self.ops.lookup_sorted(added_external, added_internal, external), found)
+        xp = self.ops.xp
+        if self.dense is not None:      # (CPU only: the positions are read on the host)
+            missing = xp.flatnonzero(found < 0)
+            found = found.copy()
+            found[missing] = self.ops.lookup_dense(self.dense, external[missing])
+            return found
+        return xp.where(found < 0, self.ops.lookup_sorted(added_external, added_internal, external), found)
 
     def _map_densely(self, external, internal):
         """Enter ``external`` ids (ascending) with their ``internal`` ids into the dense

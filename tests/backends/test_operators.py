@@ -214,6 +214,14 @@ def test_lookup_sorted_pairs_equal_keys_only(ops):
     assert host(ops, ops.lookup_sorted(empty, empty, ops.asarray(queries))).tolist() == [-1] * queries.size
 
 
+def test_lookup_dense_reads_the_table_inside_its_range_only(ops):
+    table = ops.asarray(np.array([4, -1, 9, 0], dtype=np.int64))
+    queries = ops.asarray(np.array([2, 3, 4, -1, 1, 0, 2**62, -2**63], dtype=np.int64))
+    assert host(ops, ops.lookup_dense(table, queries)).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
+    empty = ops.asarray(np.empty(0, dtype=np.int64))
+    assert host(ops, ops.lookup_dense(empty, queries)).tolist() == [-1] * 8
+
+
 @pytest.mark.parametrize("sizes", [(0, 5), (5, 0), (40, 13), (1, 300)])
 def test_merge_sorted_keeps_keys_ascending_with_their_values(ops, sizes):
     rng = np.random.default_rng(sum(sizes))

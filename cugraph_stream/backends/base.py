@@ -385,18 +385,19 @@ class Backend(abc.ABC):
 
     def lookup_dense(self, table, queries):
         """For each of ``queries``, ``table[query]`` where ``0 <= query < table.size``,
-        else ``-1`` (``table``: int64).
+        else ``-1`` (``table``: int32 or int64; the result: int64).
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
-        >>> get_backend("cpu", compiled=False).lookup_dense(np.array([7, -1, 5]), np.array([2, -4, 0, 3])).tolist()
+        >>> get_backend("cpu", compiled=False).lookup_dense(np.array([7, -1, 5], dtype=np.int32),
+        ...                                                 np.array([2, -4, 0, 3])).tolist()
         [5, -1, 7, -1]
         """
         xp = self.xp
         if table.size == 0:
             return xp.full(queries.shape, -1, dtype=xp.int64)
         inside = (queries >= 0) & (queries < table.size)
-        return xp.where(inside, table[xp.where(inside, queries, 0)], -1)
+        return xp.where(inside, table[xp.where(inside, queries, 0)], -1).astype(xp.int64, copy=False)
 
     @abc.abstractmethod
     def merge_sorted(self, keys, values, more_keys, more_values):

@@ -617,7 +617,7 @@ class Kernels:
         return _lookup_sorted(_i64(keys), _i64(values), _i64(queries)).reshape(queries.shape)
 
     def lookup_dense(self, table, queries):
-        return _lookup_dense(_i64(table), _i64(queries).ravel()).reshape(queries.shape)
+        return _lookup_dense(np.ascontiguousarray(table), _i64(queries).ravel()).reshape(queries.shape)
 
     def merge_sorted(self, keys, values, more_keys, more_values):
         return _merge_sorted(_i64(keys), _i64(values), _i64(more_keys), _i64(more_values))

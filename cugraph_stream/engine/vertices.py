@@ -45,7 +45,9 @@ class VertexTable:
     """
 
     #: ``dense[x]``: the internal id of external id ``x`` (-1 for none), for every
-    #: ``0 <= x < dense.size``; no live vertex has an external id outside; None where
+    #: ``0 <= x < dense.size``, as int32 (internal ids stay below 2**31, see
+    #: :func:`~cugraph_stream.engine.hash_index.arc_key`: half the cache footprint of
+    #: int64); no live vertex has an external id outside; None where
     #: the backend keeps no dense map or the ids outgrew it (a class default, so
     #: tables pickled before it existed read None)
     dense = None
@@ -62,7 +64,7 @@ class VertexTable:
         self.sorted_external = xp.empty(0, dtype=xp.int64)
         self.sorted_internal = xp.empty(0, dtype=xp.int64)
         if getattr(ops, "dense_vertex_map", False):
-            self.dense = xp.empty(0, dtype=xp.int64)
+            self.dense = xp.empty(0, dtype=xp.int32)
 
     def lookup(self, external):
         """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
@@ -102,7 +104,7 @@ class VertexTable:
             return
         if highest >= self.dense.size:
             grown = self.ops.xp.full(min(limit, max(highest + 1, 2 * int(self.dense.size))), -1,
-                                     dtype=self.ops.xp.int64)
+                                     dtype=self.ops.xp.int32)
             grown[: self.dense.size] = self.dense
             self.journal.assign(self, "dense", grown)
         self.journal.write(self.dense, external, internal)
@@ -196,7 +198,7 @@ class VertexTable:
         self.external[internal] = external
         self.alive[internal] = True
         if getattr(self.ops, "dense_vertex_map", False):
-            self.dense = xp.empty(0, dtype=xp.int64)
+            self.dense = xp.empty(0, dtype=xp.int32)
             if sorted_external.size:
                 self._map_densely(sorted_external, internal[order])
         self.size, self.count, self.free = size, int(internal.size), free

@@ -283,7 +283,7 @@ def test_lookup_sorted(seed, n, queries):
 @given(seeds, st.integers(0, 3000), st.integers(0, 3000))
 def test_lookup_dense(seed, n, queries):
     rng = np.random.default_rng(seed)
-    table = rng.integers(-1, 10**6, n)
+    table = rng.integers(-1, 10**6, n).astype(rng.choice([np.int32, np.int64]))
     q = np.concatenate((rng.integers(-5, n + 5, queries), rng.integers(-2**62, 2**62, queries // 3)))
     assert (COMPILED.lookup_dense(table, q) == NUMPY.lookup_dense(table, q)).all()
 

@@ -215,9 +215,10 @@ def test_lookup_sorted_pairs_equal_keys_only(ops):
 
 
 def test_lookup_dense_reads_the_table_inside_its_range_only(ops):
-    table = ops.asarray(np.array([4, -1, 9, 0], dtype=np.int64))
+    table = ops.asarray(np.array([4, -1, 9, 0], dtype=np.int32))
     queries = ops.asarray(np.array([2, 3, 4, -1, 1, 0, 2**62, -2**63], dtype=np.int64))
-    assert host(ops, ops.lookup_dense(table, queries)).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
+    found = ops.lookup_dense(table, queries)
+    assert found.dtype == np.int64 and host(ops, found).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
     empty = ops.asarray(np.empty(0, dtype=np.int64))
     assert host(ops, ops.lookup_dense(empty, queries)).tolist() == [-1] * 8
 

@@ -761,7 +761,7 @@ class StreamGraph:
             created = xp.unique(creating)
             new_vertices = store.add_vertices(created)
             # every row naming a new vertex (delete rows after its insert too) gets its id
-            ids = xp.where(ids < 0, self._ops.lookup_sorted(created, new_vertices, ends), ids)
+            ids = store.vertices.lookup_again(ends, ids, created, new_vertices)
         return ids[:rows], ids[rows:], new_vertices
 
     def _nonnegative_for(self):

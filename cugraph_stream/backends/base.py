@@ -37,7 +37,7 @@ import contextlib
 import functools
 import threading
 import time
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, NamedTuple, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -140,6 +140,28 @@ def _count_calls(cls):
         setattr(cls, name, _counted(member, int(name not in WAIT_ONLY_METHODS), int(name in SYNC_OPERATORS)))
 
 
+class NetChanges(NamedTuple):
+    """What :meth:`Backend.net_changes` returns: the net change of each edge a batch names."""
+
+    #: keys of the edges absent before the batch and present after it
+    inserted: Any
+    #: their weights after the batch
+    inserted_weights: Any
+    #: keys of the edges present before and absent after
+    deleted: Any
+    #: keys of the edges present before and after with another weight
+    updated: Any
+    #: their weights after the batch
+    updated_weights: Any
+    #: ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``, ``cancelled``, ``ignored``
+    counts: dict
+    #: the edge index's table positions of ``deleted`` (what ``hash_find`` gives), so the
+    #: store erases and finds them without probing again
+    deleted_at: Any
+    #: the table positions of ``updated``
+    updated_at: Any
+
+
 @runtime_checkable
 class CachedLists(Protocol):
     """What a backend reads of an adjacency's hot-list cache (the engine's
@@ -225,6 +247,11 @@ class Backend(abc.ABC):
     #: whether :meth:`place_entries` takes rows in any order of owners (not
     #: grouped), so that the engine need not sort them
     place_entries_any_order = False
+
+    #: whether the vertex table keeps a dense map from external to internal ids
+    #: (read by :meth:`lookup_dense`) while the external ids allow: a gather in
+    #: place of binary searches, for one host read of each batch's new ids
+    dense_vertex_map = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -361,6 +388,22 @@ class Backend(abc.ABC):
         """For each of ``queries``, the entry of ``values`` paired with the equal
         entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal."""
 
+    def lookup_dense(self, table, queries):
+        """For each of ``queries``, ``table[query]`` where ``0 <= query < table.size``,
+        else ``-1`` (``table``: int32 or int64; the result: int64).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu", compiled=False).lookup_dense(np.array([7, -1, 5], dtype=np.int32),
+        ...                                                 np.array([2, -4, 0, 3])).tolist()
+        [5, -1, 7, -1]
+        """
+        xp = self.xp
+        if table.size == 0:
+            return xp.full(queries.shape, -1, dtype=xp.int64)
+        inside = (queries >= 0) & (queries < table.size)
+        return xp.where(inside, table[xp.where(inside, queries, 0)], -1).astype(xp.int64, copy=False)
+
     @abc.abstractmethod
     def merge_sorted(self, keys, values, more_keys, more_values):
         """Merge ascending int64 ``keys`` and ``more_keys``, with their paired int64
@@ -485,13 +528,13 @@ class Backend(abc.ABC):
         ``table_slots``, see :meth:`hash_find`) and ``stored_weights`` (weight
         per slot) give it, and each row applies in order.
 
-        Returns ``(inserted, inserted_weights, deleted, updated,
-        updated_weights, counts)``: the keys of edges absent before and
+        Returns a :class:`NetChanges`: the keys of edges absent before and
         present after, present before and absent after, present in both with
-        another weight (any order), and ``counts`` with ``inserted``,
+        another weight (any order), ``counts`` with ``inserted``,
         ``deleted``, ``weight_updated``, ``unchanged`` (present in both, no
         row changed it), ``cancelled`` (rows changed it and changed it back)
-        and ``ignored`` (delete rows that found their edge absent).
+        and ``ignored`` (delete rows that found their edge absent), and the
+        table positions of the deleted and updated keys.
         """
 
     # --------------------------------------------------------- graph operators

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import DEVICE_CALLS, EMPTY_KEY, Backend
+from .base import DEVICE_CALLS, EMPTY_KEY, Backend, NetChanges
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -72,6 +72,7 @@ class CPUBackend(Backend):
 
     name = "cpu"
     xp = np
+    dense_vertex_map = True
 
     def __init__(self, compiled=None):
         self.kernels = _load_kernels(compiled)
@@ -170,7 +171,14 @@ class CPUBackend(Backend):
         pos = np.minimum(pos, keys.size - 1)
         return np.where(keys[pos] == queries, values[pos], -1)
 
+    def lookup_dense(self, table, queries):
+        if self.kernels is not None:
+            return self.kernels.lookup_dense(table, queries)
+        return super().lookup_dense(table, queries)
+
     def merge_sorted(self, keys, values, more_keys, more_values):
+        if self.kernels is not None:
+            return self.kernels.merge_sorted(keys, values, more_keys, more_values)
         at = np.searchsorted(keys, more_keys, side="right") + np.arange(more_keys.size)
         from_more = np.zeros(keys.size + more_keys.size, dtype=bool)
         from_more[at] = True
@@ -355,7 +363,7 @@ class CPUBackend(Backend):
         n = int(keys.size)
         if n == 0:
             counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
-            return keys, weights, keys, keys, weights, counts
+            return NetChanges(keys, weights, keys, keys, weights, counts, keys, keys)
         starts = np.concatenate(([True], keys[1:] != keys[:-1]))
         first = np.flatnonzero(starts)
         last = np.append(first[1:] - 1, n - 1)
@@ -386,8 +394,8 @@ class CPUBackend(Backend):
                       unchanged=int((both & ~updated & ~any_effect).sum()),
                       cancelled=int((no_net & any_effect).sum()), ignored=int(ignored_rows.sum()))
         edge = keys[first]
-        return (edge[inserted], weight_after[inserted], edge[deleted], edge[updated], weight_after[updated],
-                counts)
+        return NetChanges(edge[inserted], weight_after[inserted], edge[deleted], edge[updated], weight_after[updated],
+                          counts, at[deleted], at[updated])
 
     # --------------------------------------------------------- graph operators
     def _improve(self, u, v, candidate, value, parent, rule, bound):

@@ -5,7 +5,7 @@ passes (sorts, gathers, probing rounds); on one core most of that is
 overhead.  These kernels do the same work in single sequential passes,
 compiled by numba (``@njit(cache=True, nogil=True)``): the edge-index
 probes, the batch reduction (a hash-grouped single pass: no sort of the
-batch), vertex-id lookups, list placement and hole closing, and the
+batch), vertex-id lookups and merges, list placement and hole closing, and the
 monotonic engine's relaxation (a FIFO label-correcting kernel instead of
 vectorised rounds), invalidation and re-seeding.
 
@@ -34,6 +34,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
+
+from .base import NetChanges
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -157,6 +159,7 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
     mask = table.size - 1
     slot_of = np.full(size, -1, dtype=np.int64)
     gkey = np.empty(n, dtype=np.int64)
+    gat = np.empty(n, dtype=np.int64)         # the group's table position
     before = np.empty(n, dtype=np.bool_)
     weight_before = np.empty(n, dtype=weights.dtype)
     present = np.empty(n, dtype=np.bool_)
@@ -189,6 +192,7 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
             groups += 1
             slot_of[s] = g
             gkey[g] = key
+            gat[g] = at[i]
             before[g] = at[i] >= 0
             weight_before[g] = stored[i]
             present[g] = before[g]
@@ -228,7 +232,9 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
     inserted = np.empty(counts[0], dtype=np.int64)
     inserted_w = np.empty(counts[0], dtype=weights.dtype)
     deleted = np.empty(counts[1], dtype=np.int64)
+    deleted_at = np.empty(counts[1], dtype=np.int64)
     updated = np.empty(counts[2], dtype=np.int64)
+    updated_at = np.empty(counts[2], dtype=np.int64)
     updated_w = np.empty(counts[2], dtype=weights.dtype)
     a = b = c = 0
     for g in range(groups):
@@ -238,12 +244,14 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
             a += 1
         elif kind[g] == 2:
             deleted[b] = gkey[g]
+            deleted_at[b] = gat[g]
             b += 1
         elif kind[g] == 3:
             updated[c] = gkey[g]
+            updated_at[c] = gat[g]
             updated_w[c] = weight[g]
             c += 1
-    return inserted, inserted_w, deleted, updated, updated_w, counts
+    return inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at
 
 
 @_jit
@@ -269,6 +277,34 @@ def _lookup_sorted(keys, values, queries):
             b = base[j]
             out[first + j] = values[b] if keys[b] == query[j] else -1
     return out
+
+
+@_jit
+def _lookup_dense(table, queries):
+    out = np.empty(queries.size, dtype=np.int64)
+    n = table.size
+    for i in range(queries.size):
+        q = queries[i]
+        out[i] = table[q] if 0 <= q < n else -1
+    return out
+
+
+@_jit
+def _merge_sorted(keys, values, more_keys, more_values):
+    n, m = keys.size, more_keys.size
+    merged_keys = np.empty(n + m, dtype=np.int64)
+    merged_values = np.empty(n + m, dtype=np.int64)
+    i = j = 0
+    for k in range(n + m):
+        if j == m or (i < n and keys[i] <= more_keys[j]):     # equal keys: ``keys`` first
+            merged_keys[k] = keys[i]
+            merged_values[k] = values[i]
+            i += 1
+        else:
+            merged_keys[k] = more_keys[j]
+            merged_values[k] = more_values[j]
+            j += 1
+    return merged_keys, merged_values
 
 
 # ------------------------------------------------------------------ adjacency
@@ -565,11 +601,12 @@ class Kernels:
         n = int(keys.size)
         bits = max(4, (2 * n - 1).bit_length())
         weights = np.ascontiguousarray(weights)
-        inserted, inserted_w, deleted, updated, updated_w, counts = _net_changes(
+        inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at = _net_changes(
             _i64(keys), np.ascontiguousarray(codes), weights, table, table_slots,
             stored_weights.astype(weights.dtype, copy=False), _shift(table), bits)
         names = ("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored")
-        return inserted, inserted_w, deleted, updated, updated_w, dict(zip(names, (int(c) for c in counts)))
+        return NetChanges(inserted, inserted_w, deleted, updated, updated_w,
+                          dict(zip(names, (int(c) for c in counts))), deleted_at, updated_at)
 
     def lookup_sorted(self, keys, values, queries):
         """None where the NumPy path does better: keys beyond the caches, where its
@@ -578,6 +615,12 @@ class Kernels:
         if keys.size > _SEARCH_UNSORTED_KEYS:
             return None
         return _lookup_sorted(_i64(keys), _i64(values), _i64(queries)).reshape(queries.shape)
+
+    def lookup_dense(self, table, queries):
+        return _lookup_dense(np.ascontiguousarray(table), _i64(queries).ravel()).reshape(queries.shape)
+
+    def merge_sorted(self, keys, values, more_keys, more_values):
+        return _merge_sorted(_i64(keys), _i64(values), _i64(more_keys), _i64(more_values))
 
     def place_entries(self, adj, owners, neighbours, weights, slots, count, state):
         pending = int(slots.size)

@@ -39,7 +39,7 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import DEVICE_CALLS, SLOT_DTYPE, AdjacencyLists, Backend
+from .base import DEVICE_CALLS, SLOT_DTYPE, AdjacencyLists, Backend, NetChanges
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -448,7 +448,9 @@ class GPUBackend(Backend):
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in counters.get())   # the one sync
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)
-        return inserted[:ins], inserted_w[:ins], deleted[:dels], updated[:upd], updated_w[:upd], counts
+        deleted, updated = deleted[:dels], updated[:upd]
+        return NetChanges(inserted[:ins], inserted_w[:ins], deleted, updated, updated_w[:upd], counts,
+                          self.hash_find(table, deleted), self.hash_find(table, updated))
 
     # --------------------------------------------------------- graph operators
     def _relax_kernel(self, kernel, rule, weights):

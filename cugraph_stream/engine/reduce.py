@@ -21,7 +21,13 @@ _LOW = 0xFFFFFFFF      # the target half of an arc key
 
 @dataclass
 class ReducedBatch:
-    """Net effect of a batch on the edges (internal ids; undirected: ``u <= v``)."""
+    """Net effect of a batch on the edges (internal ids; undirected: ``u <= v``).
+
+    ``delete_at`` and ``update_at``, when not None, hold the edge index's table
+    positions of the deleted and updated edges (found by the reduction, valid
+    until the store changes), so that :meth:`GraphStore.apply` need not probe
+    for them again.
+    """
 
     insert_u: object
     insert_v: object
@@ -32,6 +38,8 @@ class ReducedBatch:
     update_v: object
     update_w: object
     counts: dict = field(default_factory=dict)
+    delete_at: object = None
+    update_at: object = None
 
 
 def reduce_batch(store, u, v, w, op):
@@ -64,7 +72,7 @@ def reduce_batch(store, u, v, w, op):
     if key.size > 1 and not store.ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
         order = xp.argsort(key, kind="stable")
         key, op, w = key[order], op[order], w[order]
-    inserted, inserted_w, deleted, updated, updated_w, counts = store.ops.net_changes(
-        key, op, w, store.index.keys, store.index.values, store.out.wgt)
-    return ReducedBatch(inserted >> 32, inserted & _LOW, inserted_w, deleted >> 32, deleted & _LOW,
-                        updated >> 32, updated & _LOW, updated_w, counts)
+    net = store.ops.net_changes(key, op, w, store.index.keys, store.index.values, store.out.wgt)
+    return ReducedBatch(net.inserted >> 32, net.inserted & _LOW, net.inserted_weights, net.deleted >> 32,
+                        net.deleted & _LOW, net.updated >> 32, net.updated & _LOW, net.updated_weights,
+                        net.counts, net.deleted_at, net.updated_at)

@@ -331,10 +331,12 @@ class GraphStore:
     def apply(self, batch):
         """Apply a :class:`ReducedBatch`; return the arc-level :class:`StoreDelta`."""
         xp = self.ops.xp
+        # (an undirected graph's mirror arcs were not looked up by the reduction)
+        delete_at, update_at = (batch.delete_at, batch.update_at) if self.directed else (None, None)
         du, dv, _ = self._arcs(batch.delete_u, batch.delete_v)
-        dw = self._delete(du, dv)
+        dw = self._delete(du, dv, delete_at)
         uu, uv, uw = self._arcs(batch.update_u, batch.update_v, batch.update_w)
-        old = self._reweight(uu, uv, uw)
+        old = self._reweight(uu, uv, uw, update_at)
         iu, iv, iw = self._arcs(batch.insert_u, batch.insert_v, batch.insert_w)
         self._insert(iu, iv, iw)
         self.journal.assign(self, "num_edges", self.num_edges + int(batch.insert_u.size) - int(batch.delete_u.size))
@@ -378,12 +380,15 @@ class GraphStore:
         delta.inserted_u, delta.inserted_v, delta.inserted_w = au, av, aw
         return delta
 
-    def _delete(self, u, v):
+    def _delete(self, u, v, at=None):
+        """Remove arcs ``u -> v`` (present; at table positions ``at`` of the edge
+        index, when known); return their weights."""
         xp = self.ops.xp
         if u.size == 0:
             return xp.empty(0, dtype=self.weight_dtype)
         keys = arc_key(xp, u, v)
-        at = self.index.locate(keys)          # deleted arcs are present (see reduce_batch)
+        if at is None:
+            at = self.index.locate(keys)      # deleted arcs are present (see reduce_batch)
         slots = self.index.values_at(at)
         weights = self.out.wgt[slots]
         in_slots = self.out.twin[slots].astype(xp.int64) if self.directed else None
@@ -393,10 +398,14 @@ class GraphStore:
             self._follow_in(self.inn.remove(v, in_slots))
         return weights
 
-    def _reweight(self, u, v, w):
+    def _reweight(self, u, v, w, at=None):
+        """Give present arcs ``u -> v`` (at table positions ``at``, when known) weights
+        ``w``; return their old weights."""
         if u.size == 0:
             return w
-        slots = self.index.values_at(self.index.locate(arc_key(self.ops.xp, u, v)))   # present arcs
+        if at is None:
+            at = self.index.locate(arc_key(self.ops.xp, u, v))
+        slots = self.index.values_at(at)
         old = self.out.wgt[slots]
         self.journal.write(self.out.wgt, slots, w)
         if self.directed:

@@ -7,12 +7,22 @@ Freed ids above the highest live one are given up instead, so the vertex
 bound (and every per-vertex array sized by it) comes back down when a graph
 shrinks.
 Lookups use a sorted copy of the live external ids (binary search), which
-also gives results in vertex order for free.
+also gives results in vertex order for free.  Backends that ask for it
+(``ops.dense_vertex_map``: the CPU's) also keep a dense map, indexed by
+external id, while the external ids are non-negative and no larger than a
+few times the vertex count (integer ids numbered from zero, and every key
+encoded by :mod:`cugraph_stream.frame.keys` as dense codes): a lookup is then
+one gather instead of a binary search.
 """
 from __future__ import annotations
 
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
+
+#: the dense map covers external ids below ``DENSE_MAP_SLACK * live vertices + DENSE_MAP_MIN``;
+#: an id beyond gives the map up (lookups go back to binary searches) until a restore
+DENSE_MAP_SLACK = 4
+DENSE_MAP_MIN = 1 << 16
 
 
 class VertexTable:
@@ -34,6 +44,14 @@ class VertexTable:
     1
     """
 
+    #: ``dense[x]``: the internal id of external id ``x`` (-1 for none), for every
+    #: ``0 <= x < dense.size``, as int32 (internal ids stay below 2**31, see
+    #: :func:`~cugraph_stream.engine.hash_index.arc_key`: half the cache footprint of
+    #: int64); no live vertex has an external id outside; None where
+    #: the backend keeps no dense map or the ids outgrew it (a class default, so
+    #: tables pickled before it existed read None)
+    dense = None
+
     def __init__(self, ops, journal=None):
         xp = ops.xp
         self.ops = ops
@@ -45,10 +63,51 @@ class VertexTable:
         self.free = xp.empty(0, dtype=xp.int64)       # freed internal ids, reused last-in first-out
         self.sorted_external = xp.empty(0, dtype=xp.int64)
         self.sorted_internal = xp.empty(0, dtype=xp.int64)
+        if getattr(ops, "dense_vertex_map", False):
+            self.dense = xp.empty(0, dtype=xp.int32)
 
     def lookup(self, external):
         """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
+        if self.dense is not None:
+            return self.ops.lookup_dense(self.dense, external)
         return self.ops.lookup_sorted(self.sorted_external, self.sorted_internal, external)
+
+    def lookup_again(self, external, found, added_external, added_internal):
+        """:meth:`lookup` of ``external`` after :meth:`add`, given ``found``, its
+        result before the add, and the add's ids: only the queries not found
+        before are looked up again (in the dense map), or, without one, searched
+        for among the ids added.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> vt = VertexTable(get_backend("cpu"))
+        >>> _ = vt.add(np.array([4, 8]))
+        >>> queries = np.array([8, 5, 6]); found = vt.lookup(queries)
+        >>> new = np.array([5]); vt.lookup_again(queries, found, new, vt.add(new)).tolist()
+        [1, 2, -1]
+        """
+        xp = self.ops.xp
+        if self.dense is not None:      # (CPU only: the positions are read on the host)
+            missing = xp.flatnonzero(found < 0)
+            found = found.copy()
+            found[missing] = self.ops.lookup_dense(self.dense, external[missing])
+            return found
+        return xp.where(found < 0, self.ops.lookup_sorted(added_external, added_internal, external), found)
+
+    def _map_densely(self, external, internal):
+        """Enter ``external`` ids (ascending) with their ``internal`` ids into the dense
+        map (journaled), growing it, or giving it up when an id falls outside its range."""
+        lowest, highest = (int(x) for x in self.ops.to_host(external[[0, -1]]))
+        limit = DENSE_MAP_SLACK * (self.count + int(external.size)) + DENSE_MAP_MIN
+        if lowest < 0 or highest >= limit:
+            self.journal.assign(self, "dense", None)
+            return
+        if highest >= self.dense.size:
+            grown = self.ops.xp.full(min(limit, max(highest + 1, 2 * int(self.dense.size))), -1,
+                                     dtype=self.ops.xp.int32)
+            grown[: self.dense.size] = self.dense
+            self.journal.assign(self, "dense", grown)
+        self.journal.write(self.dense, external, internal)
 
     def add(self, external):
         """Create vertices for absent ``external`` ids (ascending, distinct); return their internal ids."""
@@ -68,6 +127,8 @@ class VertexTable:
         journal.write(self.alive, internal, True)
         journal.assign(self, "sorted_external", sorted_external)
         journal.assign(self, "sorted_internal", sorted_internal)
+        if self.dense is not None:
+            self._map_densely(external, internal)
         journal.assign(self, "count", self.count + k)
         return internal
 
@@ -79,6 +140,8 @@ class VertexTable:
         keep = xp.ones(self.count, dtype=bool)
         keep[xp.searchsorted(self.sorted_external, self.external[internal])] = False
         journal.write(self.alive, internal, False)
+        if self.dense is not None:
+            journal.write(self.dense, self.external[internal], -1)
         free = xp.concatenate((self.free, internal))
         if bool((internal == self.size - 1).any()):       # the top id went: lower the bound
             live = xp.flatnonzero(self.alive[: self.size])
@@ -96,7 +159,7 @@ class VertexTable:
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.external, self.alive, self.free,
-                                     self.sorted_external, self.sorted_internal)
+                                     self.sorted_external, self.sorted_internal, self.dense)
 
     def restore(self, internal, external, size, free):
         """Fill an empty table with a saved state (a checkpoint): live vertices
@@ -134,5 +197,9 @@ class VertexTable:
         ensure_vertex_capacity(xp, self, ("external", "alive"), size)
         self.external[internal] = external
         self.alive[internal] = True
+        if getattr(self.ops, "dense_vertex_map", False):
+            self.dense = xp.empty(0, dtype=xp.int32)
+            if sorted_external.size:
+                self._map_densely(sorted_external, internal[order])
         self.size, self.count, self.free = size, int(internal.size), free
         self.sorted_external, self.sorted_internal = sorted_external, internal[order]

@@ -85,6 +85,8 @@ def test_net_changes(seed, rows, dtype):
     expected = NUMPY.net_changes(keys[order], codes[order], weights[order], table, table_slots, stored)
     got = COMPILED.net_changes(keys, codes, weights, table, table_slots, stored)   # batch order
     assert got[5] == expected[5]
+    for found, at in ((got.deleted, got.deleted_at), (got.updated, got.updated_at)):
+        assert (at == NUMPY.hash_find(table, found)).all()
     for keys_at, weights_at in ((0, 1), (2, None), (3, 4)):
         a, b = np.argsort(got[keys_at]), np.argsort(expected[keys_at])
         assert (got[keys_at][a] == expected[keys_at][b]).all()
@@ -278,3 +280,21 @@ def test_lookup_sorted(seed, n, queries):
     values = rng.integers(0, 10**6, keys.size)
     q = np.concatenate((rng.choice(keys, queries), rng.integers(-2**62, 2**62, queries // 3)))
     assert (COMPILED.lookup_sorted(keys, values, q) == NUMPY.lookup_sorted(keys, values, q)).all()
+
+
+@given(seeds, st.integers(0, 3000), st.integers(0, 3000))
+def test_lookup_dense(seed, n, queries):
+    rng = np.random.default_rng(seed)
+    table = rng.integers(-1, 10**6, n).astype(rng.choice([np.int32, np.int64]))
+    q = np.concatenate((rng.integers(-5, n + 5, queries), rng.integers(-2**62, 2**62, queries // 3)))
+    assert (COMPILED.lookup_dense(table, q) == NUMPY.lookup_dense(table, q)).all()
+
+
+@given(seeds, st.integers(0, 300), st.integers(0, 300))
+def test_merge_sorted(seed, n, m):
+    rng = np.random.default_rng(seed)
+    keys, more = np.sort(rng.integers(-50, 50, n)), np.sort(rng.integers(-50, 50, m))
+    values, more_values = rng.integers(0, 10**6, n), rng.integers(0, 10**6, m)
+    got = COMPILED.merge_sorted(keys, values, more, more_values)
+    expected = NUMPY.merge_sorted(keys, values, more, more_values)
+    assert all((g == e).all() for g, e in zip(got, expected))

@@ -88,9 +88,11 @@ def test_net_changes_follow_rows_in_order(ops, seed):
     row_w = rng.integers(1, 4, rows).astype(np.float64)
     order = np.argsort(row_keys, kind="stable")
 
-    inserted, inserted_w, deleted, updated, updated_w, counts = ops.net_changes(
-        ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
-        table, slots, stored_weights)
+    net = ops.net_changes(ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
+                          table, slots, stored_weights)
+    inserted, inserted_w, deleted, updated, updated_w, counts = net[:6]
+    for found, at in ((deleted, net.deleted_at), (updated, net.updated_at)):     # where the index holds them
+        assert host(ops, at).tolist() == host(ops, ops.hash_find(table, found)).tolist()
 
     state, changed, ignored = dict(stored), set(), 0
     for k, o, w in zip(row_keys.tolist(), row_ops.tolist(), row_w.tolist()):
@@ -210,6 +212,15 @@ def test_lookup_sorted_pairs_equal_keys_only(ops):
     assert host(ops, found).tolist() == [1, -1, 4, 0, -1, -1, 2]
     empty = ops.asarray(np.empty(0, dtype=np.int64))
     assert host(ops, ops.lookup_sorted(empty, empty, ops.asarray(queries))).tolist() == [-1] * queries.size
+
+
+def test_lookup_dense_reads_the_table_inside_its_range_only(ops):
+    table = ops.asarray(np.array([4, -1, 9, 0], dtype=np.int32))
+    queries = ops.asarray(np.array([2, 3, 4, -1, 1, 0, 2**62, -2**63], dtype=np.int64))
+    found = ops.lookup_dense(table, queries)
+    assert found.dtype == np.int64 and host(ops, found).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
+    empty = ops.asarray(np.empty(0, dtype=np.int64))
+    assert host(ops, ops.lookup_dense(empty, queries)).tolist() == [-1] * 8
 
 
 @pytest.mark.parametrize("sizes", [(0, 5), (5, 0), (40, 13), (1, 300)])
@@ -549,7 +560,7 @@ def test_net_changes_ignores_rows_of_negative_keys(ops):
     keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
     codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)
     inserted, _, deleted, updated, _, counts = ops.net_changes(
-        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))
+        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))[:6]
     assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
     assert updated.size == 0
     assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)

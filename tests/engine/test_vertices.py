@@ -25,3 +25,51 @@ def test_lookup_add_remove_reuse_against_a_dict():
         assert table.lookup(probe).tolist() == [model.get(k, -1) for k in probe.tolist()]
     # ids stay dense: never more internal ids than vertices ever alive at once
     assert table.size <= 50 * 34
+
+
+def _model_check(table, model, probe):
+    assert table.lookup(probe).tolist() == [model.get(k, -1) for k in probe.tolist()]
+
+
+def test_the_dense_map_follows_adds_and_removes_and_gives_up_on_sparse_ids():
+    from cugraph_stream.engine import vertices
+
+    rng = np.random.default_rng(5)
+    dense, model = VertexTable(get_backend("cpu")), {}
+    assert dense.dense is not None
+    for step in range(40):
+        fresh = np.unique(rng.integers(0, 3000, size=50))
+        fresh = fresh[[k not in model for k in fresh.tolist()]]
+        model.update(zip(fresh.tolist(), dense.add(fresh).tolist()))
+        victims = [k for k in list(model) if rng.random() < 0.2]
+        dense.remove(np.array([model.pop(k) for k in victims], dtype=np.int64))
+        assert dense.dense is not None
+        _model_check(dense, model, np.array(list(model) + victims + [-1, 10**9], dtype=np.int64))
+    far = vertices.DENSE_MAP_MIN + vertices.DENSE_MAP_SLACK * 10**5
+    model[far] = int(dense.add(np.array([far]))[0])
+    assert dense.dense is None
+    _model_check(dense, model, np.array(list(model) + [5000], dtype=np.int64))
+
+
+def test_the_dense_map_rolls_back_with_the_journal():
+    table = VertexTable(get_backend("cpu"))
+    table.add(np.array([1, 2]))
+    table.journal.begin()
+    table.add(np.array([3, 70_000]))
+    table.remove(np.array([0]))
+    table.journal.rollback()
+    assert table.lookup(np.array([1, 2, 3, 70_000])).tolist() == [0, 1, -1, -1]
+    table.journal.begin()
+    table.add(np.array([-4]))          # a negative id gives the map up
+    assert table.dense is None
+    table.journal.rollback()
+    assert table.dense is not None and table.lookup(np.array([-4, 2])).tolist() == [-1, 1]
+
+
+def test_restore_builds_the_dense_map():
+    table = VertexTable(get_backend("cpu"))
+    table.restore(np.array([2, 0]), np.array([9, 4]), 3, np.array([1]))
+    assert table.dense is not None and table.lookup(np.array([4, 9, 5])).tolist() == [0, 2, -1]
+    sparse = VertexTable(get_backend("cpu"))
+    sparse.restore(np.array([0]), np.array([-3]), 1, np.array([], dtype=np.int64))
+    assert sparse.dense is None and sparse.lookup(np.array([-3])).tolist() == [0]

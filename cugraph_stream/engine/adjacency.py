@@ -8,8 +8,9 @@ list starts at a multiple of its class (the slot arrays are page-aligned).
 So a small list never straddles a 128-byte boundary and a large one starts
 on one: a GPU warp reads any list in the fewest 128-byte transactions, while
 the many short lists of a power-law graph hold a few slots, not a whole unit.
-Lists are laid out largest class first (:func:`layout`), which keeps every
-start aligned without padding between them.
+A bulk load or a compaction lays lists out largest class first
+(:func:`layout`), which keeps every start aligned without padding between
+them; a list that outgrows its room moves to whole units at the end.
 
 Updates are vertex-centric: rows are grouped by their owning vertex and each
 touched list is changed once.  Insertions append into the gap; a list that
@@ -206,9 +207,12 @@ class Adjacency:
         return MAX_SLOTS - MAX_SLOTS % self.align
 
     def _round_capacity(self, need):
-        """The size class (:func:`list_room`) of 1.5x ``need``."""
-        need = need.astype(self.ops.xp.int64, copy=False)
-        return list_room(self.ops.xp, need + need // 2, self.align)
+        """1.5x ``need``, rounded up to whole alignment units: a list that outgrew
+        its size class moves to whole units, so relocated lists are laid out by
+        a plain running total (no sort by class) and keep growing in place for
+        longer; compaction gives them a size class again."""
+        units = (need + need // 2 + (self.align - 1)) // self.align
+        return self.ops.xp.maximum(units, 1) * self.align
 
     def build(self, src, dst, w):
         """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
@@ -278,25 +282,21 @@ class Adjacency:
         """Move the lists of ``vertices`` to fresh space at the end."""
         xp = self.ops.xp
         k = int(vertices.size)
-        room = self._round_capacity(need)
-        if k > 1:                              # largest class first: every start stays aligned (see layout)
-            order = xp.argsort(-room, kind="stable")
-            vertices, room = vertices[order], room[order]
+        room = self._round_capacity(need)        # whole units: every start stays aligned
         degree = self.degree[vertices]
         # one running total over the new room, the entries moved and the room
         # given up (one scan, and one copy brings all three sums)
         running = xp.cumsum(xp.concatenate((room, degree, self.capacity[vertices])))
         ends = [int(t) for t in self.ops.to_host(running[k - 1::k])]     # the three segment ends
         room_total, moved, released = ends[0], ends[1] - ends[0], ends[2] - ends[1]
-        padding = (-room_total) % self.align          # the end stays aligned for the next move
-        self._ensure_slots(self.end + room_total + padding)
+        self._ensure_slots(self.end + room_total)
         new_start = self.end + running[:k] - room
         first = running[k:2 * k] - degree - room_total
         self.journal.save(self.start, vertices)       # the lists move past the end: the old
         self.journal.save(self.capacity, vertices)    # slots stay as they were
         moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, first, moved))
-        self.journal.assign(self, "garbage", self.garbage + released + padding)
-        self.journal.assign(self, "end", self.end + room_total + padding)
+        self.journal.assign(self, "garbage", self.garbage + released)
+        self.journal.assign(self, "end", self.end + room_total)
         self.version += 1
         return moves
 

@@ -409,6 +409,42 @@ class HotCache:
         if report.evicted == 0:
             return
         report.evicted_changed = int(evicted_changed)
+        self._drop(evicted, report, scanned)
+
+    def evict_changed(self, changed_vertices, adjacency, report, bound=None):
+        """Refresh step 1 of a refresh without a selection (skipped or partial, see
+        :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
+        ``changed_vertices`` (and of vertices at or above ``bound`` if it came
+        down since the last refresh), so that the cache serves no stale list.
+
+        Parameters as :meth:`evict`.  Returns the evicted vertices below the
+        bound (distinct, ascending): those a partial refresh may load again.
+        """
+        xp = self.ops.xp
+        self.ensure_vertices(int(adjacency.start.size))
+        scanned = self._scan_bound(bound)
+        upto, self._bound_seen = max(scanned, self._bound_seen), scanned
+        if self.chunks_held == 0:
+            return xp.empty(0, dtype=xp.int64)
+        flags = self._flags
+        changed = changed_vertices.astype(xp.int64, copy=False)
+        flags[changed] = _CHANGED
+        going = flags[:upto] != 0
+        going[scanned:upto] = True            # vertices beyond the bound (removed) go too
+        (evicted,) = self.ops.compress(self.in_cache[:upto] & going, xp.arange(upto, dtype=xp.int64))
+        flags[changed] = 0
+        report.evicted = int(evicted.size)
+        if report.evicted == 0:
+            return evicted
+        reloadable = evicted[evicted < scanned]
+        report.evicted_changed = int(reloadable.size)
+        self._drop(evicted, report, scanned)
+        return reloadable
+
+    def _drop(self, evicted, report, scanned):
+        """Evict the cached lists of ``evicted``: their slots become garbage; release the
+        chunks left with garbage only and compact those left with more garbage than lists."""
+        xp = self.ops.xp
         lost = xp.bincount(self.chunk_id[evicted].astype(xp.int64),
                            weights=self.cached_degree[evicted].astype(xp.float64), minlength=self.max_chunks)
         self.garbage += self.ops.to_host(lost).astype(np.int64)
@@ -515,6 +551,12 @@ class HotCache:
         while placed < pending.size and self._compact_dirtiest(report, scanned):   # next fit left lists out
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
+        self.report_state(report, bound)
+
+    def report_state(self, report, bound=None):
+        """Fill in the state fields of ``report`` (lists and entries cached, garbage, chunks)."""
+        xp = self.ops.xp
+        scanned = self._scan_bound(bound)
         report.cached_lists, report.cached_edges = (int(x) for x in self.ops.to_host(xp.stack((
             self.in_cache[:scanned].sum(dtype=xp.int64),
             self.cached_degree[:scanned].sum(dtype=xp.int64)))))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 import os
 import random
 import signal
@@ -32,6 +33,8 @@ import pandas as pd
 import pyarrow as pa
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
+
+from cugraph_stream.engine.cache_policy import RefreshDecision, RefreshPolicy
 
 INT32_MAX = np.iinfo(np.int32).max
 # written from docs/api.md, not read from the package (tests/queries/test_kinds.py
@@ -47,6 +50,24 @@ REPORT_COUNTS = ("rows", "inserted", "deleted", "weight_updated", "unchanged",
 #: StreamGraph options of placement="cached" in the harness: a cache small
 #: enough (two chunks of 2 KiB per adjacency) to evict lists every batch
 CACHE_OPTIONS = {"cache_budget": 8192, "chunk_bytes": 2048}
+
+
+class ScriptedRefreshPolicy(RefreshPolicy):
+    """A cache refresh policy (:mod:`cugraph_stream.engine.cache_policy`) whose decisions
+    follow ``kinds`` in a cycle, whatever it measures: to drive a store through every
+    kind of refresh (``store.refresh_policy = ScriptedRefreshPolicy(("full", "skipped"))``)."""
+
+    def __init__(self, kinds):
+        super().__init__(host_read_bandwidth=1e9)
+        self._kinds = itertools.cycle(kinds)
+        self._next = None
+
+    def decide_full(self):
+        self._next = next(self._kinds)
+        return RefreshDecision("full", "scripted") if self._next == "full" else None
+
+    def decide_partial(self, value_bytes):
+        return RefreshDecision(self._next, "scripted")
 
 
 def host(frame):

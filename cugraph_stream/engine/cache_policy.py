@@ -49,6 +49,14 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   measured cost, one runs to measure it.
 * Otherwise the refresh is skipped.
 
+Host or cached.  ``placement="auto"`` gives a graph that does not fit the
+device ``"cached"`` with what the device has left as the budget
+(:func:`~cugraph_stream.engine.placement.choose_placement`), and the choice
+between a cache and none is made here, at run time, from what the cache
+saves: a store whose refreshes do not pay runs as ``"host"`` does, plus a
+skipped refresh's evictions and the hotness counts, and its cache keeps
+serving whatever hits its stale lists still get.
+
 Decisions depend only on measurements of committed batches (:meth:`RefreshPolicy.observe`
 runs after the batch's transaction), so a rolled-back batch leaves the model as it was.
 

@@ -8,7 +8,8 @@ import pytest
 
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
-from cugraph_stream.engine.cache_policy import MIN_FRESH_SHARE, REFRESH_KINDS, RefreshDecision, RefreshPolicy
+from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, RefreshDecision,
+                                                RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
 from cugraph_stream.engine.store import GraphStore
 from reference import Harness, ScriptedRefreshPolicy, random_batch
@@ -42,10 +43,20 @@ def test_a_refresh_that_pays_runs():
     policy.observe("full", 0.020, saved_bytes=6e9, missed_bytes=2e9, cached_lists=10**6)
     assert policy.fresh_share == 0.75
     policy.observe("skipped", 0.001, saved_bytes=4e9, missed_bytes=4e9, cached_lists=10**6)
-    decision = policy.decide_full()          # it would have saved 2 GB = 200 ms > 20 ms
+    decision = policy.decide_full()          # it would have saved 2 GB = 200 ms > 2 x 20 ms
     assert decision.kind == "full" and "200.000 ms" in decision.reason
     policy.observe("full", 0.030, saved_bytes=6e9, missed_bytes=2e9, cached_lists=10**6)
     assert policy.credit_s == 0 and policy.cost_s["full"] == pytest.approx(0.025)    # smoothed
+
+
+def test_a_refresh_must_promise_payback_times_its_cost():
+    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK)
+    policy.observe("full", 0.010, saved_bytes=1, missed_bytes=0, cached_lists=1)     # fresh share 1
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=15_000_000, cached_lists=1)
+    assert policy.credit_s == pytest.approx(0.015) and policy.decide_full() is None   # 15 ms < 2 x 10 ms
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=5_000_000, cached_lists=1)
+    assert policy.decide_full().kind == "full"
+    assert RefreshPolicy(1e9, payback=1).payback == 1
 
 
 def test_a_cache_as_good_as_fresh_is_not_refreshed():
@@ -64,7 +75,7 @@ def test_a_cache_that_saved_nothing_is_tried_again_once_the_traffic_is_large():
     while policy.decide_full() is None:
         policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
         batches += 1
-    assert batches == int(np.ceil(0.001 / (MIN_FRESH_SHARE * 10**6 / 1e9)))
+    assert batches == int(np.ceil(PAYBACK * 0.001 / (MIN_FRESH_SHARE * 10**6 / 1e9)))
 
 
 def test_an_empty_cache_does_not_teach_the_fresh_share():
@@ -74,7 +85,7 @@ def test_an_empty_cache_does_not_teach_the_fresh_share():
     policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
     assert policy.fresh_share is None
     policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
-    assert policy.decide_full().kind == "full"      # the whole traffic counts: 10 ms of credit
+    assert policy.decide_full().kind == "full"      # the whole traffic counts: 10 ms of credit > 2 x 1 ms
 
 
 def test_partial_refresh_by_value_against_its_extra_cost():
@@ -83,8 +94,8 @@ def test_partial_refresh_by_value_against_its_extra_cost():
     assert policy.decide_partial(value_bytes=1).kind == "partial"      # not measured yet
     policy.observe("partial", 0.003, saved_bytes=10, missed_bytes=10, cached_lists=1)
     policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)
-    assert policy.decide_partial(value_bytes=1_900_000).kind == "skipped"     # 1.9 ms < 2 ms extra
-    assert policy.decide_partial(value_bytes=2_100_000).kind == "partial"
+    assert policy.decide_partial(value_bytes=3_900_000).kind == "skipped"     # 3.9 ms < 2 x 2 ms extra
+    assert policy.decide_partial(value_bytes=4_100_000).kind == "partial"
     assert policy.decide_partial(value_bytes=0).kind == "skipped"
 
 
@@ -93,6 +104,8 @@ def test_policy_arguments_are_checked():
         RefreshPolicy(0)
     with pytest.raises(ValueError, match="smoothing"):
         RefreshPolicy(1e9, smoothing=0)
+    with pytest.raises(ValueError, match="payback"):
+        RefreshPolicy(1e9, payback=0.5)
     with pytest.raises(ValueError, match="kind"):
         RefreshPolicy(1e9).observe("sometimes", 0.0, 0, 0, 0)
     with pytest.raises(ValueError, match="kind"):

@@ -3,8 +3,10 @@
     python -m benchmarks.cache_pays                                   # the lent GPU: scale 22, < 3 minutes
     python -m benchmarks.cache_pays --backend cpu --scale 14 --batch-size 1000
 
-One R-MAT graph (Graph500 quadrants, weights in [1, 64)), cut into an initial
-graph and a stream of mixed batches (:func:`benchmarks.stream.workload.build_workload`),
+One R-MAT graph (Graph500 quadrants, weights in [1, 64);
+:func:`benchmarks.stream.workload.generate_edges`), cut into an initial graph
+and a stream of mixed batches, half inserts, half deletes
+(:func:`cugraph_stream.datasets.mixed_stream`),
 is loaded three times: placement ``host`` (lists read in place from host
 memory), ``cached`` (host plus the hot-list cache of ``--cache-fraction`` of
 the adjacency bytes, refreshed when the refresh policy says it pays,
@@ -55,13 +57,13 @@ def build_graphs(workload, backend, cache_fraction):
     """The three graphs (placement name -> (StreamGraph, build seconds))."""
     import cugraph_stream as cgs
 
-    adjacency_bytes = workload.figures["g0_edges"] * 2 * (4 + 4)      # both directions, int32 ids, float32 weights
+    adjacency_bytes = len(workload.initial) * 2 * (4 + 4)      # both directions, int32 ids, float32 weights
     budget = int(cache_fraction * adjacency_bytes)
     graphs = {}
     for name in PLACEMENTS:
         options = {"placement": "host"} if name == "host" else {"placement": "cached", "cache_budget": budget}
         t0 = perf_counter()
-        g = cgs.StreamGraph.from_edgelist(workload.stream.initial, source="src", destination="dst",
+        g = cgs.StreamGraph.from_edgelist(workload.initial, source="src", destination="dst",
                                           weight="weight", backend=backend, **options)
         if name == "cached-full":
             g._store.refresh_policy = _always_full_policy(g._store)
@@ -151,7 +153,8 @@ def _host_frame(frame):
 
 
 def main(argv=None):
-    from benchmarks.stream.workload import build_workload
+    from benchmarks.stream.workload import generate_edges
+    from cugraph_stream.datasets import mixed_stream
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
@@ -169,9 +172,12 @@ def main(argv=None):
     per_phase = args.warmup + args.batches
     generate = "gpu" if args.backend == "gpu" else "cpu"
     t0 = perf_counter()
-    workload = build_workload(args.scale, args.edge_factor, len(PHASES) * per_phase, args.batch_size, 0.5,
-                              args.seed, generate=generate)
-    write(f"R-MAT scale {args.scale}: {workload.figures['g0_edges']:,} edges in G0, "
+    edges, _ = generate_edges(args.scale, args.edge_factor, args.seed, generate)
+    workload = mixed_stream(edges, len(PHASES) * per_phase, args.batch_size, delete_fraction=0.5, seed=args.seed)
+    del edges
+    initial_src = workload.initial["src"].to_numpy()
+    source = int(np.argmax(np.bincount(initial_src)))          # the hub: most out-edges
+    write(f"R-MAT scale {args.scale}: {len(workload.initial):,} edges in G0, "
           f"{len(PHASES) * per_phase} batches of {args.batch_size:,} ({perf_counter() - t0:.1f} s to make)")
     graphs, budget = build_graphs(workload, args.backend, args.cache_fraction)
     write("built: " + ", ".join(f"{name} {seconds:.1f} s" for name, (_, seconds) in graphs.items())
@@ -189,7 +195,7 @@ def main(argv=None):
             queries[kind] = {}
             for name, (g, _) in graphs.items():
                 t0 = perf_counter()
-                queries[kind][name] = g.track(make_query(kind, workload.source))
+                queries[kind][name] = g.track(make_query(kind, source))
                 write(f"  track {kind} on {name}: {perf_counter() - t0:.2f} s")
         batches = workload.batches[p * per_phase:(p + 1) * per_phase]
         records = run_phase(graphs, batches, args.warmup, args.backend, phase)

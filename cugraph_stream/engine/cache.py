@@ -431,7 +431,7 @@ class HotCache:
         flags[changed] = _CHANGED
         going = flags[:upto] != 0
         going[scanned:upto] = True            # vertices beyond the bound (removed) go too
-        (evicted,) = self.ops.compress(self.in_cache[:upto] & going, xp.arange(upto, dtype=xp.int64))
+        evicted = xp.flatnonzero(self.in_cache[:upto] & going)
         flags[changed] = 0
         report.evicted = int(evicted.size)
         if report.evicted == 0:

@@ -253,6 +253,7 @@ class HotCache:
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
         self._bound_seen = 0     # the highest bound a refresh scanned since: vertices may be cached below it
+        self._held = None        # (lists, entries) cached, while kept up to date without a scan
 
     @property
     def _chunk_weight_dtype(self):
@@ -447,8 +448,12 @@ class HotCache:
         xp = self.ops.xp
         lost = xp.bincount(self.chunk_id[evicted].astype(xp.int64),
                            weights=self.cached_degree[evicted].astype(xp.float64), minlength=self.max_chunks)
-        self.garbage += self.ops.to_host(lost).astype(np.int64)
+        lost = self.ops.to_host(lost).astype(np.int64)
+        self.garbage += lost
+        held = self._held
         self._forget(evicted)
+        if held is not None:
+            self._held = (held[0] - int(evicted.size), held[1] - int(lost.sum()))
         for c in range(self.max_chunks):
             if self.chunks[c] is None:
                 continue
@@ -459,6 +464,7 @@ class HotCache:
                 self._compact(c, report, scanned)
 
     def _forget(self, vertices):
+        self._held = None
         self.in_cache[vertices] = False
         self.chunk_id[vertices] = -1
         self.chunk_offset[vertices] = 0
@@ -553,13 +559,19 @@ class HotCache:
         report.not_loaded = int(pending.size) - placed
         self.report_state(report, bound)
 
-    def report_state(self, report, bound=None):
-        """Fill in the state fields of ``report`` (lists and entries cached, garbage, chunks)."""
+    def report_state(self, report, bound=None, counted=False):
+        """Fill in the state fields of ``report`` (lists and entries cached, garbage, chunks).
+
+        ``counted``: take the lists and entries from the counts evictions kept
+        since the last scan (no pass over the vertices, no synchronisation),
+        when there are such counts."""
         xp = self.ops.xp
-        scanned = self._scan_bound(bound)
-        report.cached_lists, report.cached_edges = (int(x) for x in self.ops.to_host(xp.stack((
-            self.in_cache[:scanned].sum(dtype=xp.int64),
-            self.cached_degree[:scanned].sum(dtype=xp.int64)))))
+        if not counted or self._held is None:
+            scanned = self._scan_bound(bound)
+            self._held = tuple(int(x) for x in self.ops.to_host(xp.stack((
+                self.in_cache[:scanned].sum(dtype=xp.int64),
+                self.cached_degree[:scanned].sum(dtype=xp.int64)))))
+        report.cached_lists, report.cached_edges = self._held
         report.garbage_slots = int(self.garbage.sum())
         report.held_bytes = self.held_bytes
         report.chunks = self.chunks_held
@@ -584,6 +596,7 @@ class HotCache:
         """Step 4: put ``pending`` (lists of ``degree`` entries) into chunk tails, next fit;
         returns how many (a prefix of ``pending``) found room."""
         xp, ops = self.ops.xp, self.ops
+        self._held = None
         count = int(pending.size)
         end = ops.to_host(xp.cumsum(degree))          # one transfer; the packing runs on the host
         placements = []                               # (chunk id, first list, stop list, offset shift)

@@ -514,7 +514,7 @@ class GraphStore:
                 decision = self.refresh_policy.decide_partial(self._reload_value(candidates))
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
             if decision.kind == "skipped":
-                adj.cache.report_state(report, bound)
+                adj.cache.report_state(report, bound, counted=True)
             else:
                 adj.cache.load(chosen, adj, report, bound)
             hotness.advance(upto=bound)
@@ -528,6 +528,8 @@ class GraphStore:
         """Host bytes the reads of the changed lists ``evicted`` (per cache) cost over
         the hotness window: what loading them again would save over the next one."""
         xp = self.ops.xp
+        if not any(vertices.size for vertices in evicted):
+            return 0
         value = xp.zeros((), dtype=xp.int64)
         for (_, adj, hotness), vertices in zip(self.cached, evicted):
             if vertices.size == 0:

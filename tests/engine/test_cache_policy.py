@@ -8,6 +8,7 @@ import pytest
 
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
+from cugraph_stream.engine.cache import RefreshReport
 from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, RefreshDecision,
                                                 RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
@@ -148,6 +149,10 @@ def test_refreshes_without_selection_evict_exactly_the_changed_lists(backend, ki
             changed |= set(ops.to_host(delta.updated_u if side == "out" else delta.updated_v).tolist())
             after = set(np.flatnonzero(ops.to_host(adj.cache.in_cache)).tolist())
             assert report.evicted == report.evicted_changed == len(before[side] & changed)
+            scanned = RefreshReport()
+            adj.cache.report_state(scanned, store.vertex_bound)      # counted afresh
+            assert (report.cached_lists, report.cached_edges) == (scanned.cached_lists, scanned.cached_edges)
+            assert report.cached_lists == len(after)
             if kind == "skipped":
                 assert after == before[side] - changed and report.loaded_lists == 0
             else:                                  # the changed ones come back (where non-empty and room is left)

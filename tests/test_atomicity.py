@@ -132,11 +132,11 @@ def test_refreshes_without_selection_roll_back(backend, kind, compact_early):
     """The cache refresh policy skipped the selection (see ``engine/cache_policy.py``): a
     failure anywhere after the batch's evictions (and reloads) restores the cache."""
     h, rng, ids, weights = make_harness(backend, "cached", True, seed=12)
-    h.apply(random_batch(rng, h.model, ids, 15, weights))        # whatever the policy says: lists get hot
-    h.g._store.refresh_policy = ScriptedRefreshPolicy(("full",))
+    h.refresh_policy = ScriptedRefreshPolicy(("full",))
+    h.apply(random_batch(rng, h.model, ids, 15, weights))        # lists get hot
     h.apply(random_batch(rng, h.model, ids, 15, weights))        # a full refresh fills the cache
     assert h.g.last_report.cache_refresh == "full"
-    h.g._store.refresh_policy = ScriptedRefreshPolicy((kind,))
+    h.refresh_policy = h.g._store.refresh_policy = ScriptedRefreshPolicy((kind,))
     rows = random_batch(rng, h.model, ids, 20, weights) + tree_rows(h)
     report = apply_swept(h, rows, f"{kind} refresh")
     assert report.cache_refresh == kind and (report.cache_loaded_bytes > 0) == (kind == "partial")

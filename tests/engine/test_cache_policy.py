@@ -13,7 +13,7 @@ from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRES
                                                 RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
 from cugraph_stream.engine.store import GraphStore
-from reference import Harness, ScriptedRefreshPolicy, random_batch
+from reference import Harness, random_batch
 
 
 # ------------------------------------------------------------------ decisions
@@ -186,8 +186,8 @@ def test_results_stay_exact_after_skipped_and_partial_refreshes(backend, directe
     weights = [0.5, 1.0, 2.0, 3.0]
     edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(160)]
     h = Harness(cgs, directed=directed, backend=backend, edges=edges, sources={"SSSP": 0, "BFS": 0},
-                kinds=("SSSP", "BFS", "WCC", "PageRank"), modes=("incremental",), placement="cached")
-    h.g._store.refresh_policy = ScriptedRefreshPolicy(("full",) + kinds)   # a full refresh fills the cache, then the script
+                kinds=("SSSP", "BFS", "WCC", "PageRank"), modes=("incremental",), placement="cached",
+                refresh_kinds=("full",) + kinds)       # a full refresh fills the cache, then the script
     seen = set()
     for step in range(8):
         report = h.apply(random_batch(rng, h.model, ids + [100 + step], 30, weights))   # checks every query

@@ -302,11 +302,15 @@ class HotCache:
         >>> cache.ensure_id_bound(1 << 24), cache.ensure_id_bound((1 << 24) + 1), cache.id_bytes
         (False, True, 4)
         """
-        if self.id_bytes == 4 or int(bound) <= PACKED_ID_LIMIT:
+        if not self.changes_id_format(bound):
             return False
         self.clear()
         self._size_chunks(4)
         return True
+
+    def changes_id_format(self, bound):
+        """Whether :meth:`ensure_id_bound` of ``bound`` would empty the cache for 4-byte ids."""
+        return self.id_bytes == 3 and int(bound) > PACKED_ID_LIMIT
 
     # ------------------------------------------------------------------ sizing
     _PER_VERTEX = ("chunk_id", "chunk_offset", "cached_degree", "in_cache", "_flags")
@@ -412,14 +416,16 @@ class HotCache:
         report.evicted_changed = int(evicted_changed)
         self._drop(evicted, report, scanned)
 
-    def evict_changed(self, changed_vertices, adjacency, report, bound=None):
+    def evict_changed(self, changed_vertices, adjacency, report, bound=None, before_change=None):
         """Refresh step 1 of a refresh without a selection (skipped or partial, see
         :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
         ``changed_vertices`` (and of vertices at or above ``bound`` if it came
         down since the last refresh), so that the cache serves no stale list.
 
-        Parameters as :meth:`evict`.  Returns the evicted vertices below the
-        bound (distinct, ascending): those a partial refresh may load again.
+        Parameters as :meth:`evict`; ``before_change`` (optional) is called
+        before the first change, only if there is one (the store snapshots
+        its caches there for a rollback).  Returns the evicted vertices below
+        the bound (distinct, ascending): those a partial refresh may load again.
         """
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
@@ -439,6 +445,8 @@ class HotCache:
             return evicted
         reloadable = evicted[evicted < scanned]
         report.evicted_changed = int(reloadable.size)
+        if before_change is not None:
+            before_change()
         self._drop(evicted, report, scanned)
         return reloadable
 

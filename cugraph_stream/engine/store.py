@@ -494,13 +494,15 @@ class GraphStore:
         (:class:`~cugraph_stream.engine.cache_policy.RefreshOutcome`).
         """
         caches = [adj.cache for _, adj, _ in self.cached]
-        self._snapshot_caches()
-        for cache in caches:
-            cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
         bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
-        reports = [RefreshReport() for _ in self.cached]
         decision = self.refresh_policy.decide_full() if kind is None else RefreshDecision(kind, "asked for")
-        if decision is not None and decision.kind == "full":
+        full = decision is not None and decision.kind == "full"
+        if full or any(cache.changes_id_format(bound) for cache in caches):
+            self._snapshot_caches()         # else only once a cache changes (most skipped refreshes: never)
+        for cache in caches:
+            cache.ensure_id_bound(bound)    # packed ids while they fit 3 bytes
+        reports = [RefreshReport() for _ in self.cached]
+        if full:
             parts = [cache.list_values(hotness.score(upto=bound), adj)
                      for (_, adj, hotness), cache in zip(self.cached, caches)]
             candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
@@ -508,7 +510,8 @@ class GraphStore:
             for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
                 adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
         else:
-            candidates = [adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound)
+            candidates = [adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
+                                                  before_change=self._snapshot_caches)
                           for (side, adj, _), report in zip(self.cached, reports)]
             if decision is None:
                 decision = self.refresh_policy.decide_partial(self._reload_value(candidates))

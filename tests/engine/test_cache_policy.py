@@ -215,3 +215,29 @@ def test_graph_reports_the_refresh(backend):
         assert (report.cache_loaded_bytes > 0) <= (report.cache_refresh != "skipped")
         assert report.cache_saved_bytes >= 0 and (report.cache_hits > 0) == (report.cache_saved_bytes > 0)
         assert report.to_dict()["cache_refresh"] == report.cache_refresh
+
+
+def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
+    """The rollback snapshot (a pass over every vertex) is taken before the first change only."""
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=8)
+    store.refresh_cache(store.apply(batch()), kind="full")
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    store.refresh_cache(store.empty_delta(), kind="full")
+    assert store.last_refresh.cached_lists > 0
+    with store.transaction():
+        store.refresh_cache(store.empty_delta(), kind="skipped")       # nothing changed: nothing to evict
+        assert store._cache_snapshots is None
+    cached = int(np.flatnonzero(ops.to_host(store.out.cache.in_cache))[0])
+    try:
+        with store.transaction():
+            delta = store.apply(reduce_batch(store, ids[ops.asarray(np.array([cached]))], ids[:1],
+                                             ops.asarray(np.array([9.5], np.float32)),
+                                             ops.asarray(np.array([1], np.int8))))
+            store.refresh_cache(delta, kind="skipped")
+            assert store._cache_snapshots is not None and not bool(store.out.cache.in_cache[cached])
+            raise MemoryError("after the refresh")
+    except MemoryError:
+        pass
+    assert bool(store.out.cache.in_cache[cached])          # the rollback loaded it again
+    store.check_cache()

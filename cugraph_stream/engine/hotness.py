@@ -111,8 +111,8 @@ class Hotness:
         bound : int, optional
             Promise that every vertex is below ``bound`` (the store's vertex
             bound), which saves finding their maximum (a synchronisation),
-            and lets repeated vertices be added up in a tally of ``bound``
-            entries instead of by sorting them (another).
+            and lets repeated vertices be added up in a tally over the
+            vertices instead of by sorting them (another).
         times : int
             Accesses per entry when ``counts`` is not given (default 1): rounds
             that read the same lists record them once.
@@ -130,9 +130,10 @@ class Hotness:
             added = (xp.full(vertices.size, max(int(times), 0), dtype=xp.float64) if counts is None
                      else xp.clip(counts.astype(xp.float64), 0, self.field_max))
             if not distinct and bound is not None:
-                # a tally over the vertices below the bound: no sort, no synchronisation; repeated
-                # vertices then write the same word twice
-                tally = xp.zeros(int(bound), dtype=xp.float64)
+                # a tally over every vertex the counts hold (a removal may have lowered the bound
+                # below vertices still read): no sort, no synchronisation; repeated vertices then
+                # write the same word twice
+                tally = xp.zeros(int(self.counts.size), dtype=xp.float64)
                 self.ops.scatter_add(tally, vertices, added)
                 added = tally[vertices]
             elif not distinct:

@@ -172,3 +172,12 @@ def test_repeats_add_up_alike_with_and_without_the_bound(ops, tau):
         assert int(ops.to_host(tallied.score()).max()) > 0
         tallied.advance(upto=50)
         sorted_.advance(upto=50)
+
+
+def test_repeats_beyond_a_lowered_bound_are_counted(ops):
+    """Removing the newest vertices lowers the store's bound while the queries still read
+    their lists in the same batch: the tally covers every vertex the counts hold."""
+    hot = Hotness(ops, tau=3)
+    hot.ensure_vertices(100)
+    hot.record(ops.asarray(np.array([90, 90, 3, 90])), bound=10)
+    assert ops.to_host(hot.score())[[3, 90]].tolist() == [1, 3]

@@ -699,6 +699,9 @@ class StreamGraph:
         """
         report.set_times(clock.times())
         report.launches, report.syncs = self._ops.calls.since(calls)
+        if report.cache_refresh:        # the cache's refresh policy learns what it cost and saved
+            self._store.observe_refresh(report.times.get("cache", 0.0), report.cache_saved_bytes,
+                                        report.host_bytes - report.cache_loaded_bytes)
         for query, query_report in zip(self._queries, report.queries):
             query._observe(query_report)
         self.last_report = report
@@ -774,11 +777,14 @@ class StreamGraph:
         if store.cached:
             load_bytes = sum(refresh.load_bytes for refresh in store.refresh_cache(delta))
             clock.lap("cache")
+            refresh = store.last_refresh
+            report.cache_refresh, report.cache_refresh_reason = refresh.kind, refresh.reason
+            report.cache_loaded_bytes = load_bytes
         for query in self._queries:
             with store.counting_reads() as reads:
                 query_report = query._update(delta, clock)
             query_report.host_edges_read, query_report.host_bytes = reads.host_edges, reads.host_bytes
-            query_report.cache_hits = reads.cache_edges
+            query_report.cache_hits, query_report.cache_saved_bytes = reads.cache_edges, reads.cache_saved_bytes
             report.add_query(query_report)
         if store.placement.counts_reads:
             report.host_bytes += load_bytes

@@ -45,9 +45,9 @@ class PhaseClock:
 class QueryReport:
     """Work and time one tracked query spent on a batch.
 
-    ``host_edges_read``, ``host_bytes`` and ``cache_hits`` are this query's
-    share of the :class:`BatchReport` figures of the same names (without the
-    cache's own loads).  ``converged`` is False only for a PageRank with
+    ``host_edges_read``, ``host_bytes``, ``cache_hits`` and
+    ``cache_saved_bytes`` are this query's share of the :class:`BatchReport`
+    figures of the same names (without the cache's own loads).  ``converged`` is False only for a PageRank with
     ``fail_on_nonconvergence=False`` that stopped at ``max_iter`` above its
     ``tol``.
 
@@ -68,6 +68,7 @@ class QueryReport:
     host_edges_read: int = 0
     host_bytes: int = 0
     cache_hits: int = 0
+    cache_saved_bytes: int = 0
     converged: bool = True
     path: str = "incremental"
     path_reason: str = ""
@@ -110,6 +111,18 @@ class BatchReport:
     cache_hits, cache_hit_ratio : int, float
         With ``"cached"``: entries served by the cache, and their share
         of all entries read.  The cache's refresh time is ``times["cache"]``.
+    cache_saved_bytes : int
+        With ``"cached"``: the host bytes the cache's hits saved (the 128-byte
+        transactions they would have read from host memory).
+    cache_refresh, cache_refresh_reason : str
+        With ``"cached"``: what the batch's cache refresh did, ``"full"``
+        (selection, evictions and loads), ``"partial"`` (the cached lists
+        the batch changed are loaded again) or ``"skipped"`` (they are only
+        evicted), and why (see :mod:`cugraph_stream.engine.cache_policy`);
+        ``""`` with the other placements.
+    cache_loaded_bytes : int
+        With ``"cached"``: host bytes the refresh's loads read (included in
+        ``host_bytes``).
     device_memory_bytes : int
         Device memory held by the graph store and the tracked queries' state
         (0 on the CPU backend).
@@ -153,6 +166,10 @@ class BatchReport:
     host_bytes: int = 0
     cache_hits: int = 0
     cache_hit_ratio: float = 0.0
+    cache_saved_bytes: int = 0
+    cache_refresh: str = ""
+    cache_refresh_reason: str = ""
+    cache_loaded_bytes: int = 0
     device_memory_bytes: int = 0
     launches: int = 0
     syncs: int = 0
@@ -173,6 +190,7 @@ class BatchReport:
         self.host_edges_read += query_report.host_edges_read
         self.host_bytes += query_report.host_bytes
         self.cache_hits += query_report.cache_hits
+        self.cache_saved_bytes += query_report.cache_saved_bytes
 
     def set_times(self, times):
         """Take the phase ``times`` of a :class:`PhaseClock`, the queries' own included."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 import os
 import random
 import signal
@@ -32,6 +33,8 @@ import pandas as pd
 import pyarrow as pa
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
+
+from cugraph_stream.engine.cache_policy import RefreshDecision, RefreshPolicy
 
 INT32_MAX = np.iinfo(np.int32).max
 # written from docs/api.md, not read from the package (tests/queries/test_kinds.py
@@ -47,6 +50,24 @@ REPORT_COUNTS = ("rows", "inserted", "deleted", "weight_updated", "unchanged",
 #: StreamGraph options of placement="cached" in the harness: a cache small
 #: enough (two chunks of 2 KiB per adjacency) to evict lists every batch
 CACHE_OPTIONS = {"cache_budget": 8192, "chunk_bytes": 2048}
+
+
+class ScriptedRefreshPolicy(RefreshPolicy):
+    """A cache refresh policy (:mod:`cugraph_stream.engine.cache_policy`) whose decisions
+    follow ``kinds`` in a cycle, whatever it measures: to drive a store through every
+    kind of refresh (``store.refresh_policy = ScriptedRefreshPolicy(("full", "skipped"))``)."""
+
+    def __init__(self, kinds):
+        super().__init__(host_read_bandwidth=1e9)
+        self._kinds = itertools.cycle(kinds)
+        self._next = None
+
+    def decide_full(self):
+        self._next = next(self._kinds)
+        return RefreshDecision("full", "scripted") if self._next == "full" else None
+
+    def decide_partial(self, value_bytes):
+        return RefreshDecision(self._next, "scripted")
 
 
 def host(frame):
@@ -838,13 +859,20 @@ class Harness:
     to its source vertex (created with add_vertices before tracking).  More
     queries can be tracked (and untracked) later with :meth:`track` and
     :meth:`untrack`.  Queries of the same kind and parameters in both modes
-    are compared with each other after every operation."""
+    are compared with each other after every operation.
+
+    With ``placement="cached"`` the cache refreshes follow ``refresh_kinds``
+    in turn (a :class:`ScriptedRefreshPolicy`, :attr:`refresh_policy`, put
+    on the store before every operation): the engine's own policy decides
+    from timings, which would make the tests' paths depend on the machine."""
 
     def __init__(self, cgs, directed=True, weight_dtype="float32", backend="cpu",
                  edges=None, vertices=(), sources=None, kinds=ALL_KINDS,
                  modes=("incremental", "recompute"), alpha=0.85, tol=1e-6,
-                 check_every=True, edges_fmt="pandas", placement="device", pagerank_options=None):
+                 check_every=True, edges_fmt="pandas", placement="device", pagerank_options=None,
+                 refresh_kinds=("full", "partial", "skipped")):
         self.cgs = cgs
+        self.refresh_policy = ScriptedRefreshPolicy(refresh_kinds) if placement == "cached" else None
         self.pagerank_options = dict(pagerank_options or {})     # every PageRank's (weighted=...)
         self.model = ModelGraph(directed, weight_dtype)
         # a cache so small (two chunks of 2 KiB per adjacency) that lists are evicted every batch
@@ -959,6 +987,8 @@ class Harness:
 
     def _checked(self, where, fn):
         self.steps += 1
+        if self.refresh_policy is not None and self.g._store.cached:
+            self.g._store.refresh_policy = self.refresh_policy
         before = self.snapshot() if self.check_every else None
         with deadline(what=f"step {self.steps} ({where})"):
             rep = fn()

@@ -22,7 +22,7 @@ import cugraph_stream as cgs
 from cugraph_stream.backends.faults import FaultInjector
 from cugraph_stream.engine import adjacency
 from cugraph_stream.engine import journal as journal_module
-from reference import ALL_KINDS, Harness, host, random_batch
+from reference import ALL_KINDS, Harness, ScriptedRefreshPolicy, host, random_batch
 
 
 class InjectedFault(MemoryError):
@@ -125,6 +125,23 @@ def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, c
     # later batches stay exact
     for step in range(3):
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
+
+
+@pytest.mark.parametrize("kind", ["skipped", "partial"])
+def test_refreshes_without_selection_roll_back(backend, kind, compact_early):
+    """The cache refresh policy skipped the selection (see ``engine/cache_policy.py``): a
+    failure anywhere after the batch's evictions (and reloads) restores the cache."""
+    h, rng, ids, weights = make_harness(backend, "cached", True, seed=12)
+    h.refresh_policy = ScriptedRefreshPolicy(("full",))
+    h.apply(random_batch(rng, h.model, ids, 15, weights))        # lists get hot
+    h.apply(random_batch(rng, h.model, ids, 15, weights))        # a full refresh fills the cache
+    assert h.g.last_report.cache_refresh == "full"
+    h.refresh_policy = h.g._store.refresh_policy = ScriptedRefreshPolicy((kind,))
+    rows = random_batch(rng, h.model, ids, 20, weights) + tree_rows(h)
+    report = apply_swept(h, rows, f"{kind} refresh")
+    assert report.cache_refresh == kind and (report.cache_loaded_bytes > 0) == (kind == "partial")
+    for step in range(2):
+        h.apply(random_batch(rng, h.model, ids, 15, weights))
 
 
 def test_remove_and_add_vertices_roll_back(backend, placement, compact_early):

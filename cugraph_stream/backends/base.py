@@ -69,7 +69,12 @@ BFS_BETA = 24
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
-    "elapsed", "unavailable_reason"})
+    "elapsed", "unavailable_reason", "host_read_bandwidth"})
+
+#: Bytes per second of 128-byte transactions at which a kernel reads short lists
+#: (32 ``int32``) of pinned host memory in place: the prior where nothing is measured
+#: (the lent H100's figure, DESIGN.md "Measured on the lent H100 (2026-11-25)")
+HOST_READ_BANDWIDTH_PRIOR = 14.3e9
 
 #: Methods that wait for the device without launching work on it
 WAIT_ONLY_METHODS = frozenset({"synchronize"})
@@ -285,6 +290,22 @@ class Backend(abc.ABC):
         backend's own memory.  On a backend whose device is the host the two
         are the same.
         """
+
+    def host_read_bandwidth(self):
+        """Bytes per second at which kernels read adjacency lists of host memory in place.
+
+        Counted in whole 128-byte transactions of random short lists (what
+        :mod:`cugraph_stream.engine.reads` counts), it converts the host
+        bytes a hot-cache hit saves into seconds
+        (:mod:`cugraph_stream.engine.cache_policy`).  The default is the
+        prior :data:`HOST_READ_BANDWIDTH_PRIOR`; a backend with host memory
+        apart from its own measures it, once per process.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").host_read_bandwidth() == HOST_READ_BANDWIDTH_PRIOR
+        True
+        """
+        return HOST_READ_BANDWIDTH_PRIOR
 
     def allocation_scope(self):
         """A context in which the engine's arrays are allocated (entered once per

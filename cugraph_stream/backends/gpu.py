@@ -39,7 +39,7 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import DEVICE_CALLS, SLOT_DTYPE, AdjacencyLists, Backend, NetChanges
+from .base import DEVICE_CALLS, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, Backend, NetChanges
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -60,6 +60,33 @@ def engine_memory_pool():
     import cupy
 
     return _engine_pool(cupy)
+
+
+@functools.cache
+def _measure_host_read_bandwidth(cupy, segments=1 << 16, span_bytes=64 << 20):
+    """Bytes per second of a kernel reading random 128-byte segments of pinned host
+    memory in place (a gather of ``segments`` whole segments out of ``span_bytes``),
+    the best of three timed runs after a warm-up; :data:`HOST_READ_BANDWIDTH_PRIOR`
+    if the measurement fails.  A few milliseconds, once per process."""
+    try:
+        words = 128 // 4
+        host = pinned_host_array(cupy, span_bytes // 4, np.int32, 4096)
+        host.fill(1)
+        rng = np.random.default_rng(0)
+        first = rng.integers(0, span_bytes // 128, segments, dtype=np.int64) * words
+        index = cupy.asarray((first[:, None] + np.arange(words)).ravel())
+        best = 0.0
+        for run in range(4):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            total = host[index].sum()
+            end.record()
+            end.synchronize()
+            if run and int(total) == index.size:
+                best = max(best, segments * 128 / (cupy.cuda.get_elapsed_time(start, end) / 1e3))
+        return best or HOST_READ_BANDWIDTH_PRIOR
+    except Exception:       # a measurement that cannot run leaves the prior
+        return HOST_READ_BANDWIDTH_PRIOR
 
 
 @functools.cache
@@ -166,6 +193,10 @@ class GPUBackend(Backend):
         # CuPy's pool hands out 512-byte aligned blocks: every 128-byte
         # boundary of a list start is a boundary in device memory too
         return self.xp.empty(int(n), dtype=dtype)
+
+    def host_read_bandwidth(self):
+        """Measured once per process (see :func:`_measure_host_read_bandwidth`)."""
+        return _measure_host_read_bandwidth(self.xp)
 
     def allocation_scope(self):
         # the engines' own CuPy pool, whatever CuPy's allocator is: cuDF, on

@@ -253,6 +253,7 @@ class HotCache:
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
         self._bound_seen = 0     # the highest bound a refresh scanned since: vertices may be cached below it
+        self._held = None        # (lists, entries) cached, while kept up to date without a scan
 
     @property
     def _chunk_weight_dtype(self):
@@ -301,11 +302,15 @@ class HotCache:
         >>> cache.ensure_id_bound(1 << 24), cache.ensure_id_bound((1 << 24) + 1), cache.id_bytes
         (False, True, 4)
         """
-        if self.id_bytes == 4 or int(bound) <= PACKED_ID_LIMIT:
+        if not self.changes_id_format(bound):
             return False
         self.clear()
         self._size_chunks(4)
         return True
+
+    def changes_id_format(self, bound):
+        """Whether :meth:`ensure_id_bound` of ``bound`` would empty the cache for 4-byte ids."""
+        return self.id_bytes == 3 and int(bound) > PACKED_ID_LIMIT
 
     # ------------------------------------------------------------------ sizing
     _PER_VERTEX = ("chunk_id", "chunk_offset", "cached_degree", "in_cache", "_flags")
@@ -409,10 +414,54 @@ class HotCache:
         if report.evicted == 0:
             return
         report.evicted_changed = int(evicted_changed)
+        self._drop(evicted, report, scanned)
+
+    def evict_changed(self, changed_vertices, adjacency, report, bound=None, before_change=None):
+        """Refresh step 1 of a refresh without a selection (skipped or partial, see
+        :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
+        ``changed_vertices`` (and of vertices at or above ``bound`` if it came
+        down since the last refresh), so that the cache serves no stale list.
+
+        Parameters as :meth:`evict`; ``before_change`` (optional) is called
+        before the first change, only if there is one (the store snapshots
+        its caches there for a rollback).  Returns the evicted vertices below
+        the bound (distinct, ascending): those a partial refresh may load again.
+        """
+        xp = self.ops.xp
+        self.ensure_vertices(int(adjacency.start.size))
+        scanned = self._scan_bound(bound)
+        upto, self._bound_seen = max(scanned, self._bound_seen), scanned
+        if self.chunks_held == 0:
+            return xp.empty(0, dtype=xp.int64)
+        flags = self._flags
+        changed = changed_vertices.astype(xp.int64, copy=False)
+        flags[changed] = _CHANGED
+        going = flags[:upto] != 0
+        going[scanned:upto] = True            # vertices beyond the bound (removed) go too
+        evicted = xp.flatnonzero(self.in_cache[:upto] & going)
+        flags[changed] = 0
+        report.evicted = int(evicted.size)
+        if report.evicted == 0:
+            return evicted
+        reloadable = evicted[evicted < scanned]
+        report.evicted_changed = int(reloadable.size)
+        if before_change is not None:
+            before_change()
+        self._drop(evicted, report, scanned)
+        return reloadable
+
+    def _drop(self, evicted, report, scanned):
+        """Evict the cached lists of ``evicted``: their slots become garbage; release the
+        chunks left with garbage only and compact those left with more garbage than lists."""
+        xp = self.ops.xp
         lost = xp.bincount(self.chunk_id[evicted].astype(xp.int64),
                            weights=self.cached_degree[evicted].astype(xp.float64), minlength=self.max_chunks)
-        self.garbage += self.ops.to_host(lost).astype(np.int64)
+        lost = self.ops.to_host(lost).astype(np.int64)
+        self.garbage += lost
+        held = self._held
         self._forget(evicted)
+        if held is not None:
+            self._held = (held[0] - int(evicted.size), held[1] - int(lost.sum()))
         for c in range(self.max_chunks):
             if self.chunks[c] is None:
                 continue
@@ -423,6 +472,7 @@ class HotCache:
                 self._compact(c, report, scanned)
 
     def _forget(self, vertices):
+        self._held = None
         self.in_cache[vertices] = False
         self.chunk_id[vertices] = -1
         self.chunk_offset[vertices] = 0
@@ -515,9 +565,21 @@ class HotCache:
         while placed < pending.size and self._compact_dirtiest(report, scanned):   # next fit left lists out
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
-        report.cached_lists, report.cached_edges = (int(x) for x in self.ops.to_host(xp.stack((
-            self.in_cache[:scanned].sum(dtype=xp.int64),
-            self.cached_degree[:scanned].sum(dtype=xp.int64)))))
+        self.report_state(report, bound)
+
+    def report_state(self, report, bound=None, counted=False):
+        """Fill in the state fields of ``report`` (lists and entries cached, garbage, chunks).
+
+        ``counted``: take the lists and entries from the counts evictions kept
+        since the last scan (no pass over the vertices, no synchronisation),
+        when there are such counts."""
+        xp = self.ops.xp
+        if not counted or self._held is None:
+            scanned = self._scan_bound(bound)
+            self._held = tuple(int(x) for x in self.ops.to_host(xp.stack((
+                self.in_cache[:scanned].sum(dtype=xp.int64),
+                self.cached_degree[:scanned].sum(dtype=xp.int64)))))
+        report.cached_lists, report.cached_edges = self._held
         report.garbage_slots = int(self.garbage.sum())
         report.held_bytes = self.held_bytes
         report.chunks = self.chunks_held
@@ -542,6 +604,7 @@ class HotCache:
         """Step 4: put ``pending`` (lists of ``degree`` entries) into chunk tails, next fit;
         returns how many (a prefix of ``pending``) found room."""
         xp, ops = self.ops.xp, self.ops
+        self._held = None
         count = int(pending.size)
         end = ops.to_host(xp.cumsum(degree))          # one transfer; the packing runs on the host
         placements = []                               # (chunk id, first list, stop list, offset shift)

@@ -110,7 +110,9 @@ class Hotness:
             from a byte map), which skips the aggregation.
         bound : int, optional
             Promise that every vertex is below ``bound`` (the store's vertex
-            bound), which saves finding their maximum (a synchronisation).
+            bound), which saves finding their maximum (a synchronisation),
+            and lets repeated vertices be added up in a tally over the
+            vertices instead of by sorting them (another).
         times : int
             Accesses per entry when ``counts`` is not given (default 1): rounds
             that read the same lists record them once.
@@ -127,7 +129,14 @@ class Hotness:
         else:
             added = (xp.full(vertices.size, max(int(times), 0), dtype=xp.float64) if counts is None
                      else xp.clip(counts.astype(xp.float64), 0, self.field_max))
-            if not distinct:
+            if not distinct and bound is not None:
+                # a tally over every vertex the counts hold (a removal may have lowered the bound
+                # below vertices still read): no sort, no synchronisation; repeated vertices then
+                # write the same word twice
+                tally = xp.zeros(int(self.counts.size), dtype=xp.float64)
+                self.ops.scatter_add(tally, vertices, added)
+                added = tally[vertices]
+            elif not distinct:
                 vertices, codes = self.ops.factorize(vertices)
                 summed = xp.zeros(vertices.size, dtype=xp.float64)
                 self.ops.scatter_add(summed, codes, added)

@@ -37,7 +37,7 @@ def transactions(xp, start, degree, itemsize):
 
 
 READ_FIELDS = ("lists_read", "edges_read", "host_lists", "host_edges", "host_transactions",
-               "cache_lists", "cache_edges")
+               "cache_lists", "cache_edges", "cache_transactions")
 
 
 def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True):
@@ -57,7 +57,10 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
 
     Fields: ``lists_read``/``edges_read`` (all non-empty lists read and their
     entries), ``host_lists``/``host_edges``/``host_transactions`` (the part
-    read from host memory), ``cache_lists``/``cache_edges`` (the hits).
+    read from host memory), ``cache_lists``/``cache_edges`` (the hits) and
+    ``cache_transactions`` (the host transactions the hits saved: what they
+    would have cost without the cache, less the weight transactions a
+    neighbour-only cache leaves to host memory).
     Stays on the device (no synchronisation).
 
     >>> from cugraph_stream.backends import get_backend
@@ -69,7 +72,7 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     >>> dict(zip(READ_FIELDS, read_counts(ops, np.array([0, 1, 2]), adj, np.array([False, True, False])).tolist()))
     ... # doctest: +NORMALIZE_WHITESPACE
     {'lists_read': 2, 'edges_read': 41, 'host_lists': 1, 'host_edges': 40, 'host_transactions': 4,
-     'cache_lists': 1, 'cache_edges': 1}
+     'cache_lists': 1, 'cache_edges': 1, 'cache_transactions': 2}
     """
     xp = ops.xp
     frontier = frontier.astype(xp.int64, copy=False)
@@ -78,15 +81,20 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
     miss = nonempty & ~hit
     start = adjacency.start[frontier]
-    cost = xp.where(miss, transactions(xp, start, degree, NBR_ITEMSIZE), 0)
+    nbr_cost = transactions(xp, start, degree, NBR_ITEMSIZE)
+    cost = xp.where(miss, nbr_cost, 0)
+    saved = xp.where(hit, nbr_cost, 0)
     if reads_weights:
         weight_cost = transactions(xp, start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
         cost = cost + (weight_cost if not cached_weights else xp.where(miss, weight_cost, 0))
+        if cached_weights:
+            saved = saved + xp.where(hit, weight_cost, 0)
     zero = xp.zeros((), dtype=xp.int64)
     return xp.stack([nonempty.sum(dtype=xp.int64), degree.sum(dtype=xp.int64),
                      miss.sum(dtype=xp.int64), xp.where(miss, degree, zero).sum(dtype=xp.int64),
                      cost.sum(dtype=xp.int64),
-                     hit.sum(dtype=xp.int64), xp.where(hit, degree, zero).sum(dtype=xp.int64)])
+                     hit.sum(dtype=xp.int64), xp.where(hit, degree, zero).sum(dtype=xp.int64),
+                     saved.sum(dtype=xp.int64)])
 
 
 @dataclass
@@ -127,10 +135,12 @@ class ReadCounters:
                                                cached_weights)
 
     def totals(self):
-        """Plain ints per field, plus ``host_bytes`` (128 per transaction), ``hit_ratio``
+        """Plain ints per field, plus ``host_bytes`` (128 per transaction),
+        ``cache_saved_bytes`` (128 per transaction the hits saved), ``hit_ratio``
         (cache edges / edges read) and ``list_hit_ratio`` (cache lists / lists read)."""
         values = dict(zip(READ_FIELDS, (int(x) for x in self.ops.to_host(self.counts))))
         values["host_bytes"] = ALIGN_BYTES * values["host_transactions"]
+        values["cache_saved_bytes"] = ALIGN_BYTES * values["cache_transactions"]
         values["hit_ratio"] = values["cache_edges"] / values["edges_read"] if values["edges_read"] else 0.0
         values["list_hit_ratio"] = (values["cache_lists"] / values["lists_read"]) if values["lists_read"] else 0.0
         return values

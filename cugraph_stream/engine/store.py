@@ -28,14 +28,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ..backends.base import SLOT_DTYPE
-from .adjacency import Adjacency, list_room
+from .adjacency import ALIGN_BYTES, Adjacency, list_room
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
+from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
 from .hash_index import EdgeIndex, arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
 from .placement import Placement
-from .reads import ReadCounters
+from .reads import NBR_ITEMSIZE, ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
 
@@ -57,6 +58,7 @@ class HostReads:
     host_edges: int = 0
     host_bytes: int = 0
     cache_edges: int = 0
+    cache_saved_bytes: int = 0
 
 
 @dataclass
@@ -93,7 +95,10 @@ class GraphStore:
     allocator), filled with the lists whose cached
     copies save the most host memory traffic per byte, judged by the reads
     of the last ``tau`` batches (:class:`Hotness`), and refreshed by
-    :meth:`refresh_cache` after every change.  A directed store's
+    :meth:`refresh_cache` after every change: in full only when that pays
+    (:attr:`refresh_policy`, a
+    :class:`~cugraph_stream.engine.cache_policy.RefreshPolicy` fed by
+    :meth:`observe_refresh`), otherwise only the lists the change touched.  A directed store's
     in-adjacency cache holds neighbour ids only: its main readers (PageRank,
     BFS and WCC re-seeding) take no weights, so weights would halve what it
     holds; SSSP and widest paths read the few weights they need there from
@@ -138,6 +143,8 @@ class GraphStore:
         # what the queries read from host memory, counted where the adjacency lives there
         self.reads = ReadCounters(ops) if placement.counts_reads else None
         self.cached = []                    # a CachedSide per cached adjacency
+        self.refresh_policy = None          # whether each refresh pays (placement "cached")
+        self.last_refresh = None            # what the last refresh_cache did
         if placement.cached:
             budget = placement.cache_budget
             allocator = ops.chunk_allocator(budget or None)     # one capacity for every cache
@@ -146,6 +153,7 @@ class GraphStore:
                 adj.cache = HotCache(ops, self.weight_dtype, budget, placement.chunk_bytes, allocator,
                                      weights=weights, id_bytes=3)
                 self.cached.append(CachedSide(side, adj, Hotness(ops, placement.tau, self.journal)))
+            self.refresh_policy = RefreshPolicy(ops.host_read_bandwidth())
         self._cache_snapshots = None      # what the caches held when this transaction first refreshed them
 
     # ---------------------------------------------------------- transactions
@@ -216,8 +224,8 @@ class GraphStore:
         self.reads.reset()
         yield reads
         totals = self.reads.totals()
-        reads.host_edges, reads.host_bytes, reads.cache_edges = (
-            totals["host_edges"], totals["host_bytes"], totals["cache_edges"])
+        reads.host_edges, reads.host_bytes, reads.cache_edges, reads.cache_saved_bytes = (
+            totals["host_edges"], totals["host_bytes"], totals["cache_edges"], totals["cache_saved_bytes"])
 
     @property
     def num_vertices(self):
@@ -477,35 +485,82 @@ class GraphStore:
             if cached is adj:
                 hotness.record(vertices, distinct=distinct, bound=self.vertex_bound, times=times)
 
-    def refresh_cache(self, delta):
+    def refresh_cache(self, delta, kind=None):
         """Bring every cache up to date with a change (after :meth:`apply`,
-        :meth:`remove_vertices` or :meth:`load`, before any query reads lists).
+        :meth:`remove_vertices` or :meth:`load`, before any query reads lists),
+        in full, in part or not at all: ``kind`` (one of
+        :data:`~cugraph_stream.engine.cache_policy.REFRESH_KINDS`), or by
+        default what :attr:`refresh_policy` decides.
 
-        The lists of all caches are ranked together by host bytes saved per
-        cached byte, and the budget's chunks shared out accordingly
+        ``"full"``: the lists of all caches are ranked together by host bytes
+        saved per cached byte, and the budget's chunks shared out accordingly
         (:func:`~cugraph_stream.engine.cache_selection.select_in_chunks`); every cache
         evicts the lists that left the candidates or changed, then every
-        cache loads (so that chunks one cache gives up serve the others),
-        and the hotness window moves on by one batch.  Returns the
-        :class:`RefreshReport` of each cache.
+        cache loads (so that chunks one cache gives up serve the others).
+        ``"partial"``: every cache evicts the lists that changed, then loads
+        them again.  ``"skipped"``: every cache evicts the lists that changed.
+        Either way no cache serves a stale list, and the hotness window moves
+        on by one batch.  Returns the :class:`RefreshReport` of each cache;
+        :attr:`last_refresh` tells what was done and why
+        (:class:`~cugraph_stream.engine.cache_policy.RefreshOutcome`).
         """
         caches = [adj.cache for _, adj, _ in self.cached]
-        self._snapshot_caches()
-        for cache in caches:
-            cache.ensure_id_bound(self.vertex_bound)      # packed ids while they fit 3 bytes
         bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
-        parts = [cache.list_values(hotness.score(upto=bound), adj)
-                 for (_, adj, hotness), cache in zip(self.cached, caches)]
-        candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
-                                      min(cache.max_chunks for cache in caches))
+        decision = self.refresh_policy.decide_full() if kind is None else RefreshDecision(kind, "asked for")
+        full = decision is not None and decision.kind == "full"
+        if full or any(cache.changes_id_format(bound) for cache in caches):
+            self._snapshot_caches()         # else only once a cache changes (most skipped refreshes: never)
+        for cache in caches:
+            cache.ensure_id_bound(bound)    # packed ids while they fit 3 bytes
         reports = [RefreshReport() for _ in self.cached]
-        for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
-            adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
+        if full:
+            parts = [cache.list_values(hotness.score(upto=bound), adj)
+                     for (_, adj, hotness), cache in zip(self.cached, caches)]
+            candidates = select_in_chunks(self.ops, parts, [cache.chunk_bytes for cache in caches],
+                                          min(cache.max_chunks for cache in caches))
+            for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
+                adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
+        else:
+            candidates = [adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
+                                                  before_change=self._snapshot_caches)
+                          for (side, adj, _), report in zip(self.cached, reports)]
+            if decision is None:
+                decision = self.refresh_policy.decide_partial(self._reload_value(candidates))
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
-            adj.cache.load(chosen, adj, report, bound)
+            if decision.kind == "skipped":
+                adj.cache.report_state(report, bound, counted=True)
+            else:
+                adj.cache.load(chosen, adj, report, bound)
             hotness.advance(upto=bound)
             adj.version += 1           # cached copies may have moved
+        self.last_refresh = RefreshOutcome(decision.kind, decision.reason,
+                                           sum(report.load_bytes for report in reports),
+                                           sum(report.cached_lists for report in reports))
         return reports
+
+    def _reload_value(self, evicted):
+        """Host bytes the reads of the changed lists ``evicted`` (per cache) cost over
+        the hotness window: what loading them again would save over the next one."""
+        xp = self.ops.xp
+        if not any(vertices.size for vertices in evicted):
+            return 0
+        value = xp.zeros((), dtype=xp.int64)
+        for (_, adj, hotness), vertices in zip(self.cached, evicted):
+            if vertices.size == 0:
+                continue
+            degree = adj.degree[vertices].astype(xp.int64)
+            per_read = xp.zeros(vertices.size, dtype=xp.int64)
+            for itemsize in (NBR_ITEMSIZE,) + ((self.weight_dtype.itemsize,) if adj.cache.weights else ()):
+                per_read += (degree * itemsize + ALIGN_BYTES - 1) // ALIGN_BYTES
+            value = value + (hotness.score(vertices) * per_read).sum(dtype=xp.int64)
+        return ALIGN_BYTES * self.ops.host_ints(value)[0]
+
+    def observe_refresh(self, refresh_s, saved_bytes, missed_bytes):
+        """Tell :attr:`refresh_policy` what the last refresh (:attr:`last_refresh`) cost and
+        what the queries then read from the lists in host memory (after the batch committed)."""
+        if self.last_refresh is not None:
+            self.refresh_policy.observe(self.last_refresh.kind, refresh_s, saved_bytes, missed_bytes,
+                                        self.last_refresh.cached_lists)
 
     def _snapshot_caches(self):
         """What the caches hold, once per transaction, before anything changes them (for a rollback)."""

@@ -152,3 +152,32 @@ def test_bad_age():
     hot = Hotness(get_backend("cpu"), tau=3)
     with pytest.raises(ValueError, match="age"):
         hot.batch_counts(3)
+
+
+@pytest.mark.parametrize("tau", [1, 3, 8])
+def test_repeats_add_up_alike_with_and_without_the_bound(ops, tau):
+    """With ``bound``, repeated vertices are tallied over the vertices (no sort); without,
+    they are sorted together: the words come out the same, saturation included."""
+    rng = np.random.default_rng(tau)
+    tallied, sorted_ = Hotness(ops, tau), Hotness(ops, tau)
+    for hot in (tallied, sorted_):
+        hot.ensure_vertices(50)
+    for step in range(6):
+        vertices = ops.asarray(rng.integers(0, 50, 400))          # many repeats
+        counts = None if step % 2 else ops.asarray(rng.integers(0, 40, 400))
+        times = int(rng.integers(1, 4))
+        tallied.record(vertices, counts=counts, bound=50, times=times)
+        sorted_.record(vertices, counts=counts, times=times)
+        assert ops.to_host(tallied.counts).tolist() == ops.to_host(sorted_.counts).tolist()
+        assert int(ops.to_host(tallied.score()).max()) > 0
+        tallied.advance(upto=50)
+        sorted_.advance(upto=50)
+
+
+def test_repeats_beyond_a_lowered_bound_are_counted(ops):
+    """Removing the newest vertices lowers the store's bound while the queries still read
+    their lists in the same batch: the tally covers every vertex the counts hold."""
+    hot = Hotness(ops, tau=3)
+    hot.ensure_vertices(100)
+    hot.record(ops.asarray(np.array([90, 90, 3, 90])), bound=10)
+    assert ops.to_host(hot.score())[[3, 90]].tolist() == [1, 3]

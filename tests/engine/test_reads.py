@@ -48,8 +48,11 @@ def test_read_counts_against_brute_force(ops, dtype):
             if cache_mask is not None and in_cache[v]:
                 expected["cache_lists"] += 1
                 expected["cache_edges"] += d
+                expected["cache_transactions"] += len({(4 * i) // 128 for i in range(s, s + d)})
                 if reads_weights and not cached_weights:        # the weights still come from host memory
                     expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
+                elif reads_weights:                             # ... or the cache saved them too
+                    expected["cache_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
             else:
                 expected["host_lists"] += 1
                 expected["host_edges"] += d
@@ -65,6 +68,7 @@ def test_read_counts_against_brute_force(ops, dtype):
     totals = counters.totals()
     assert {k: totals[k] for k in READ_FIELDS} == expected_total
     assert totals["host_bytes"] == 128 * expected_total["host_transactions"]
+    assert totals["cache_saved_bytes"] == 128 * expected_total["cache_transactions"]
     assert totals["hit_ratio"] == pytest.approx(expected_total["cache_edges"] / expected_total["edges_read"])
     counters.reset()
     assert counters.totals()["edges_read"] == 0 and counters.totals()["hit_ratio"] == 0.0
@@ -81,3 +85,4 @@ def test_read_counts_with_a_live_cache(ops):
     assert (t["lists_read"], t["cache_lists"], t["host_lists"]) == (3, 2, 1)
     assert (t["edges_read"], t["cache_edges"], t["host_edges"], t["host_transactions"]) == (46, 41, 5, 2)
     assert t["list_hit_ratio"] == pytest.approx(2 / 3)
+    assert t["cache_transactions"] == 2 + 2 + 1 + 1          # neighbours and weights of lists 0 and 1

@@ -1,0 +1,219 @@
+"""Whether refreshing the hot caches pays: a per-store model fed by measurements.
+
+With placement ``"cached"`` the store refreshes its caches once per batch,
+before the queries read lists
+(:meth:`~cugraph_stream.engine.store.GraphStore.refresh_cache`).  A full
+refresh ranks every list of the store (:mod:`cugraph_stream.engine.cache_selection`)
+and loads the winners: on the lent H100 at R-MAT scale 24, with SSSP
+alone, ``"cached"`` took 45.7 ms a batch and ``"host"`` 23.9 ms (issue 19):
+the refresh cost about as much as the whole batch, and SSSP's frontiers
+read too little from host memory for the cache to win it back.  :class:`RefreshPolicy` decides, per batch, among
+
+``"full"``
+    the selection, evictions and loads (what every batch did before);
+``"partial"``
+    no selection: the cached lists that the batch changed are evicted and
+    loaded again (the incremental refresh; nothing else moves);
+``"skipped"``
+    no selection, no loads: the cached lists that the batch changed are
+    evicted, so that the cache never serves a stale list, and the rest of
+    the cache stays as it is.
+
+In every case the hotness window moves on by one batch.
+
+The model.  After every batch the store tells the policy what the refresh
+cost (its measured seconds, ``BatchReport.times["cache"]``) and what the
+queries read from the lists in host memory: the bytes the cache's hits
+saved and the bytes read from host memory
+(:mod:`cugraph_stream.engine.reads`), priced in seconds at the backend's
+host read bandwidth (:meth:`Backend.host_read_bandwidth
+<cugraph_stream.backends.base.Backend.host_read_bandwidth>`).
+
+* A full refresh's worth, per batch, is what a freshly selected cache would
+  have saved beyond what the cache as it is did: ``traffic * fresh_share -
+  saved``, where ``traffic`` is the host-list bytes read (saved plus missed)
+  and ``fresh_share`` the share of the traffic the cache saved in the batch
+  of the last full refresh (at least :data:`MIN_FRESH_SHARE`, and 1 before
+  one is measured).  These worths add up in :attr:`RefreshPolicy.credit_s`
+  since the last full refresh, which runs again once the credit reaches
+  :data:`PAYBACK` times its own measured cost (a smoothed mean of the full
+  refreshes' seconds).  So the full refreshes never cost more, over time,
+  than half of what they would have saved, and a cache whose refresh does
+  not pay is refreshed rarely (its stale lists still serve hits).  The
+  margin is there because bytes priced at the read bandwidth are an upper
+  bound of the time they take: a batch bound by kernel launches hides part
+  of its reads.  Without a measured cost, a refresh runs to measure it.
+* Otherwise a partial refresh runs when the changed lists it would load
+  again are worth more than its measured extra cost over a skipped
+  refresh (times :data:`PAYBACK`): their reads over the hotness window
+  (:meth:`Hotness.score <cugraph_stream.engine.hotness.Hotness.score>` times
+  the 128-byte transactions of a read), expected again over the next
+  window.  Without a measured cost, one runs to measure it.
+* Otherwise the refresh is skipped.
+
+Host or cached.  ``placement="auto"`` gives a graph that does not fit the
+device ``"cached"`` with what the device has left as the budget
+(:func:`~cugraph_stream.engine.placement.choose_placement`), and the choice
+between a cache and none is made here, at run time, from what the cache
+saves: a store whose refreshes do not pay runs as ``"host"`` does, plus a
+skipped refresh's evictions and the hotness counts, and its cache keeps
+serving whatever hits its stale lists still get.
+
+Decisions depend only on measurements of committed batches (:meth:`RefreshPolicy.observe`
+runs after the batch's transaction), so a rolled-back batch leaves the model as it was.
+
+Examples
+--------
+>>> policy = RefreshPolicy(host_read_bandwidth=1e9)
+>>> policy.decide_full().kind                      # nothing measured: refresh, to measure it
+'full'
+>>> policy.observe("full", refresh_s=0.010, saved_bytes=4_000_000, missed_bytes=1_000_000, cached_lists=100)
+>>> policy.fresh_share, policy.decide_full()       # 80% saved when fresh; no credit yet
+(0.8, None)
+>>> policy.observe("skipped", 0.001, saved_bytes=3_000_000, missed_bytes=2_000_000, cached_lists=90)
+>>> round(policy.credit_s, 6)                      # (0.8 * 5 MB - 3 MB) at 1 GB/s
+0.001
+>>> policy.decide_partial(value_bytes=0).kind
+'skipped'
+>>> for _ in range(19):
+...     policy.observe("skipped", 0.001, saved_bytes=3_000_000, missed_bytes=2_000_000, cached_lists=90)
+>>> policy.decide_full().kind                      # 20 ms of credit: the refresh pays for itself twice
+'full'
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: refresh kinds, from the most work to the least
+REFRESH_KINDS = ("full", "partial", "skipped")
+
+#: the least share of the host-list traffic a fresh cache is assumed to save (so that a
+#: cache that saved nothing when last refreshed is tried again once the traffic is large)
+MIN_FRESH_SHARE = 1 / 32
+
+#: weight of a new measurement in the smoothed costs and shares
+DEFAULT_SMOOTHING = 0.5
+
+#: a refresh runs when it promises to save this many times its measured cost
+PAYBACK = 2.0
+
+
+@dataclass(frozen=True)
+class RefreshDecision:
+    """What a batch's cache refresh does (``kind``, one of :data:`REFRESH_KINDS`) and why."""
+
+    kind: str
+    reason: str
+
+    def __post_init__(self):
+        if self.kind not in REFRESH_KINDS:
+            raise ValueError(f"kind must be one of {list(REFRESH_KINDS)}, got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    """What a batch's refresh did, for the batch report: the :class:`RefreshDecision`'s
+    ``kind`` and ``reason``, the host bytes its loads read (``loaded_bytes``, whole
+    128-byte transactions) and the lists the caches hold after it (``cached_lists``)."""
+
+    kind: str
+    reason: str
+    loaded_bytes: int
+    cached_lists: int
+
+
+def _smooth(old, new, weight):
+    return new if old is None else (1.0 - weight) * old + weight * new
+
+
+class RefreshPolicy:
+    """Decides, per batch, whether a store's cache refresh runs in full, in part or not at all.
+
+    See the module docstring for the model.
+
+    Parameters
+    ----------
+    host_read_bandwidth : float
+        Bytes per second of host-memory list reads (what a cache hit saves).
+    smoothing : float
+        Weight of a new measurement in the smoothed costs and the fresh
+        share (0 < smoothing <= 1).
+    payback : float
+        How many times its cost a refresh must promise to save (>= 1).
+
+    Attributes
+    ----------
+    cost_s : dict
+        Smoothed measured seconds of a refresh, per kind (None until measured).
+    credit_s : float
+        Seconds a full refresh would have saved since the last one.
+    fresh_share : float or None
+        Smoothed share of the host-list traffic the cache saved in the
+        batches of full refreshes (None until measured).
+    """
+
+    def __init__(self, host_read_bandwidth, smoothing=DEFAULT_SMOOTHING, payback=PAYBACK):
+        host_read_bandwidth = float(host_read_bandwidth)
+        if not host_read_bandwidth > 0 or math.isinf(host_read_bandwidth):
+            raise ValueError(f"host_read_bandwidth must be a positive number of bytes per second, "
+                             f"got {host_read_bandwidth!r}")
+        if not 0 < smoothing <= 1:
+            raise ValueError(f"smoothing must be in (0, 1], got {smoothing!r}")
+        if not payback >= 1 or math.isinf(payback):
+            raise ValueError(f"payback must be a number >= 1, got {payback!r}")
+        self.host_read_bandwidth = host_read_bandwidth
+        self.smoothing = float(smoothing)
+        self.payback = float(payback)
+        self.cost_s = dict.fromkeys(REFRESH_KINDS)
+        self.credit_s = 0.0
+        self.fresh_share = None
+
+    def seconds(self, host_bytes):
+        """Seconds of reading ``host_bytes`` from host memory."""
+        return host_bytes / self.host_read_bandwidth
+
+    def decide_full(self):
+        """A full :class:`RefreshDecision` when one pays (or was never measured), else None."""
+        cost = self.cost_s["full"]
+        if cost is None:
+            return RefreshDecision("full", "no full refresh measured yet")
+        if self.credit_s >= self.payback * cost:
+            return RefreshDecision("full", f"a fresh cache would have saved {1e3 * self.credit_s:.3f} ms since the "
+                                           f"last full refresh, >= {self.payback:g} x its cost {1e3 * cost:.3f} ms")
+        return None
+
+    def decide_partial(self, value_bytes):
+        """Partial or skipped, for changed cached lists whose reads over the hotness
+        window cost ``value_bytes`` of host memory (what loading them again saves
+        over the next window)."""
+        pending = (f"credit {1e3 * self.credit_s:.3f} ms < {self.payback:g} x full refresh "
+                   f"{1e3 * (self.cost_s['full'] or 0.0):.3f} ms")
+        if value_bytes <= 0:
+            return RefreshDecision("skipped", f"{pending}; no changed cached list was read")
+        value = self.seconds(value_bytes)
+        partial, skipped = self.cost_s["partial"], self.cost_s["skipped"]
+        if partial is None:
+            return RefreshDecision("partial", f"{pending}; no partial refresh measured yet")
+        extra = max(partial - (skipped or 0.0), 0.0)
+        if value >= self.payback * extra:
+            return RefreshDecision("partial", f"{pending}; reloading changed lists saves {1e3 * value:.3f} ms "
+                                              f">= {self.payback:g} x its extra cost {1e3 * extra:.3f} ms")
+        return RefreshDecision("skipped", f"{pending}; reloading changed lists saves {1e3 * value:.3f} ms "
+                                          f"< {self.payback:g} x its extra cost {1e3 * extra:.3f} ms")
+
+    def observe(self, kind, refresh_s, saved_bytes, missed_bytes, cached_lists):
+        """Take one committed batch's measurements: its refresh ``kind`` and seconds,
+        the host-list bytes its queries were saved by the cache and read from host
+        memory, and the lists cached after its refresh."""
+        if kind not in REFRESH_KINDS:
+            raise ValueError(f"kind must be one of {list(REFRESH_KINDS)}, got {kind!r}")
+        self.cost_s[kind] = _smooth(self.cost_s[kind], max(float(refresh_s), 0.0), self.smoothing)
+        traffic = saved_bytes + missed_bytes
+        if kind == "full":
+            self.credit_s = 0.0
+            if traffic > 0 and cached_lists > 0:      # an empty cache says nothing of what one would save
+                self.fresh_share = _smooth(self.fresh_share, saved_bytes / traffic, self.smoothing)
+            return
+        share = 1.0 if self.fresh_share is None else max(self.fresh_share, MIN_FRESH_SHARE)
+        self.credit_s += self.seconds(max(share * traffic - saved_bytes, 0.0))

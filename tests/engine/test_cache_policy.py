@@ -1,0 +1,243 @@
+"""The cache refresh policy: its decisions from injected measurements, and the
+store's skipped and partial refreshes (exact results, a cache that never serves
+a stale list).  No test asserts a timing: the measurements are injected."""
+import random
+
+import numpy as np
+import pytest
+
+import cugraph_stream as cgs
+from cugraph_stream.backends import get_backend
+from cugraph_stream.engine.cache import RefreshReport
+from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, RefreshDecision,
+                                                RefreshPolicy)
+from cugraph_stream.engine.reduce import reduce_batch
+from cugraph_stream.engine.store import GraphStore
+from reference import Harness, random_batch
+
+
+# ------------------------------------------------------------------ decisions
+def test_a_refresh_runs_first_to_be_measured():
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    assert policy.decide_full().kind == "full"
+    policy.observe("full", 0.005, saved_bytes=0, missed_bytes=0, cached_lists=0)
+    assert policy.decide_full() is None and policy.cost_s["full"] == 0.005
+
+
+def test_a_refresh_that_does_not_pay_is_skipped():
+    """SSSP-like batches: a few hundred KB read from host memory, a refresh of 20 ms."""
+    policy = RefreshPolicy(host_read_bandwidth=10e9)
+    policy.observe("full", 0.020, saved_bytes=200_000, missed_bytes=200_000, cached_lists=1000)
+    assert policy.fresh_share == 0.5
+    for _ in range(100):
+        assert policy.decide_full() is None
+        decision = policy.decide_partial(value_bytes=0)
+        assert decision.kind == "skipped" and "no changed cached list" in decision.reason
+        policy.observe("skipped", 0.0002, saved_bytes=150_000, missed_bytes=250_000, cached_lists=900)
+    # 100 batches each owed 0.5 * 400 KB - 150 KB = 50 KB: 0.5 ms in all, far below 20 ms
+    assert policy.credit_s == pytest.approx(100 * 50_000 / 10e9)
+
+
+def test_a_refresh_that_pays_runs():
+    """PageRank-like batches: gigabytes read, most of them saved by a fresh cache."""
+    policy = RefreshPolicy(host_read_bandwidth=10e9)
+    policy.observe("full", 0.020, saved_bytes=6e9, missed_bytes=2e9, cached_lists=10**6)
+    assert policy.fresh_share == 0.75
+    policy.observe("skipped", 0.001, saved_bytes=4e9, missed_bytes=4e9, cached_lists=10**6)
+    decision = policy.decide_full()          # it would have saved 2 GB = 200 ms > 2 x 20 ms
+    assert decision.kind == "full" and "200.000 ms" in decision.reason
+    policy.observe("full", 0.030, saved_bytes=6e9, missed_bytes=2e9, cached_lists=10**6)
+    assert policy.credit_s == 0 and policy.cost_s["full"] == pytest.approx(0.025)    # smoothed
+
+
+def test_a_refresh_must_promise_payback_times_its_cost():
+    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK)
+    policy.observe("full", 0.010, saved_bytes=1, missed_bytes=0, cached_lists=1)     # fresh share 1
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=15_000_000, cached_lists=1)
+    assert policy.credit_s == pytest.approx(0.015) and policy.decide_full() is None   # 15 ms < 2 x 10 ms
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=5_000_000, cached_lists=1)
+    assert policy.decide_full().kind == "full"
+    assert RefreshPolicy(1e9, payback=1).payback == 1
+
+
+def test_a_cache_as_good_as_fresh_is_not_refreshed():
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 0.001, saved_bytes=900, missed_bytes=100, cached_lists=5)
+    for _ in range(50):
+        policy.observe("skipped", 0.0, saved_bytes=900, missed_bytes=100, cached_lists=5)
+    assert policy.credit_s == 0 and policy.decide_full() is None
+
+
+def test_a_cache_that_saved_nothing_is_tried_again_once_the_traffic_is_large():
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
+    assert policy.fresh_share == 0
+    batches = 0
+    while policy.decide_full() is None:
+        policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
+        batches += 1
+    assert batches == int(np.ceil(PAYBACK * 0.001 / (MIN_FRESH_SHARE * 10**6 / 1e9)))
+
+
+def test_an_empty_cache_does_not_teach_the_fresh_share():
+    """A full refresh with nothing hot yet (right after a load) holds no list: its
+    batch's traffic says nothing of what a cache saves."""
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
+    assert policy.fresh_share is None
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
+    assert policy.decide_full().kind == "full"      # the whole traffic counts: 10 ms of credit > 2 x 1 ms
+
+
+def test_partial_refresh_by_value_against_its_extra_cost():
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 1.0, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.decide_partial(value_bytes=1).kind == "partial"      # not measured yet
+    policy.observe("partial", 0.003, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.decide_partial(value_bytes=3_900_000).kind == "skipped"     # 3.9 ms < 2 x 2 ms extra
+    assert policy.decide_partial(value_bytes=4_100_000).kind == "partial"
+    assert policy.decide_partial(value_bytes=0).kind == "skipped"
+
+
+def test_policy_arguments_are_checked():
+    with pytest.raises(ValueError, match="host_read_bandwidth"):
+        RefreshPolicy(0)
+    with pytest.raises(ValueError, match="smoothing"):
+        RefreshPolicy(1e9, smoothing=0)
+    with pytest.raises(ValueError, match="payback"):
+        RefreshPolicy(1e9, payback=0.5)
+    with pytest.raises(ValueError, match="kind"):
+        RefreshPolicy(1e9).observe("sometimes", 0.0, 0, 0, 0)
+    with pytest.raises(ValueError, match="kind"):
+        RefreshDecision("lazy", "")
+
+
+# ------------------------------------------------------------------ the store
+def _store_with_batches(ops, seed, n=120, rows=400):
+    store = GraphStore(ops, True, np.float32, placement="cached", cache_budget=6 * 1024, chunk_bytes=1024)
+    ids = store.add_vertices(ops.asarray(np.arange(n)))
+    rng = np.random.default_rng(seed)
+
+    def batch():
+        u, v = rng.integers(0, n, rows), rng.integers(0, n, rows)
+        codes = np.where(rng.random(rows) < 0.3, -1, 1).astype(np.int8)
+        return reduce_batch(store, ids[ops.asarray(u)], ids[ops.asarray(v)],
+                            ops.asarray(rng.uniform(1, 5, rows).astype(np.float32)), ops.asarray(codes))
+    return store, ids, rng, batch
+
+
+@pytest.mark.parametrize("kind", ["skipped", "partial"])
+def test_refreshes_without_selection_evict_exactly_the_changed_lists(backend, kind):
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=5)
+    delta = store.apply(batch())
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    store.record_reads(store.inn, ids, reads_weights=False, distinct=True)
+    store.refresh_cache(delta, kind="full")
+    assert store.last_refresh.kind == "full" and store.last_refresh.cached_lists > 0
+    for _ in range(4):
+        before = {side: set(ops.to_host(np.flatnonzero(ops.to_host(adj.cache.in_cache))).tolist())
+                  for side, adj, _ in store.cached}
+        delta = store.apply(batch())
+        reports = store.refresh_cache(delta, kind=kind)
+        store.check_cache()                        # no cached list differs from the store's
+        assert store.last_refresh.kind == kind
+        for (side, adj, _), report in zip(store.cached, reports):
+            changed = set(ops.to_host(delta.inserted_u if side == "out" else delta.inserted_v).tolist())
+            changed |= set(ops.to_host(delta.deleted_u if side == "out" else delta.deleted_v).tolist())
+            changed |= set(ops.to_host(delta.updated_u if side == "out" else delta.updated_v).tolist())
+            after = set(np.flatnonzero(ops.to_host(adj.cache.in_cache)).tolist())
+            assert report.evicted == report.evicted_changed == len(before[side] & changed)
+            scanned = RefreshReport()
+            adj.cache.report_state(scanned, store.vertex_bound)      # counted afresh
+            assert (report.cached_lists, report.cached_edges) == (scanned.cached_lists, scanned.cached_edges)
+            assert report.cached_lists == len(after)
+            if kind == "skipped":
+                assert after == before[side] - changed and report.loaded_lists == 0
+            else:                                  # the changed ones come back (where non-empty and room is left)
+                reloaded = after - (before[side] - changed)
+                assert reloaded <= before[side] & changed and report.loaded_lists == len(reloaded)
+                assert report.loaded_lists + report.not_loaded >= len(reloaded)
+        assert store.last_refresh.loaded_bytes == sum(r.load_bytes for r in reports)
+
+
+def test_policy_fed_by_batches_skips_when_nothing_is_read(backend):
+    """Without reads the cache saves nothing: after the first (measuring) refresh, no
+    other full refresh runs, and the store reports why."""
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=6)
+    kinds = []
+    for _ in range(5):
+        store.refresh_cache(store.apply(batch()))
+        kinds.append(store.last_refresh.kind)
+        store.observe_refresh(0.001, saved_bytes=0, missed_bytes=0)
+    assert kinds == ["full"] + ["skipped"] * 4
+    assert "no changed cached list" in store.last_refresh.reason
+
+
+# ------------------------------------------------------------------ exactness
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+@pytest.mark.parametrize("kinds", [("skipped",), ("partial",), ("full", "skipped", "partial", "skipped")],
+                         ids=["skipped", "partial", "mixed"])
+def test_results_stay_exact_after_skipped_and_partial_refreshes(backend, directed, kinds):
+    rng = random.Random(hash((directed, kinds)) % 1000)
+    ids = list(range(40))
+    weights = [0.5, 1.0, 2.0, 3.0]
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(160)]
+    h = Harness(cgs, directed=directed, backend=backend, edges=edges, sources={"SSSP": 0, "BFS": 0},
+                kinds=("SSSP", "BFS", "WCC", "PageRank"), modes=("incremental",), placement="cached",
+                refresh_kinds=("full",) + kinds)       # a full refresh fills the cache, then the script
+    seen = set()
+    for step in range(8):
+        report = h.apply(random_batch(rng, h.model, ids + [100 + step], 30, weights))   # checks every query
+        seen.add(report.cache_refresh)
+    assert seen == {"full"} | set(kinds) and seen <= set(REFRESH_KINDS)
+
+
+def test_graph_reports_the_refresh(backend):
+    rng = np.random.default_rng(2)
+    n = 200
+    import pandas as pd
+    edges = pd.DataFrame({"source": rng.integers(0, n, 2000), "destination": rng.integers(0, n, 2000),
+                          "weight": rng.uniform(1, 5, 2000)})
+    g = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend=backend, placement="cached",
+                                      cache_budget=16384, chunk_bytes=2048)
+    g.track(cgs.PageRank())
+    plain = cgs.StreamGraph.from_edgelist(edges, weight="weight", backend=backend)
+    assert plain.apply(edges.head(3).assign(op=1), weight="weight").cache_refresh == ""
+    for _ in range(4):
+        rows = pd.DataFrame({"source": rng.integers(0, n, 50), "destination": rng.integers(0, n, 50),
+                             "weight": rng.uniform(1, 5, 50), "op": np.ones(50, np.int8)})
+        report = g.apply(rows, weight="weight")
+        assert report.cache_refresh in REFRESH_KINDS and report.cache_refresh_reason
+        assert report.cache_loaded_bytes <= report.host_bytes
+        assert (report.cache_loaded_bytes > 0) <= (report.cache_refresh != "skipped")
+        assert report.cache_saved_bytes >= 0 and (report.cache_hits > 0) == (report.cache_saved_bytes > 0)
+        assert report.to_dict()["cache_refresh"] == report.cache_refresh
+
+
+def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
+    """The rollback snapshot (a pass over every vertex) is taken before the first change only."""
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=8)
+    store.refresh_cache(store.apply(batch()), kind="full")
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    store.refresh_cache(store.empty_delta(), kind="full")
+    assert store.last_refresh.cached_lists > 0
+    with store.transaction():
+        store.refresh_cache(store.empty_delta(), kind="skipped")       # nothing changed: nothing to evict
+        assert store._cache_snapshots is None
+    cached = int(np.flatnonzero(ops.to_host(store.out.cache.in_cache))[0])
+    try:
+        with store.transaction():
+            delta = store.apply(reduce_batch(store, ids[ops.asarray(np.array([cached]))], ids[:1],
+                                             ops.asarray(np.array([9.5], np.float32)),
+                                             ops.asarray(np.array([1], np.int8))))
+            store.refresh_cache(delta, kind="skipped")
+            assert store._cache_snapshots is not None and not bool(store.out.cache.in_cache[cached])
+            raise MemoryError("after the refresh")
+    except MemoryError:
+        pass
+    assert bool(store.out.cache.in_cache[cached])          # the rollback loaded it again
+    store.check_cache()

@@ -195,6 +195,11 @@ class RefreshPolicy:
         partial, skipped = self.cost_s["partial"], self.cost_s["skipped"]
         if partial is None:
             return RefreshDecision("partial", f"{pending}; no partial refresh measured yet")
+        if self.cost_s["full"] is not None:
+            # a partial refresh does part of a full one's work: a dearer measurement is an
+            # outlier (on the H100 the first one, which compiled its kernels, took 221 ms
+            # against 10 ms for a full refresh, and partial refreshes never ran again)
+            partial = min(partial, self.cost_s["full"])
         extra = max(partial - (skipped or 0.0), 0.0)
         if value >= self.payback * extra:
             return RefreshDecision("partial", f"{pending}; reloading changed lists saves {1e3 * value:.3f} ms "

@@ -241,3 +241,13 @@ def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
         pass
     assert bool(store.out.cache.in_cache[cached])          # the rollback loaded it again
     store.check_cache()
+
+
+def test_a_partial_refresh_is_never_priced_above_a_full_one():
+    """One outlying partial measurement (its kernels compiling) does not shut partial refreshes out."""
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 0.010, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    policy.observe("partial", 0.221, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.decide_partial(value_bytes=17_000_000).kind == "skipped"    # 17 ms < 2 x (10 - 1) ms
+    assert policy.decide_partial(value_bytes=19_000_000).kind == "partial"    # 19 ms >= 18 ms

@@ -449,7 +449,7 @@ class GraphStore:
         if moves is None or moves.size == 0:
             return
         xp = self.ops.xp
-        out_slots = self.index.get(arc_key(xp, self.inn.nbr[moves.target], moves.owner))
+        out_slots = self.index.values_at(self.index.locate(arc_key(xp, self.inn.nbr[moves.target], moves.owner)))
         self.journal.write(self.out.twin, out_slots, moves.target)
 
     def _compact_if_needed(self):

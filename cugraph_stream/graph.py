@@ -761,7 +761,7 @@ class StreamGraph:
         new_vertices = xp.empty(0, dtype=xp.int64)
         (creating,) = self._ops.compress(create, ends)
         if creating.size:          # rarely: most batches name known vertices only
-            created = xp.unique(creating)
+            created = self._ops.sorted_distinct(creating)
             new_vertices = store.add_vertices(created)
             # every row naming a new vertex (delete rows after its insert too) gets its id
             ids = store.vertices.lookup_again(ends, ids, created, new_vertices)

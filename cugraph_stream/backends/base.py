@@ -55,7 +55,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties"})
+    "invalidate_keeping_ties", "sorted_distinct"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -403,6 +403,17 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def unique(self, ids, bound):
         """Distinct values of ``ids`` (non-negative, below ``bound``), in any order."""
+
+    def sorted_distinct(self, values):
+        """Distinct values of ``values`` (int64), ascending (the size is data-dependent:
+        a synchronisation).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").sorted_distinct(np.array([2**40, 7, -3, 7])).tolist()
+        [-3, 7, 1099511627776]
+        """
+        return self.xp.unique(values)
 
     @abc.abstractmethod
     def lookup_sorted(self, keys, values, queries):

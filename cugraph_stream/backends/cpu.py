@@ -14,6 +14,7 @@ from .chunks import HostChunkAllocator
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 _SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first (into as many keys or more)
+_DENSE_DISTINCT_FROM = 1 << 16  # sorted_distinct marks a bitmap from this many values on, where they are dense
 _BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
 
 
@@ -153,6 +154,18 @@ class CPUBackend(Backend):
         order = np.arange(ids.size, dtype=np.int64)
         stamp[ids] = order
         return ids[stamp[ids] == order]
+
+    def sorted_distinct(self, values):
+        # NumPy's unique sorts (or hashes, then sorts) every value: 0.86 s for the 7.9M
+        # endpoints of an R-MAT scale-18 load.  Ids that are dense non-negative integers
+        # (most graphs) are marked in a bitmap instead, which comes out sorted.
+        if values.size >= _DENSE_DISTINCT_FROM:
+            low, high = (int(x) for x in (values.min(), values.max()))
+            if low >= 0 and high < 4 * values.size + 65_536:
+                present = np.zeros(high + 1, dtype=bool)
+                present[values] = True
+                return np.flatnonzero(present).astype(values.dtype, copy=False)
+        return np.unique(values)
 
     def lookup_sorted(self, keys, values, queries):
         if keys.size == 0:

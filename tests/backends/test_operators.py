@@ -676,3 +676,14 @@ def test_invalidate_keeping_ties_invalidates_whole_subtrees_past_its_levels(ops)
                                                         ops.asarray(dist.copy()), dev_parent, rule, levels)
         assert sorted(host(ops, invalidated).tolist()) == expected, levels
         assert host(ops, dev_parent)[4] == parent_of_4, levels
+
+
+@pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small"])
+def test_sorted_distinct_is_numpys_unique(ops, ids):
+    rng = np.random.default_rng(7)
+    values = {"dense": rng.integers(0, 50_000, 200_000),            # the bitmap path on the CPU
+              "sparse": rng.integers(0, 2**40, 200_000),
+              "negative": rng.integers(-5, 50_000, 200_000),
+              "small": rng.integers(0, 10, 100)}[ids]
+    got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
+    assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()

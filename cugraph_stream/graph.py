@@ -711,12 +711,16 @@ class StreamGraph:
         """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
         ops, store = self._ops, self._store
         inserting = codes == INSERT
-        u, v, new_vertices = self._vertices_of(src, dst, inserting)
+        empty = store.num_edges == 0 and store.out.end == 0
+        only_inserts = empty and bool(ops.host_ints(inserting.all())[0])     # (one host read, first batch only)
+        fresh = only_inserts and store.num_vertices == 0
+        u, v, new_vertices = self._vertices_of(src, dst, inserting, fresh)
         if self._times is not None:
             clock.lap("reduce")             # (the id mapping, as without a window)
             u, v, w, codes, inserting = self._expire(u, v, w, codes, inserting, times, report)
             clock.lap("window")
-        bulk = store.num_edges == 0 and store.out.end == 0 and ops.host_ints(inserting.all())[0]
+            only_inserts = empty and bool(ops.host_ints(inserting.all())[0])     # expired rows delete
+        bulk = only_inserts
         if bulk:
             clock.lap("reduce")             # (the id mapping: a bulk load reduces as it builds)
             delta = store.load(u, v, w)
@@ -747,15 +751,22 @@ class StreamGraph:
         return (xp.concatenate((u, expired_u)), xp.concatenate((v, expired_v)),
                 xp.concatenate((w, xp.zeros(count, dtype=w.dtype))), codes, codes == INSERT)
 
-    def _vertices_of(self, src, dst, inserting):
+    def _vertices_of(self, src, dst, inserting, fresh=False):
         """Internal ids of each row's endpoints, creating the vertices that
         insert rows name; -1 for unknown vertices named only by delete rows.
+        ``fresh``: the graph has no vertices and every row inserts (a bulk
+        load), so every endpoint is new and none is looked up first.
 
         Returns ``(u, v, new_vertices)``.
         """
         xp, store = self._ops.xp, self._store
         rows = int(src.size)
         ends = xp.concatenate((src, dst))
+        if fresh:
+            created = self._ops.sorted_distinct(ends)
+            new_vertices = store.add_vertices(created)
+            ids = store.vertices.lookup(ends)          # every endpoint is in the table now
+            return ids[:rows], ids[rows:], new_vertices
         ids = store.vertices.lookup(ends)
         create = (ids < 0) & xp.concatenate((inserting, inserting))
         new_vertices = xp.empty(0, dtype=xp.int64)

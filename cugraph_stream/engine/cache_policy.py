@@ -48,7 +48,9 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   refresh (times :data:`PAYBACK`): their reads over the hotness window
   (:meth:`Hotness.score <cugraph_stream.engine.hotness.Hotness.score>` times
   the 128-byte transactions of a read), expected again over the next
-  window.  Without a measured cost, one runs to measure it.
+  window.  Without a measured cost, one runs to measure it.  Its cost is
+  never taken above a full refresh's, whose work it is part of (a first
+  measurement that compiled its kernels would otherwise shut it out).
 * Otherwise the refresh is skipped.
 
 Host or cached.  ``placement="auto"`` gives a graph that does not fit the

@@ -124,8 +124,8 @@ def summarize(records):
 
 def print_table(phase, rows):
     write(f"\n{phase}: ms per batch (wall, device synchronised)")
-    write(f"| placement | mean ms | median ms | / host | refresh full/partial/skipped | refresh ms | "
-          f"other ms | hit ratio | host MB/batch |")
+    write("| placement | mean ms | median ms | / host | refresh full/partial/skipped | refresh ms | "
+          "other ms | hit ratio | host MB/batch |")
     write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, row in rows.items():
         d = row["decisions"]

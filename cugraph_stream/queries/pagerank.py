@@ -270,7 +270,7 @@ class PageRank(Query):
             raise ValueError(f"threshold must be a finite real number >= 0, got {threshold!r}")
         with self._committed():
             engine = self.engine
-            store, xp = engine.store, engine.ops.xp
+            store = engine.store
             internal = store.vertices.sorted_internal
             moved = internal[engine.moved(internal, float(threshold))]
             rank = engine.rank[internal]

@@ -38,6 +38,9 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.store_bytes", description=__doc__.splitlines()[0])
     p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
     p.add_argument("--placement", choices=("device", "host", "cached"), default="device")
+    p.add_argument("--cache-fraction", type=float, default=1 / 8,
+                   help="with --placement cached: the cache budget as a share of the adjacency's "
+                        "neighbours and weights (8 bytes per arc; default 1/8)")
     p.add_argument("--scale", type=positive(int), default=18)
     p.add_argument("--edge-factor", type=positive(int), default=16)
     p.add_argument("--batches", type=int, default=5)
@@ -93,10 +96,13 @@ def main(argv=None):
     edges = rmat(args.scale, args.edge_factor, seed=args.seed, backend=args.backend)
     initial, batches = make_batches(ops.xp, edges, args.batch_size, args.batches, args.seed + 1)
     source = int(ops.to_host(initial["src"][:1])[0])
+    options = {}
+    if args.placement == "cached":
+        options["cache_budget"] = int(args.cache_fraction * int(initial["src"].size) * 2 * 8)
     sync_device()
     t0 = perf_counter()
     g = cgs.StreamGraph.from_edgelist(initial, source="src", destination="dst", weight="weight",
-                                      backend=ops, placement=args.placement)
+                                      backend=ops, placement=args.placement, **options)
     sync_device()
     load_s = perf_counter() - t0
     write(f"R-MAT scale {args.scale}, edge factor {args.edge_factor}, backend {args.backend}, "

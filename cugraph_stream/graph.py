@@ -720,7 +720,7 @@ class StreamGraph:
             u, v, w, codes, inserting = self._expire(u, v, w, codes, inserting, times, report)
             clock.lap("window")
             only_inserts = empty and bool(ops.host_ints(inserting.all())[0])     # expired rows delete
-        bulk = only_inserts
+        bulk = only_inserts             # an empty store loads the rows at once
         if bulk:
             clock.lap("reduce")             # (the id mapping: a bulk load reduces as it builds)
             delta = store.load(u, v, w)

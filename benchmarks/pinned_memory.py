@@ -38,12 +38,38 @@ def _rate(label, nbytes, seconds):
     write(f"{label:<58} {seconds:6.2f} s  {nbytes / seconds / GiB:6.2f} GiB/s")
 
 
+def _time_transfers(cp, ptr, owner, n):
+    """A kernel reading and writing ``n`` bytes of registered memory at ``ptr`` in
+    place, and a cudaMemcpy from device memory into it."""
+    rt = cp.cuda.runtime
+    host = cp.ndarray((n // 4,), dtype=cp.int32,
+                      memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(ptr, n, owner), 0))
+    device = cp.empty(n // 4, dtype=cp.int32)
+
+    def read():
+        device[...] = host
+
+    def write_back():
+        host[...] = device
+
+    def copy():
+        rt.memcpy(ptr, device.data.ptr, n, rt.memcpyDefault)
+
+    for label, run in (("   a kernel reads it in place", read), ("   a kernel writes it in place", write_back),
+                       ("   cudaMemcpy device -> it", copy)):
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        run()
+        cp.cuda.Device().synchronize()
+        _rate(label, n, time.perf_counter() - t0)
+
+
 def main(argv=None):
+    args = parse_args(argv)
     import cupy as cp
 
     from cugraph_stream.backends.pinned import HOST_REGISTER_MAPPED, HOST_REGISTER_PORTABLE, _touch_in_parallel
 
-    args = parse_args(argv)
     n = int(args.gib * GiB) // 4096 * 4096
     rt = cp.cuda.runtime
     try:
@@ -68,20 +94,9 @@ def main(argv=None):
         rt.hostRegister(ptr, n, HOST_REGISTER_PORTABLE | HOST_REGISTER_MAPPED)
         _rate(f"mmap{' + MADV_HUGEPAGE' if huge else ''} + parallel touch + cudaHostRegister",
               n, time.perf_counter() - t0)
-        host = cp.ndarray((n // 4,), dtype=cp.int32,
-                          memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(ptr, n, buffer), 0))
-        device = cp.empty(n // 4, dtype=cp.int32)
-        for label, run in (("   a kernel reads it in place", lambda: device.__setitem__(Ellipsis, host)),
-                           ("   a kernel writes it in place", lambda: host.__setitem__(Ellipsis, device)),
-                           ("   cudaMemcpy device -> it", lambda: rt.memcpy(ptr, device.data.ptr, n,
-                                                                          rt.memcpyDefault))):
-            cp.cuda.Device().synchronize()
-            t0 = time.perf_counter()
-            run()
-            cp.cuda.Device().synchronize()
-            _rate(label, n, time.perf_counter() - t0)
+        _time_transfers(cp, ptr, buffer, n)
         rt.hostUnregister(ptr)
-        del host, device, view
+        del view
         buffer.close()
         cp.get_default_memory_pool().free_all_blocks()
     return 0

@@ -4,7 +4,7 @@ Every call that changes a graph is one transaction (see
 :mod:`cugraph_stream.engine.journal`): input is validated before anything
 changes, and an exception raised later (``MemoryError``, a CUDA out-of-memory
 error, ``KeyboardInterrupt``, a query that cannot converge, an internal
-error) rolls the graph, its store, its edge index, its caches and every
+error) rolls the graph, its store, its arc index, its caches and every
 tracked query back to the state before the call, then propagates.  Ctrl-C
 is held back while an operator is halfway through its writes and raised at
 the next safe point, which rolls the call back: a ``KeyboardInterrupt`` out
@@ -106,7 +106,7 @@ class StreamGraph:
         batch's weight column decides (float32 stays float32, other numbers
         become float64), float32 without one.
     placement : {"device", "host", "cached", "auto"}
-        Where the adjacency (and the edge index) lives.  ``"device"``
+        Where the adjacency (and the arc index) lives.  ``"device"``
         (default): in the backend's memory (GPU memory for
         ``backend="gpu"``).  The others are for graphs larger than GPU
         memory.  ``"host"``: in pinned, page-aligned host memory that the
@@ -449,7 +449,7 @@ class StreamGraph:
 
         Rewrites every neighbour list contiguously (in the size class of 1.25x its degree)
         and shrinks the per-vertex arrays (the store's and the queries') and
-        the edge index once they are far larger than the vertices and edges
+        the arc index once they are far larger than the vertices and edges
         need.  It happens by itself past a garbage threshold, which vertex
         removals reach; call it after deleting many edges of vertices you keep.
 

@@ -1,5 +1,4 @@
 // Updates of the gapped CSR (cugraph_stream.engine.adjacency) that run per list.
-#include "hash.cuh"
 
 // Remove entries: rows (owner, slot) sorted by slot, so each list's rows are
 // contiguous and in slot order.  One thread per row; the first row of each
@@ -108,20 +107,4 @@ __global__ void relocate_lists(const long long* vertices, long long count, const
     start[u] = to;
     capacity[u] = room[k];
   }
-}
-
-// After entries of one adjacency moved to slots `target` (lists of `owner`),
-// point at them whatever indexes slots, one thread per entry: the edge index
-// (where `has_index`: the arc key is owner and the entry's neighbour, present
-// in `table`), and the mirror adjacency's twin pointer of the same edge
-// (where `has_mirror`: mirror_twin[twin[target]] = target).
-__global__ void follow_moves(const long long* owner, const long long* target, long long count, const int* nbr,
-                             const unsigned int* twin, int has_index, const long long* table, int bits,
-                             unsigned int* table_values, int has_mirror, unsigned int* mirror_twin)
-{
-  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (k >= count) return;
-  long long t = target[k];
-  if (has_index) table_values[probe(table, bits, (owner[k] << 32) | static_cast<long long>(nbr[t]))] = static_cast<unsigned int>(t);
-  if (has_mirror) mirror_twin[twin[t]] = static_cast<unsigned int>(t);
 }

@@ -15,20 +15,24 @@ enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGE
 // the store, and appends the edge to the inserted, deleted or updated list at
 // an atomically claimed position.  A negative key (a delete row naming a vertex
 // the graph lacks) names no edge: its rows are ignored.
+// The edge's state before the batch comes from the arc index (`table`, over the
+// out-adjacency `start`, `degree`, `nbr`) and the stored weights; deleted and
+// updated edges are written out with their table positions.
 template <typename W>
 __global__ void net_changes(const long long* keys, const signed char* ops, const W* weights, long long rows,
-                            const long long* table, int bits, const unsigned int* table_slots, const W* stored,
-                            long long* inserted, W* inserted_w, long long* deleted, long long* updated,
-                            W* updated_w, unsigned long long* counters)
+                            const unsigned int* table, int bits, const long long* start, const long long* degree,
+                            const int* nbr, const W* stored, long long* inserted, W* inserted_w, long long* deleted,
+                            long long* deleted_at, long long* updated, long long* updated_at, W* updated_w,
+                            unsigned long long* counters)
 {
   long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (first >= rows) return;
   long long key = keys[first];
   if (first > 0 && keys[first - 1] == key) return;
 
-  long long at = key >= 0 ? probe(table, bits, key) : -1;
+  long long at = arc_probe(table, bits, start, degree, nbr, key);
   bool present_before = at >= 0;
-  W weight_before = present_before ? stored[table_slots[at]] : W(0);
+  W weight_before = present_before ? stored[table[at]] : W(0);
   bool present = present_before;
   W weight = weight_before;
   bool any_effect = false;
@@ -51,10 +55,13 @@ __global__ void net_changes(const long long* keys, const signed char* ops, const
     inserted[k] = key;
     inserted_w[k] = weight;
   } else if (present_before && !present) {
-    deleted[atomicAdd(counters + cgs::NET_DELETED, 1ull)] = key;
+    unsigned long long k = atomicAdd(counters + cgs::NET_DELETED, 1ull);
+    deleted[k] = key;
+    deleted_at[k] = at;
   } else if (present && weight != weight_before) {
     unsigned long long k = atomicAdd(counters + cgs::NET_UPDATED, 1ull);
     updated[k] = key;
+    updated_at[k] = at;
     updated_w[k] = weight;
   } else if (any_effect) {
     atomicAdd(counters + cgs::NET_CANCELLED, 1ull);

@@ -1,9 +1,15 @@
-// Open-addressing edge index with linear probing (cugraph_stream.engine.hash_index):
-// keys are non-negative int64, -1 marks an empty slot and -2 a deleted one.
+// Open-addressing indexes with linear probing.  The edge index
+// (cugraph_stream.engine.hash_index) holds non-negative int64 keys, -1 for an
+// empty position and -2 for a deleted one.  The arc index
+// (cugraph_stream.engine.arc_index) holds only out-adjacency slots (4 bytes):
+// arc u -> v (key u << 32 | v) is at the position, probed from the key's home,
+// whose slot lies in u's list and holds neighbour v.
 #pragma once
 
 #define CGS_EMPTY (-1LL)
 #define CGS_DELETED (-2LL)
+#define CGS_EMPTY_SLOT 0xFFFFFFFFu
+#define CGS_DELETED_SLOT 0xFFFFFFFEu
 
 __device__ __forceinline__ long long home_slot(long long key, int bits)
 {
@@ -19,6 +25,26 @@ __device__ __forceinline__ long long probe(const long long* table, int bits, lon
     long long seen = table[slot];
     if (seen == key) return slot;
     if (seen == CGS_EMPTY) return -1;
+    slot = (slot + 1) & mask;
+  }
+}
+
+// position of arc `key` in an arc-index table, or -1 where absent (or key < 0)
+__device__ __forceinline__ long long arc_probe(const unsigned int* table, int bits, const long long* start,
+                                               const long long* degree, const int* nbr, long long key)
+{
+  if (key < 0) return -1;
+  long long u = key >> 32;
+  int v = static_cast<int>(key & 0xFFFFFFFFLL);
+  long long first = start[u];
+  long long end = first + degree[u];
+  long long mask = (1LL << bits) - 1;
+  long long slot = home_slot(key, bits);
+  while (true) {
+    unsigned int seen = table[slot];
+    if (seen == CGS_EMPTY_SLOT) return -1;
+    long long s = static_cast<long long>(seen);
+    if (seen != CGS_DELETED_SLOT && s >= first && s < end && nbr[s] == v) return slot;
     slot = (slot + 1) & mask;
   }
 }

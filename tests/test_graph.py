@@ -427,8 +427,7 @@ def test_host_placement_keeps_the_adjacency_in_pinned_host_memory():
         return runtime.pointerGetAttributes(array.data.ptr).type
 
     host, device = getattr(runtime, "memoryTypeHost", 1), getattr(runtime, "memoryTypeDevice", 2)
-    for array in (store.out.nbr, store.out.wgt, store.out.twin, store.inn.nbr, store.index.keys,
-                  store.index.values):
+    for array in (store.out.nbr, store.out.wgt, store.out.twin, store.inn.nbr, store.index.table):
         assert memory_type(array) == host and array.data.ptr % 4096 == 0
     assert memory_type(store.out.degree) == device and memory_type(q.engine.value) == device
     result = q.result()

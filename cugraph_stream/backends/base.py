@@ -44,9 +44,13 @@ import numpy as np
 #: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
 EMPTY_KEY = -1
 DELETED_KEY = -2
-#: dtype of slot pointers (an adjacency's twin pointers, the edge index's values): 4 bytes,
+#: dtype of slot pointers (an adjacency's twin pointers, the arc index's entries): 4 bytes,
 #: so one adjacency holds at most 2**32 - 1 slots; the kernels take them as ``unsigned int``
 SLOT_DTYPE = np.dtype(np.uint32)
+#: arc-index entries that hold no slot: never used, and freed (a tombstone); above
+#: every slot an adjacency hands out (``engine.adjacency.MAX_SLOTS`` less its alignment)
+EMPTY_SLOT = int(np.iinfo(SLOT_DTYPE).max)
+DELETED_SLOT = EMPTY_SLOT - 1
 
 #: Operators whose results carry sizes or values that the host reads (a
 #: data-dependent length, a count, a host value): each call is one host
@@ -160,7 +164,7 @@ class NetChanges(NamedTuple):
     updated_weights: Any
     #: ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``, ``cancelled``, ``ignored``
     counts: dict
-    #: the edge index's table positions of ``deleted`` (what ``hash_find`` gives), so the
+    #: the arc index's table positions of ``deleted`` (what ``arc_find`` gives), so the
     #: store erases and finds them without probing again
     deleted_at: Any
     #: the table positions of ``updated``
@@ -487,6 +491,44 @@ class Backend(abc.ABC):
     def hash_build(self, table, keys):
         """Store distinct ``keys`` in an empty ``table`` (bulk load); return their positions."""
 
+    # --------------------------------------------------------------- arc index
+    # An arc index (the engine's ArcIndex) maps each arc ``u -> v`` of an
+    # out-adjacency to its slot, without storing the arc: ``table``
+    # (SLOT_DTYPE, a power-of-two size) holds slots, EMPTY_SLOT or
+    # DELETED_SLOT, and arc ``key = u << 32 | v`` is probed linearly from
+    # the home :meth:`hash_find` gives ``key``; a position holding slot ``s`` is
+    # the arc's when ``s`` lies in ``u``'s list (``start[u] <= s < start[u] +
+    # degree[u]``) and ``nbr[s] == v``, for a list owns its slots.  Every
+    # ``u`` named is below ``adj.start.size``.
+
+    @abc.abstractmethod
+    def arc_find(self, table, adj: AdjacencyLists, keys):
+        """Positions in ``table`` of the arcs ``keys`` (int64) of ``adj``; -1 where
+        absent (and for a negative key, which names no arc)."""
+
+    @abc.abstractmethod
+    def arc_claim(self, table, keys, slots):
+        """Enter absent, distinct arcs ``keys`` with their ``slots``: each takes the
+        first empty or deleted position from its home.
+
+        Returns ``(positions, replaced)``: where each went, and what that
+        position held before (EMPTY_SLOT or DELETED_SLOT), so that the caller
+        can count reused tombstones and undo the claim.
+        """
+
+    @abc.abstractmethod
+    def arc_build(self, table, keys, slots):
+        """Enter distinct arcs ``keys`` with their ``slots`` into an empty ``table`` (bulk load)."""
+
+    @abc.abstractmethod
+    def arc_locate(self, table, keys, slots):
+        """Positions of the entries of arcs ``keys`` that hold ``slots`` (all present).
+
+        Each arc's probe from its home stops at the position holding its slot:
+        it needs no adjacency, so it finds the entries of lists that have just
+        moved (a table holds each slot at most once).
+        """
+
     # ------------------------------------------------------------ adjacency
     @abc.abstractmethod
     def close_holes(self, adj: AdjacencyLists, owners, slots):
@@ -509,17 +551,6 @@ class Backend(abc.ABC):
         ``room[k]`` slots as its ``capacity``.  Returns ``(owner, source,
         target)``: every entry moved (``moved`` in all), list ``k``'s from
         position ``first[k]`` on, in list order.
-        """
-
-    @abc.abstractmethod
-    def follow_moves(self, adj: AdjacencyLists, owners, targets, table=None, table_values=None, mirror_twin=None):
-        """Point what indexes slots at entries of ``adj`` that moved to ``targets``.
-
-        ``owners[i]`` owns the list of ``targets[i]``.  With ``table`` (an
-        edge index, see :meth:`hash_find`, holding every moved arc's key
-        ``owner << 32 | nbr``), ``table_values`` at each arc's position
-        becomes its new slot; with ``mirror_twin`` (the twin pointers of the
-        mirror adjacency), ``mirror_twin[adj.twin[target]] = target``.
         """
 
     @abc.abstractmethod
@@ -548,7 +579,7 @@ class Backend(abc.ABC):
 
     # ------------------------------------------------------ batch reduction
     @abc.abstractmethod
-    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
+    def net_changes(self, keys, codes, weights, table, adj: AdjacencyLists):
         """Net change of each edge named by batch rows, rows sorted by arc key
         (in any order with :attr:`net_changes_any_order`).
 
@@ -556,9 +587,9 @@ class Backend(abc.ABC):
         batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and
         ``weights`` each row's weight.  A negative key (a delete row naming a
         vertex the graph lacks) names no edge: its rows count as ``ignored``.
-        An edge starts in the state the edge index (``table`` with
-        ``table_slots``, see :meth:`hash_find`) and ``stored_weights`` (weight
-        per slot) give it, and each row applies in order.
+        An edge starts in the state the arc index ``table`` of the
+        out-adjacency ``adj`` (see :meth:`arc_find`) and ``adj.wgt`` give it,
+        and each row applies in order.
 
         Returns a :class:`NetChanges`: the keys of edges absent before and
         present after, present before and absent after, present in both with

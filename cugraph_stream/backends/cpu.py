@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import DEVICE_CALLS, EMPTY_KEY, Backend, NetChanges
+from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, NetChanges
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -289,6 +289,88 @@ class CPUBackend(Backend):
             placed[spill], _ = self.hash_claim(table, keys[spill])
         return placed
 
+    # --------------------------------------------------------------- arc index
+    def arc_find(self, table, adj, keys):
+        if self.kernels is not None:
+            return self.kernels.arc_find(table, adj, keys)
+        bits = table.size.bit_length() - 1
+        mask = table.size - 1
+        found = np.full(keys.size, -1, dtype=np.int64)
+        pending = np.flatnonzero(keys >= 0)
+        slot = hash_slot(keys[pending], bits)
+        while pending.size:
+            seen = table[slot].astype(np.int64)
+            u, v = keys[pending] >> 32, keys[pending] & 0xFFFFFFFF
+            held = seen < DELETED_SLOT
+            first = adj.start[u]
+            inside = held & (seen >= first) & (seen < first + adj.degree[u])
+            hit = inside & (adj.nbr[np.where(inside, seen, 0)] == v)
+            found[pending[hit]] = slot[hit]
+            go_on = ~hit & (seen != EMPTY_SLOT)
+            pending = pending[go_on]
+            slot = (slot[go_on] + 1) & mask
+        return found
+
+    def arc_claim(self, table, keys, slots):
+        if self.kernels is not None:
+            return self.kernels.arc_claim(table, keys, slots)
+        mask = table.size - 1
+        placed = np.empty(keys.size, dtype=np.int64)
+        pending = np.arange(keys.size, dtype=np.int64)
+        slot = hash_slot(keys, table.size.bit_length() - 1)
+        stamp = self._scratch_stamp(table.size)
+        taken = self._scratch_flag(table.size)     # claimed by an earlier round (the table is not written yet)
+        while pending.size:
+            free = np.flatnonzero((table[slot] >= DELETED_SLOT) & ~taken[slot])
+            # several arcs may race for one free position: the last writer wins it
+            stamp[slot[free]] = free
+            won = free[stamp[slot[free]] == free]
+            taken[slot[won]] = True
+            placed[pending[won]] = slot[won]
+            lost = np.ones(pending.size, dtype=bool)
+            lost[won] = False
+            pending = pending[lost]
+            slot = (slot[lost] + 1) & mask
+        taken[placed] = False
+        replaced = table[placed].astype(np.int64)
+        table[placed] = slots
+        return placed, replaced
+
+    def arc_build(self, table, keys, slots):
+        if self.kernels is not None:
+            return self.kernels.arc_build(table, keys, slots)
+        # Sorted by home, arc i lands on max(home_i, position_{i-1} + 1): a
+        # running maximum.  Runs stay contiguous from each arc's home, so
+        # linear probing finds every arc; the few that run past the end of
+        # the table are placed by ordinary probing (which wraps around).
+        home = hash_slot(keys, table.size.bit_length() - 1)
+        order = np.argsort(home)
+        step = np.arange(keys.size, dtype=np.int64)
+        pos = np.maximum.accumulate(home[order] - step) + step
+        fits = pos < table.size
+        table[pos[fits]] = slots[order[fits]]
+        spill = order[~fits]
+        if spill.size:
+            self.arc_claim(table, keys[spill], slots[spill])
+
+    def arc_locate(self, table, keys, slots):
+        if self.kernels is not None:
+            return self.kernels.arc_locate(table, keys, slots)
+        mask = table.size - 1
+        found = np.empty(keys.size, dtype=np.int64)
+        pending = np.arange(keys.size, dtype=np.int64)
+        slot = hash_slot(keys, table.size.bit_length() - 1)
+        wanted = slots.astype(SLOT_DTYPE)
+        while pending.size:
+            seen = table[slot]
+            hit = seen == wanted[pending]
+            found[pending[hit]] = slot[hit]
+            if bool((seen[~hit] == EMPTY_SLOT).any()):
+                raise KeyError("arc_locate: an arc is not in the index at its slot")
+            pending = pending[~hit]
+            slot = (slot[~hit] + 1) & mask
+        return found
+
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
         if self.kernels is not None:
@@ -336,15 +418,6 @@ class CPUBackend(Backend):
             else:
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
-    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
-        if self.kernels is not None:
-            return self.kernels.follow_moves(adj, owners, targets, table, table_values, mirror_twin)
-        if table is not None:
-            keys = (owners.astype(np.int64) << 32) | adj.nbr[targets].astype(np.int64)
-            table_values[self.hash_find(table, keys)] = targets
-        if mirror_twin is not None:
-            mirror_twin[adj.twin[targets]] = targets
-
     def place_entries(self, adj, owners, neighbours, weights, slots):
         if self.kernels is not None:
             return self.kernels.place_entries(adj, owners, neighbours, weights, slots,
@@ -370,9 +443,9 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
+    def net_changes(self, keys, codes, weights, table, adj):
         if self.kernels is not None:
-            return self.kernels.net_changes(keys, codes, weights, table, table_slots, stored_weights)
+            return self.kernels.net_changes(keys, codes, weights, table, adj)
         n = int(keys.size)
         if n == 0:
             counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
@@ -382,10 +455,10 @@ class CPUBackend(Backend):
         last = np.append(first[1:] - 1, n - 1)
         group = np.cumsum(starts) - 1
 
-        at = self.hash_find(table, np.maximum(keys[first], 0))
-        present_before = (at >= 0) & (keys[first] >= 0)       # a negative key names no edge
-        slot = np.where(present_before, table_slots[np.maximum(at, 0)], 0)
-        weight_before = np.where(present_before, stored_weights[slot], 0)
+        at = self.arc_find(table, adj, keys[first])           # a negative key names no edge
+        present_before = at >= 0
+        slot = np.where(present_before, table[np.maximum(at, 0)], 0)
+        weight_before = np.where(present_before, adj.wgt[slot], 0)
         weight_before = weight_before.astype(weights.dtype, copy=False)
         # state just before each row: from the store for a key's first row,
         # else from the row before it

@@ -3,15 +3,15 @@
 The CPU backend's NumPy operators run a batch as chains of whole-array
 passes (sorts, gathers, probing rounds); on one core most of that is
 overhead.  These kernels do the same work in single sequential passes,
-compiled by numba (``@njit(cache=True, nogil=True)``): the edge-index
-probes, the batch reduction (a hash-grouped single pass: no sort of the
+compiled by numba (``@njit(cache=True, nogil=True)``): the edge-index and
+arc-index probes, the batch reduction (a hash-grouped single pass: no sort of the
 batch), vertex-id lookups and merges, list placement and hole closing, and the
 monotonic engine's relaxation (a FIFO label-correcting kernel instead of
 vectorised rounds), invalidation and re-seeding.
 
 Measured on a 2-core VM (R-MAT scale 16, 10K-row batches): the kernels'
 arithmetic is cheap; what remains is memory traffic (random probes into a
-16 MB edge index and 5-10 MB slot arrays), so loops that gather from those
+16 MB edge index (now a 4-byte-per-position arc index) and 5-10 MB slot arrays), so loops that gather from those
 arrays are kept free of branches that depend on the loaded values, letting
 the cache misses overlap (see ``_net_changes``).  A binary heap in place of
 the FIFO queue visited fewer vertices but ran 3x slower per edge.
@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-from .base import NetChanges
+from .base import DELETED_SLOT, EMPTY_SLOT, NetChanges
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -48,6 +48,8 @@ ENV_VAR = "CUGRAPH_STREAM_CPU_KERNELS"
 _OFF = ("0", "false", "no", "off")
 
 _EMPTY = -1
+_EMPTY_SLOT = np.uint32(EMPTY_SLOT)
+_DELETED_SLOT = np.uint32(DELETED_SLOT)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
@@ -149,9 +151,69 @@ def _hash_claim(table, keys, shift):
     return placed, replaced
 
 
+# ------------------------------------------------------------------ arc index
+@_inline
+def _arc_probe(table, key, shift, mask, start, degree, nbr):
+    """Position of arc ``key`` in an arc-index ``table``, or -1 (see ``Backend.arc_find``)."""
+    if key < 0:
+        return -1
+    u = key >> 32
+    v = key & 0xFFFFFFFF
+    first = start[u]
+    end = first + degree[u]
+    slot = _home(key, shift)
+    while True:
+        seen = table[slot]
+        if seen == _EMPTY_SLOT:
+            return -1
+        s = np.int64(seen)
+        if seen != _DELETED_SLOT and s >= first and s < end and nbr[s] == v:
+            return slot
+        slot = (slot + 1) & mask
+
+
+@_jit
+def _arc_find(table, keys, shift, start, degree, nbr):
+    mask = table.size - 1
+    found = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        found[i] = _arc_probe(table, keys[i], shift, mask, start, degree, nbr)
+    return found
+
+
+@_jit
+def _arc_claim(table, keys, slots, shift):
+    mask = table.size - 1
+    placed = np.empty(keys.size, dtype=np.int64)
+    replaced = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        slot = _home(keys[i], shift)
+        while table[slot] < _DELETED_SLOT:
+            slot = (slot + 1) & mask
+        replaced[i] = table[slot]
+        table[slot] = slots[i]
+        placed[i] = slot
+    return placed, replaced
+
+
+@_jit
+def _arc_locate(table, keys, slots, shift):
+    mask = table.size - 1
+    found = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        slot = _home(keys[i], shift)
+        wanted = np.uint32(slots[i])
+        while table[slot] != wanted:
+            if table[slot] == _EMPTY_SLOT:
+                raise KeyError("arc_locate: an arc is not in the index at its slot")
+            slot = (slot + 1) & mask
+        found[i] = slot
+    return found
+
+
 # ------------------------------------------------------------- batch reduction
 @_jit
-def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift, group_bits):
+def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights, shift, group_bits):
     n = keys.size
     size = np.int64(1) << group_bits
     gmask = size - 1
@@ -169,10 +231,10 @@ def _net_changes(keys, codes, weights, table, table_slots, stored_weights, shift
     # table and weights are far larger than the caches: the misses overlap)
     at = np.empty(n, dtype=np.int64)
     for i in range(n):
-        at[i] = _probe(table, keys[i], shift, mask) if keys[i] >= 0 else -1
+        at[i] = _arc_probe(table, keys[i], shift, mask, start, degree, nbr)
     slot = np.empty(n, dtype=np.int64)
     for i in range(n):
-        slot[i] = table_slots[at[i]] if at[i] >= 0 else -1
+        slot[i] = np.int64(table[at[i]]) if at[i] >= 0 else -1
     stored = np.zeros(n, dtype=weights.dtype)
     for i in range(n):
         if slot[i] >= 0:
@@ -385,18 +447,6 @@ def _close_holes(start, degree, nbr, wgt, twin, with_twin, owners, slots):
     return out_owner[:m].copy(), source[:m].copy(), target[:m].copy()
 
 
-@_jit
-def _follow_moves(nbr, twin, owners, targets, table, table_values, shift, mirror_twin, with_table, with_mirror):
-    mask = table.size - 1
-    for i in range(targets.size):
-        t = targets[i]
-        if with_table:
-            key = (owners[i] << 32) | np.int64(nbr[t])
-            table_values[_probe(table, key, shift, mask)] = t
-        if with_mirror:
-            mirror_twin[twin[t]] = t
-
-
 # ------------------------------------------------------------ graph operators
 @_jit
 def _relax_arcs(u, v, w, value, parent, code, order, has_unreachable, unreachable, flag):
@@ -597,13 +647,25 @@ class Kernels:
     def hash_build(self, table, keys):
         return _hash_claim(table, _i64(keys), _shift(table))[0]
 
-    def net_changes(self, keys, codes, weights, table, table_slots, stored_weights):
+    def arc_find(self, table, adj, keys):
+        return _arc_find(table, _i64(keys), _shift(table), adj.start, adj.degree, adj.nbr)
+
+    def arc_claim(self, table, keys, slots):
+        return _arc_claim(table, _i64(keys), _i64(slots), _shift(table))
+
+    def arc_build(self, table, keys, slots):
+        _arc_claim(table, _i64(keys), _i64(slots), _shift(table))
+
+    def arc_locate(self, table, keys, slots):
+        return _arc_locate(table, _i64(keys), _i64(slots), _shift(table))
+
+    def net_changes(self, keys, codes, weights, table, adj):
         n = int(keys.size)
         bits = max(4, (2 * n - 1).bit_length())
         weights = np.ascontiguousarray(weights)
         inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at = _net_changes(
-            _i64(keys), np.ascontiguousarray(codes), weights, table, table_slots,
-            stored_weights.astype(weights.dtype, copy=False), _shift(table), bits)
+            _i64(keys), np.ascontiguousarray(codes), weights, table, adj.start, adj.degree, adj.nbr,
+            adj.wgt.astype(weights.dtype, copy=False), _shift(table), bits)
         names = ("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored")
         return NetChanges(inserted, inserted_w, deleted, updated, updated_w,
                           dict(zip(names, (int(c) for c in counts))), deleted_at, updated_at)
@@ -635,16 +697,6 @@ class Kernels:
         twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
         return _close_holes(adj.start, adj.degree, adj.nbr, adj.wgt, twin, adj.twin is not None,
                             _i64(owners), _i64(slots))
-
-    def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
-        with_table, with_mirror = table is not None, mirror_twin is not None
-        if targets.size == 0 or not (with_table or with_mirror):
-            return
-        twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
-        _follow_moves(adj.nbr, twin, _i64(owners), _i64(targets),
-                      table if with_table else _EMPTY_INDEX, table_values if with_table else _EMPTY_INDEX,
-                      _shift(table) if with_table else np.uint64(0),
-                      mirror_twin if with_mirror else _EMPTY_INDEX, with_table, with_mirror)
 
     def relax_arcs(self, u, v, w, value, parent, rule, flag):
         if u.size == 0:

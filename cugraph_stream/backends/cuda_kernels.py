@@ -80,12 +80,11 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "pagerank": lambda: ["bin_gather_lists"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
                                                        for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
-           "hash_index": lambda: ["hash_find", "hash_claim"],
+           "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
-           "adjacency": lambda: ["follow_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_entries",
-                                                                          "relocate_lists")
-                                                    for w in WEIGHT_TYPES.values()],
+           "adjacency": lambda: [f"{k}<{w}>" for k in ("close_holes", "place_entries", "relocate_lists")
+                                 for w in WEIGHT_TYPES.values()],
            "sets": lambda: (["distinct", "sorted_lookup", "merge_sorted", "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}
 

@@ -49,7 +49,7 @@ MIN_COMPACT_SLOTS = 64 * 1024
 END_ROOM = 8
 #: the smallest list (16 bytes of ``nbr``): a vertex's first few edges never move its list
 MIN_LIST_SLOTS = 4
-#: slot pointers (twins here, the edge index's values) are 4-byte SLOT_DTYPE, so
+#: slot pointers (twins here, the arc index's entries) are 4-byte SLOT_DTYPE, so
 #: one adjacency holds at most this many slots
 MAX_SLOTS = int(np.iinfo(SLOT_DTYPE).max)
 
@@ -87,6 +87,12 @@ def _small_classes(xp, align):
     """The class of every need below ``align``, as a lookup table in ``xp``'s memory (made once)."""
     classes = [0] + [max(1 << (k - 1).bit_length(), MIN_LIST_SLOTS) for k in range(1, align)]
     return xp.asarray(classes, dtype=xp.int64)
+
+
+def load_room(xp, degree, align):
+    """Room a bulk load or a compaction gives lists of ``degree`` entries: the size
+    class of 1.25x the degree, so the first batches mostly append in place."""
+    return list_room(xp, degree + degree // 4, align)
 
 
 def layout(xp, room, base, align):
@@ -227,7 +233,7 @@ class Adjacency:
             raise ValueError("Adjacency.build needs an empty adjacency")
         n = int(self.start.size)
         degree = xp.bincount(src, minlength=n)
-        room = list_room(xp, degree + degree // 4, self.align)
+        room = load_room(xp, degree, self.align)
         start, total = layout(xp, room, 0, self.align)
         self._ensure_slots(total + total // END_ROOM)
         first = xp.cumsum(degree) - degree
@@ -341,7 +347,7 @@ class Adjacency:
         xp = self.ops.xp
         vertices = xp.flatnonzero(self.degree > 0)
         degree = self.degree[vertices]
-        room = list_room(xp, degree + degree // 4, self.align)
+        room = load_room(xp, degree, self.align)
         new_start, total = layout(xp, room, 0, self.align)
         old, owner = self.slots_of(vertices)
         new = new_start[owner] + (old - self.start[vertices][owner])

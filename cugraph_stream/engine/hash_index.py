@@ -1,10 +1,12 @@
-"""Open-addressing hash index from an arc ``(u, v)`` to its slot in the out-adjacency.
+"""Open-addressing hash index from arc keys ``(u, v)`` to int64 values (the time window's).
 
-It answers "is ``u -> v`` present, and where?" in O(1) per arc, which keeps
-batch reduction, deletions and weight updates independent of vertex degrees
-(a hub's list is never scanned to find one of its edges).  Deleted entries
-become tombstones that later insertions reuse; the table is rebuilt when
-entries and tombstones fill 5/8 of it, so memory stays bounded under a
+It answers "is ``u -> v`` present, and what does it map to?" in O(1) per arc
+(the time window keeps each live edge's last insert time in one).  The store
+maps arcs to their slots with the leaner
+:class:`~cugraph_stream.engine.arc_index.ArcIndex`, whose keys are implicit in
+the adjacency; both probe linearly from the same home of a key.  Deleted
+entries become tombstones that later insertions reuse; the table is rebuilt
+when entries and tombstones fill 5/8 of it, so memory stays bounded under a
 stream that inserts and deletes the same edges forever, and rebuilt smaller
 (:meth:`EdgeIndex.fit`) once its entries fill less than 1/8 of it.
 """
@@ -25,10 +27,7 @@ def arc_key(xp, u, v):
 
 
 class EdgeIndex:
-    """Map arc keys (see :func:`arc_key`) to integer values of ``value_dtype``
-    (the store's: out-adjacency slots as 4-byte
-    :data:`~cugraph_stream.backends.base.SLOT_DTYPE`; the time window's:
-    int64 times).
+    """Map arc keys (see :func:`arc_key`) to integer values of ``value_dtype``.
 
     ``memory`` is the memory of the table (see ``Backend.aligned_empty``);
     changes are recorded in ``journal`` (the store's; a private one by default).

@@ -3,7 +3,7 @@
 ``StreamGraph(placement=...)`` takes ``"device"``, ``"host"``, ``"cached"`` or
 ``"auto"`` with a few options; :meth:`Placement.resolve` checks them and turns
 them into a frozen :class:`Placement` that every layer reads as it is: the
-store (which memory its slot arrays and edge index take, whether it counts
+store (which memory its slot arrays and arc index take, whether it counts
 host reads, whether it keeps caches), the backends (through the adjacency's
 ``memory``) and the checkpoints.
 
@@ -11,10 +11,11 @@ host reads, whether it keeps caches), the backends (through the adjacency's
 memory budget, and otherwise keeps the adjacency in host memory with the rest
 of the budget as the hot-subgraph cache (:func:`choose_placement` on the
 :func:`device_footprint` estimate).  The estimate follows the store's layout
-(:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.hash_index`):
+(:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.arc_index`):
 lists in the size class of 1.25x their degree and 1/8 more at the end of the
 slot arrays after a bulk load (1.6 slots per arc on a power-law graph), twin
-pointers in a directed store's out-adjacency, an edge index at most half full.
+pointers in a directed store's out-adjacency, an arc index (4 bytes a position) at most
+half full.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.base import SLOT_DTYPE
 from .cache import DEFAULT_CHUNK_BYTES
 from .hotness import DEFAULT_TAU
 
@@ -40,7 +42,7 @@ class Placement:
     ----------
     kind : {"device", "host", "cached"}
         ``"device"``: everything in the backend's memory; ``"host"``: the
-        adjacency and the edge index in pinned host memory read in place (the
+        adjacency and the arc index in pinned host memory read in place (the
         per-vertex arrays stay on the device); ``"cached"``: ``"host"`` plus a
         cache of hot lists in device memory.
     cache_budget : int
@@ -66,7 +68,7 @@ class Placement:
 
     @property
     def memory(self):
-        """Memory of the slot arrays and the edge index: ``"device"`` or ``"host"``
+        """Memory of the slot arrays and the arc index: ``"device"`` or ``"host"``
         (what ``Backend.aligned_empty`` takes)."""
         return "device" if self.kind == "device" else "host"
 
@@ -134,7 +136,7 @@ def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1)
 
     >>> f = device_footprint(1000, 10_000, directed=True, weight_dtype="float32")
     >>> f.adjacency, f.index, f.per_vertex
-    (320000, 524288, 105000)
+    (320000, 131072, 105000)
     """
     arcs = 2 * int(num_edges)                    # directed: out and in; undirected: both directions
     slot_bytes = 4 + np.dtype(weight_dtype).itemsize + (2 if directed else 0)     # a 4-byte twin per out-arc
@@ -146,7 +148,7 @@ def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1)
     adjacencies = 2 if directed else 1
     per_vertex = int(num_vertices) * (adjacencies * _PER_ADJACENCY_VERTEX_BYTES + _VERTEX_TABLE_BYTES
                                       + queries * _QUERY_VERTEX_BYTES)
-    return DeviceFootprint(adjacency, 16 * capacity, per_vertex)
+    return DeviceFootprint(adjacency, SLOT_DTYPE.itemsize * capacity, per_vertex)
 
 
 def choose_placement(footprint, device_memory_budget):

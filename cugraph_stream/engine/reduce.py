@@ -23,7 +23,7 @@ _LOW = 0xFFFFFFFF      # the target half of an arc key
 class ReducedBatch:
     """Net effect of a batch on the edges (internal ids; undirected: ``u <= v``).
 
-    ``delete_at`` and ``update_at``, when not None, hold the edge index's table
+    ``delete_at`` and ``update_at``, when not None, hold the arc index's table
     positions of the deleted and updated edges (found by the reduction, valid
     until the store changes), so that :meth:`GraphStore.apply` need not probe
     for them again.
@@ -72,7 +72,7 @@ def reduce_batch(store, u, v, w, op):
     if key.size > 1 and not store.ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
         order = xp.argsort(key, kind="stable")
         key, op, w = key[order], op[order], w[order]
-    net = store.ops.net_changes(key, op, w, store.index.keys, store.index.values, store.out.wgt)
+    net = store.ops.net_changes(key, op, w, store.index.table, store.out)
     return ReducedBatch(net.inserted >> 32, net.inserted & _LOW, net.inserted_weights, net.deleted >> 32,
                         net.deleted & _LOW, net.updated >> 32, net.updated & _LOW, net.updated_weights,
                         net.counts, net.deleted_at, net.updated_at)

@@ -1,19 +1,19 @@
-"""The dynamic graph store: vertices, out- and in-adjacency, and the edge index.
+"""The dynamic graph store: vertices, out- and in-adjacency, and the arc index.
 
 A directed graph keeps an out-adjacency and an in-adjacency (the engine
 re-seeds invalidated vertices from their in-neighbours); each out-entry knows
 its in-entry's slot (``twin``), so deleting ``u -> v`` never scans ``v``'s
-list, and an in-entry finds its out-entry through the edge index.
+list, and an in-entry finds its out-entry through the arc index.
 An undirected graph keeps one adjacency holding both arcs of every edge (one
 arc for a self loop), which serves as in- and out-adjacency at once.  The
-edge index maps each arc of the out-adjacency to its slot.
+arc index maps each arc of the out-adjacency to its slot.
 
 :meth:`GraphStore.apply` turns a :class:`ReducedBatch` into a
 :class:`StoreDelta`: the arcs that appeared, disappeared or changed weight,
 which is all the incremental queries need to know about a batch.
 
 Changes run inside :meth:`GraphStore.transaction`: every part of the store
-(vertex table, adjacencies, edge index, hotness) records what it overwrites
+(vertex table, adjacencies, arc index, hotness) records what it overwrites
 in the store's :class:`~cugraph_stream.engine.journal.Journal`, and the
 queries' engines do the same for their committed state, so an exception
 anywhere in a batch restores the graph and its results exactly.
@@ -21,18 +21,17 @@ anywhere in a batch restores the graph and its results exactly.
 from __future__ import annotations
 
 import contextlib
-import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from ..backends.base import SLOT_DTYPE
 from .adjacency import ALIGN_BYTES, Adjacency, list_room
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
-from .hash_index import EdgeIndex, arc_key
+from .arc_index import ArcIndex
+from .hash_index import arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
 from .placement import Placement
@@ -88,7 +87,7 @@ class GraphStore:
 
     ``placement`` (a :class:`~cugraph_stream.engine.placement.Placement`, or
     its kind with the options of :meth:`Placement.resolve`) says where the
-    adjacency slot arrays and the edge index live; per-vertex arrays stay on
+    adjacency slot arrays and the arc index live; per-vertex arrays stay on
     the device.  ``"cached"`` is ``"host"`` plus a :class:`HotCache` per
     adjacency (:attr:`cached`, a :class:`CachedSide` each), sharing one
     budget of ``cache_budget`` bytes (chunks of ``chunk_bytes`` from one
@@ -131,10 +130,10 @@ class GraphStore:
         self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, memory=placement.memory,
                              journal=self.journal)
         # the in-adjacency keeps no twin pointers: an in-entry that moves finds its
-        # out-entry through the edge index (_follow_in)
+        # out-entry through the arc index (_follow_in)
         self.inn = (Adjacency(ops, self.weight_dtype, with_twin=False, memory=placement.memory, journal=self.journal)
                     if self.directed else self.out)
-        self.index = EdgeIndex(ops, memory=placement.memory, journal=self.journal, value_dtype=SLOT_DTYPE)
+        self.index = ArcIndex(ops, self.out, memory=placement.memory, journal=self.journal)
         self.num_edges = 0
         # an upper bound on every weight's magnitude (never lowered): whether a path sum can overflow
         self.largest_weight = 0.0
@@ -357,7 +356,7 @@ class GraphStore:
         """Bulk-insert edges ``(u, v, w)`` into a store without edges.
 
         Rows are inserts in order (a repeated edge keeps its last weight).
-        The CSR, the edge index and the twins are written in one pass each
+        The CSR, the arc index and the twins are written in one pass each
         instead of batch by batch.  Returns the :class:`StoreDelta`.
         """
         xp = self.ops.xp
@@ -394,14 +393,13 @@ class GraphStore:
         xp = self.ops.xp
         if u.size == 0:
             return xp.empty(0, dtype=self.weight_dtype)
-        keys = arc_key(xp, u, v)
         if at is None:
-            at = self.index.locate(keys)      # deleted arcs are present (see reduce_batch)
-        slots = self.index.values_at(at)
+            at = self.index.locate(arc_key(xp, u, v))      # deleted arcs are present (see reduce_batch)
+        slots = self.index.slots_at(at)
         weights = self.out.wgt[slots]
         in_slots = self.out.twin[slots].astype(xp.int64) if self.directed else None
         self._follow_out(self.out.remove(u, slots))
-        self.index.erase(keys, at)            # moves changed values only, not positions
+        self.index.erase(at)                  # moves changed slots only, not positions
         if self.directed:
             self._follow_in(self.inn.remove(v, in_slots))
         return weights
@@ -413,7 +411,7 @@ class GraphStore:
             return w
         if at is None:
             at = self.index.locate(arc_key(self.ops.xp, u, v))
-        slots = self.index.values_at(at)
+        slots = self.index.slots_at(at)
         old = self.out.wgt[slots]
         self.journal.write(self.out.wgt, slots, w)
         if self.directed:
@@ -432,24 +430,21 @@ class GraphStore:
             self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
 
     def _follow_out(self, moves):
-        """Point the edge index at moved out-entries (their twins move with them)."""
+        """Point the arc index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
-        if self.journal.recording:
-            # before the move the index held each moved arc at its source slot
-            keys = arc_key(self.ops.xp, moves.owner, self.out.nbr[moves.target])
-            self.journal.on_rollback(functools.partial(_point_index_at, self.index, keys, moves.source))
-        self.ops.follow_moves(self.out, moves.owner, moves.target, self.index.keys, self.index.values)
+        keys = arc_key(self.ops.xp, moves.owner, self.out.nbr[moves.target])
+        self.index.repoint(keys, moves.source, moves.target)
 
     def _follow_in(self, moves):
         """Point the out-adjacency twins at moved in-entries: the in-entry of
-        ``u -> v`` in ``v``'s list finds its out-entry through the edge index
+        ``u -> v`` in ``v``'s list finds its out-entry through the arc index
         (every moved entry's arc is in it: deleted arcs leave the index first,
         inserted ones enter it before their in-entries are placed)."""
         if moves is None or moves.size == 0:
             return
         xp = self.ops.xp
-        out_slots = self.index.values_at(self.index.locate(arc_key(xp, self.inn.nbr[moves.target], moves.owner)))
+        out_slots = self.index.slots_at(self.index.locate(arc_key(xp, self.inn.nbr[moves.target], moves.owner)))
         self.journal.write(self.out.twin, out_slots, moves.target)
 
     def _compact_if_needed(self):
@@ -686,7 +681,7 @@ class GraphStore:
         store without edges, each list in the order of the positions
         :meth:`edge_positions` gives (only their order within a list counts).
 
-        As :meth:`load` (one pass for the lists, the edge index and the twins),
+        As :meth:`load` (one pass for the lists, the arc index and the twins),
         but keeping a saved list order instead of sorting by neighbour.
         """
         xp = self.ops.xp
@@ -712,7 +707,3 @@ class GraphStore:
             self.out.twin[slots] = in_slots
         self.journal.assign(self, "num_edges", int(u.size))
 
-
-def _point_index_at(index, keys, slots):
-    """Undo of a move followed by the edge index: ``keys`` map to ``slots`` again."""
-    index.values[index.locate(keys)] = slots

@@ -11,9 +11,10 @@ import pytest
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
 from cugraph_stream.backends import cpu_kernels, get_backend
-from cugraph_stream.backends.base import DELETED_KEY
+from cugraph_stream.backends.base import DELETED_KEY, DELETED_SLOT, EMPTY_SLOT
 from cugraph_stream.backends.cpu import CPUBackend
-from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
+from cugraph_stream.engine.adjacency import SLOT_DTYPE, Adjacency
+from cugraph_stream.engine.arc_index import ArcIndex
 
 pytest.importorskip("numba")
 from hypothesis import given  # noqa: E402
@@ -69,24 +70,64 @@ def test_hash_find_claim_build(seed, n, tombstones):
     assert (NUMPY.hash_find(empty, keys[:900]) == placed).all()
 
 
-@given(seeds, st.integers(1, 400), st.sampled_from([np.float32, np.float64]))
-def test_net_changes(seed, rows, dtype):
+def _arc_index(adj, n, tombstones=0):
+    """The arc index of ``adj``'s lists, the first ``tombstones`` arcs erased (but
+    left in their lists, which the index then never matches); returns ``(index, keys)``."""
+    slots, owners = NUMPY.expand_segments(adj.start[:n], adj.degree[:n])
+    keys = (owners << 32) | adj.nbr[slots].astype(np.int64)
+    index = ArcIndex(NUMPY, adj)
+    index.build(keys, slots)
+    if tombstones:
+        index.table[index.locate(keys[:tombstones])] = DELETED_SLOT
+    return index, keys
+
+
+@given(seeds, st.integers(1, 40), st.integers(0, 300), st.integers(0, 100))
+def test_arc_find_claim_build_locate(seed, n, edges, tombstones):
     rng = np.random.default_rng(seed)
-    pool = np.unique(rng.integers(0, 2**36, 60))
-    present = pool[: pool.size // 2]
-    table = _table(rng, 1024, present)
-    table_slots = np.full(table.size, MAX_SLOTS, dtype=SLOT_DTYPE)
-    table_slots[NUMPY.hash_find(table, present)] = np.arange(present.size)
-    stored = rng.integers(1, 4, present.size).astype(dtype)
-    keys = rng.choice(np.append(pool, [-1, -(5 << 32)]), rows)        # negative: no such edge
+    adj = _adjacency(NUMPY, n, rng, edges)
+    index, keys = _arc_index(adj, n, min(tombstones, edges))
+    table = index.table
+    others = rng.integers(0, n, (50, 2))
+    queries = np.concatenate((keys, (others[:, 0] << 32) | others[:, 1], [-1, -(5 << 32)]))
+    found = NUMPY.arc_find(table, adj, queries)
+    assert (COMPILED.arc_find(table, adj, queries) == found).all()
+    held = found[: keys.size] >= 0
+    assert (COMPILED.arc_locate(table, keys[held], table[found[: keys.size][held]]) == found[: keys.size][held]).all()
+    gone = keys[~held]                          # erased: claim them again, at made-up slots
+    slots = np.arange(gone.size, dtype=np.int64) + 10**6
+    tables = [table.copy(), table.copy()]
+    for ops, t in zip((COMPILED, NUMPY), tables):
+        pos, replaced = ops.arc_claim(t, gone, slots)
+        assert len(set(pos.tolist())) == gone.size and (replaced == table[pos]).all()
+        assert set(replaced.tolist()) <= {EMPTY_SLOT, DELETED_SLOT}
+        assert (t[pos] == slots).all() and (ops.arc_locate(t, gone, slots) == pos).all()
+        untouched = np.ones(t.size, dtype=bool)
+        untouched[pos] = False
+        assert (t[untouched] == table[untouched]).all()
+    held_keys, held_slots = keys[held], table[found[: keys.size][held]]
+    for ops in (COMPILED, NUMPY):                # a bulk build: every arc found where it was entered
+        built = np.full(table.size, EMPTY_SLOT, dtype=SLOT_DTYPE)
+        ops.arc_build(built, held_keys, held_slots)
+        assert (built[NUMPY.arc_find(built, adj, held_keys)] == held_slots).all()
+        assert np.array_equal(np.sort(built[built < DELETED_SLOT]), np.sort(held_slots))
+
+
+@given(seeds, st.integers(1, 30), st.integers(1, 300), st.integers(1, 400), st.sampled_from([np.float32, np.float64]))
+def test_net_changes(seed, n, edges, rows, dtype):
+    rng = np.random.default_rng(seed)
+    adj = _adjacency(NUMPY, n, rng, edges, dtype=dtype)
+    index, _ = _arc_index(adj, n)
+    keys = (rng.integers(0, n, rows) << 32) | rng.integers(0, n, rows)
+    keys = np.where(rng.random(rows) < 0.05, -(5 << 32), keys)        # negative: no such edge
     codes = np.where(keys < 0, -1, rng.choice([1, -1], rows)).astype(np.int8)
-    weights = rng.integers(1, 4, rows).astype(dtype)
+    weights = rng.integers(1, 9, rows).astype(dtype)
     order = np.argsort(keys, kind="stable")
-    expected = NUMPY.net_changes(keys[order], codes[order], weights[order], table, table_slots, stored)
-    got = COMPILED.net_changes(keys, codes, weights, table, table_slots, stored)   # batch order
+    expected = NUMPY.net_changes(keys[order], codes[order], weights[order], index.table, adj)
+    got = COMPILED.net_changes(keys, codes, weights, index.table, adj)   # batch order
     assert got[5] == expected[5]
     for found, at in ((got.deleted, got.deleted_at), (got.updated, got.updated_at)):
-        assert (at == NUMPY.hash_find(table, found)).all()
+        assert (at == NUMPY.arc_find(index.table, adj, found)).all()
     for keys_at, weights_at in ((0, 1), (2, None), (3, 4)):
         a, b = np.argsort(got[keys_at]), np.argsort(expected[keys_at])
         assert (got[keys_at][a] == expected[keys_at][b]).all()
@@ -156,24 +197,6 @@ def test_close_holes(seed, n, edges, fraction, with_twin):
             assert (adj.twin[target] == base.twin[source]).all()
         results.append((moved, _lists(adj, n), adj.degree.tolist()))
     assert results[0] == results[1]
-
-
-@given(seeds, st.integers(1, 30), st.integers(1, 200))
-def test_follow_moves(seed, n, edges):
-    rng = np.random.default_rng(seed)
-    adj = _adjacency(NUMPY, n, rng, edges, with_twin=True)
-    targets, owners = NUMPY.expand_segments(adj.start[:n], adj.degree[:n])
-    keys = np.unique((owners << 32) | adj.nbr[targets].astype(np.int64))
-    table = _table(rng, 1024, keys)
-    first = np.unique((owners << 32) | adj.nbr[targets].astype(np.int64), return_index=True)[1]
-    owners, targets = owners[first], targets[first]            # one slot per arc key
-    out = []
-    for ops in (NUMPY, COMPILED):
-        values = np.full(table.size, MAX_SLOTS, dtype=SLOT_DTYPE)
-        mirror = np.full(10**6, MAX_SLOTS, dtype=SLOT_DTYPE)
-        ops.follow_moves(adj, owners, targets, table, values, mirror)
-        out.append((values.tolist(), mirror[adj.twin[targets]].tolist()))
-    assert out[0] == out[1]
 
 
 RULES = [sssp_rule(np.float32), sssp_rule(np.float64), bfs_rule(), widest_path_rule(np.float64),

@@ -18,7 +18,8 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.algorithms import sssp_rule, widest_path_rule
 from cugraph_stream.backends import available_backends, get_backend
-from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
+from cugraph_stream.engine.adjacency import Adjacency
+from cugraph_stream.engine.arc_index import ArcIndex
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(available_backends()["gpu"] is not None,
@@ -249,7 +250,7 @@ def test_record_changes_sees_subnormal_changes(backends, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_net_changes_tells_subnormal_weights_apart(backends, dtype):
     t = tiny(dtype)
-    stored = np.array([0, t, 2 * t, 1.0], dtype=dtype)            # edges 10, 11, 12, 13
+    stored = np.array([0, t, 2 * t, 1.0], dtype=dtype)            # edges 10, 11, 12, 13 (arcs 0 -> k)
     keys = np.array([10, 11, 12, 13], dtype=np.int64)
     rows = [(10, 1, t), (11, 1, t), (12, 1, t), (13, 1, 1.0), (14, 1, t), (15, 1, 0.0), (15, 1, t)]
     row_keys = np.array([k for k, _, _ in rows], dtype=np.int64)
@@ -257,11 +258,12 @@ def test_net_changes_tells_subnormal_weights_apart(backends, dtype):
     row_w = np.array([w for _, _, w in rows], dtype=dtype)
     got = {}
     for key, ops in backends.items():
-        table = ops.asarray(np.full(64, -1, dtype=np.int64))
-        slots = ops.asarray(np.full(64, MAX_SLOTS, dtype=SLOT_DTYPE))      # never read where absent
-        slots[ops.hash_claim(table, ops.asarray(keys))[0]] = ops.asarray(np.arange(keys.size))
-        out = ops.net_changes(ops.asarray(row_keys), ops.asarray(row_ops), ops.asarray(row_w), table, slots,
-                              ops.asarray(stored))
+        adj = Adjacency(ops, dtype, with_twin=False)
+        adj.ensure_vertices(16)
+        slots = adj.build(ops.asarray(np.zeros(4, dtype=np.int64)), ops.asarray(keys), ops.asarray(stored))
+        index = ArcIndex(ops, adj)
+        index.build(ops.asarray(keys), slots)
+        out = ops.net_changes(ops.asarray(row_keys), ops.asarray(row_ops), ops.asarray(row_w), index.table, adj)
         inserted, inserted_w, _, updated, updated_w, counts = out[:6]
         got[key] = (dict(zip(host(ops, inserted).tolist(), host(ops, inserted_w))),
                     dict(zip(host(ops, updated).tolist(), host(ops, updated_w))), counts)

@@ -4,7 +4,10 @@ import numpy as np
 import pytest
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
-from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency
+from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT
+from cugraph_stream.engine.adjacency import SLOT_DTYPE, Adjacency
+from cugraph_stream.engine.arc_index import ArcIndex
+from cugraph_stream.engine.hash_index import arc_key
 
 
 def host(ops, a):
@@ -17,6 +20,21 @@ def make_adjacency(ops, n, edges, dtype=np.float64):
     u, v, w = (np.array(x) for x in zip(*edges)) if edges else (np.zeros(0, int),) * 3
     adj.append(ops.asarray(u.astype(np.int64)), ops.asarray(v.astype(np.int64)), ops.asarray(w.astype(dtype)))
     return adj
+
+
+def indexed_arcs(ops, n, weights):
+    """An out-adjacency of ``n`` vertices holding the arcs ``weights`` maps
+    (``{(u, v): w}``), and its arc index: ``(adjacency, index)``."""
+    adj = Adjacency(ops, np.float64, with_twin=False)
+    adj.ensure_vertices(n)
+    arcs = sorted(weights)
+    u = np.array([a for a, _ in arcs], dtype=np.int64)
+    v = np.array([b for _, b in arcs], dtype=np.int64)
+    w = np.array([weights[a] for a in arcs], dtype=np.float64)
+    slots = adj.build(ops.asarray(u), ops.asarray(v), ops.asarray(w))
+    index = ArcIndex(ops, adj)
+    index.build(arc_key(ops.xp, ops.asarray(u), ops.asarray(v)), slots)
+    return adj, index
 
 
 def test_expand_segments(ops):
@@ -73,15 +91,64 @@ def test_hash_claim_reports_what_each_key_replaced(ops):
     assert (host(ops, table)[untouched] == before[untouched]).all()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_arc_find_claim_locate(ops, seed):
+    """Arcs found through their lists, claimed onto empty and deleted positions,
+    located by their slots; absent arcs (same source, or same home) not found."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (900, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
+    keys = ops.asarray((u << 32) | v)
+    at = ops.arc_find(index.table, adj, keys)
+    slots = host(ops, index.table)[host(ops, at)]
+    assert (host(ops, at) >= 0).all() and (host(ops, adj.nbr)[slots] == v).all()
+    assert (slots >= host(ops, adj.start)[u]).all() and (slots < host(ops, adj.start + adj.degree)[u]).all()
+    assert host(ops, ops.arc_locate(index.table, keys, ops.asarray(slots))).tolist() == host(ops, at).tolist()
+    absent = [(a, b) for a in range(n) for b in range(n) if (a, b) not in arcs][:300]
+    absent_keys = np.array([(a << 32) | b for a, b in absent] + [-1, -(1 << 40)], dtype=np.int64)
+    assert (host(ops, ops.arc_find(index.table, adj, ops.asarray(absent_keys))) == -1).all()
+
+    # erase a third, then claim positions for arcs entered again at made-up slots
+    gone = ops.asarray(np.arange(0, u.size, 3))
+    table = index.table
+    table[at[gone]] = DELETED_SLOT
+    before = host(ops, table).copy()
+    new_slots = np.arange(int(gone.size), dtype=np.int64) + 10**6
+    pos, replaced = ops.arc_claim(table, keys[gone], ops.asarray(new_slots))
+    pos, replaced = host(ops, pos), host(ops, replaced)
+    assert len(set(pos.tolist())) == pos.size and (host(ops, table)[pos] == new_slots).all()
+    assert (replaced == before[pos]).all() and set(replaced.tolist()) <= {EMPTY_SLOT, DELETED_SLOT}
+    assert (replaced == DELETED_SLOT).any()
+    untouched = np.setdiff1d(np.arange(table.size), pos)
+    assert (host(ops, table)[untouched] == before[untouched]).all()
+    assert host(ops, ops.arc_locate(table, keys[gone], ops.asarray(new_slots))).tolist() == pos.tolist()
+
+
+def test_arc_build_matches_claims(ops):
+    rng = np.random.default_rng(3)
+    n = 300
+    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (5000, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
+    keys = ops.asarray((u << 32) | v)
+    slots = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, keys))])
+    for build in (True, False):
+        table = ops.asarray(np.full(index.capacity, EMPTY_SLOT, dtype=SLOT_DTYPE))
+        if build:
+            ops.arc_build(table, keys, slots)
+        else:
+            ops.arc_claim(table, keys, slots)
+        assert host(ops, ops.arc_find(table, adj, keys)).min() >= 0
+        assert (np.sort(host(ops, table)[host(ops, table) < DELETED_SLOT]) == np.sort(host(ops, slots))).all()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_net_changes_follow_rows_in_order(ops, seed):
     rng = np.random.default_rng(seed)
     stored = {int(k): float(rng.integers(1, 4)) for k in rng.choice(40, 20, replace=False)}
-    table = ops.asarray(np.full(1024, -1, dtype=np.int64))
-    keys = np.array(sorted(stored), dtype=np.int64)
-    slots = ops.asarray(np.full(1024, MAX_SLOTS, dtype=SLOT_DTYPE))   # never read where absent
-    slots[ops.hash_claim(table, ops.asarray(keys))[0]] = ops.asarray(np.arange(keys.size))
-    stored_weights = ops.asarray(np.array([stored[int(k)] for k in keys]))
+    adj, index = indexed_arcs(ops, 50, {(0, k): w for k, w in stored.items()})   # key k: the arc 0 -> k
     rows = 300
     row_keys = rng.integers(0, 50, rows)
     row_ops = rng.choice(np.array([1, -1], dtype=np.int8), rows)
@@ -89,10 +156,10 @@ def test_net_changes_follow_rows_in_order(ops, seed):
     order = np.argsort(row_keys, kind="stable")
 
     net = ops.net_changes(ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
-                          table, slots, stored_weights)
+                          index.table, adj)
     inserted, inserted_w, deleted, updated, updated_w, counts = net[:6]
     for found, at in ((deleted, net.deleted_at), (updated, net.updated_at)):     # where the index holds them
-        assert host(ops, at).tolist() == host(ops, ops.hash_find(table, found)).tolist()
+        assert host(ops, at).tolist() == host(ops, ops.arc_find(index.table, adj, found)).tolist()
 
     state, changed, ignored = dict(stored), set(), 0
     for k, o, w in zip(row_keys.tolist(), row_ops.tolist(), row_w.tolist()):
@@ -553,14 +620,12 @@ def test_weighted_gather_sum_over_hub_lists(ops, dtype):
 
 def test_net_changes_ignores_rows_of_negative_keys(ops):
     """A negative key is a delete row naming a vertex the graph lacks: ignored, whatever
-    the table holds (-1 is also the empty slots' key)."""
-    table = ops.asarray(np.full(1024, -1, dtype=np.int64))
-    slots = ops.asarray(np.zeros(1024, dtype=SLOT_DTYPE))
-    slots[ops.hash_claim(table, ops.asarray(np.array([7], dtype=np.int64)))[0]] = 0
+    the table holds."""
+    adj, index = indexed_arcs(ops, 8, {(0, 7): 1.0})
     keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
     codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)
     inserted, _, deleted, updated, _, counts = ops.net_changes(
-        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), table, slots, ops.asarray(np.ones(1)))[:6]
+        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), index.table, adj)[:6]
     assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
     assert updated.size == 0
     assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)

@@ -1,0 +1,190 @@
+"""The arc index: from an arc ``u -> v`` of the out-adjacency to its slot, in 4 bytes.
+
+It answers "is ``u -> v`` present, and where?" in O(1) per arc, which keeps
+batch reduction, deletions and weight updates independent of vertex degrees
+(a hub's list is never scanned to find one of its edges).
+
+The table stores slots only; an arc's key is implicit in the adjacency.  Arc
+``u -> v`` is probed linearly from the home of its key ``u << 32 | v`` (as
+:class:`~cugraph_stream.engine.hash_index.EdgeIndex` probes), and a position
+holding slot ``s`` is the arc's when ``s`` lies in ``u``'s list and
+``nbr[s] == v``: a list owns its slots, so no other arc can pass that test.
+This needs 4 bytes per table position where a table of explicit 8-byte keys
+and 4-byte slots needs 12.
+
+Two consequences shape the store's order of work:
+
+* a lookup reads the adjacency, so the index must agree with it: the store
+  enters new arcs after placing them and erases deleted ones (by position,
+  found before) before they leave their lists;
+* when entries move, :meth:`ArcIndex.repoint` finds each moved arc's position
+  by its old slot (a table holds each slot at most once), before any is
+  rewritten, then writes the new slots, journaled like any write.
+
+Deleted entries become tombstones that later insertions reuse; the table is
+rebuilt from the adjacency when entries and tombstones would fill 5/8 of it,
+so memory stays bounded under a stream that inserts and deletes the same
+edges forever, and rebuilt smaller (:meth:`ArcIndex.fit`) once its entries
+fill less than 1/8 of it.
+"""
+from __future__ import annotations
+
+from ..backends.base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE
+from .hash_index import arc_key
+from .journal import Journal
+
+MIN_CAPACITY = 1024
+
+
+class ArcIndex:
+    """Map the arcs of ``adjacency`` (an out-adjacency) to their slots.
+
+    ``memory`` is the memory of the table (see ``Backend.aligned_empty``);
+    changes are recorded in ``journal`` (the store's; a private one by default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> from cugraph_stream.engine.adjacency import Adjacency
+    >>> ops = get_backend("cpu")
+    >>> out = Adjacency(ops, np.float32, with_twin=False)
+    >>> out.ensure_vertices(3)
+    >>> u, v = np.array([0, 0, 2]), np.array([1, 2, 0])
+    >>> slots = out.build(u, v, np.ones(3, dtype=np.float32))
+    >>> index = ArcIndex(ops, out)
+    >>> index.build(arc_key(np, u, v), slots)
+    >>> index.get(arc_key(np, np.array([0, 2, 1]), np.array([2, 0, 0]))).tolist() == [slots[1], slots[2], -1]
+    True
+    """
+
+    def __init__(self, ops, adjacency, capacity=MIN_CAPACITY, memory="device", journal=None):
+        self.ops = ops
+        self.adjacency = adjacency
+        self.memory = memory
+        self.journal = Journal() if journal is None else journal
+        self.live = 0
+        self.deleted = 0          # tombstones: an upper bound, made exact when it matters (_reserve)
+        self.table = None
+        self._allocate(capacity)
+
+    def _allocate(self, capacity):
+        table = self.ops.aligned_empty(capacity, SLOT_DTYPE, memory=self.memory)
+        table.fill(EMPTY_SLOT)
+        self.journal.assign(self, "table", table)
+
+    @property
+    def capacity(self):
+        return int(self.table.size)
+
+    def locate(self, keys):
+        """Table positions of arcs ``keys`` (int64); -1 where absent."""
+        return self.ops.arc_find(self.table, self.adjacency, keys)
+
+    def slots_at(self, positions):
+        """The slots at table ``positions`` (all holding arcs, from :meth:`locate`), as int64."""
+        return self.table[positions].astype(self.ops.xp.int64)
+
+    def get(self, keys):
+        """Slots of arcs ``keys``; -1 where absent."""
+        xp = self.ops.xp
+        at = self.locate(keys)
+        return xp.where(at >= 0, self.slots_at(xp.maximum(at, 0)), -1)
+
+    def insert(self, keys, slots):
+        """Enter distinct arcs ``keys``, absent from the index but already placed in
+        the adjacency at ``slots``."""
+        if keys.size == 0:
+            return
+        if self._reserve(int(keys.size)):
+            return                    # rebuilt from the adjacency, which holds them
+        positions, replaced = self.ops.arc_claim(self.table, keys, slots)
+        self.journal.saved(self.table, positions, replaced)
+        self.journal.assign(self, "live", self.live + int(keys.size))
+        # ``deleted`` stays an upper bound: tombstones the keys reused are counted by _reserve
+
+    def build(self, keys, slots, room=0):
+        """Fill an empty index with distinct arcs ``keys`` at ``slots`` at once (bulk
+        load), sized for ``room`` more."""
+        if self.live or self.deleted:
+            raise ValueError("ArcIndex.build needs an empty index")
+        self._allocate(self._capacity_for(int(keys.size) + room))
+        if keys.size:
+            self.ops.arc_build(self.table, keys, slots)
+        self.journal.assign(self, "live", int(keys.size))
+
+    def erase(self, positions):
+        """Remove the arcs at table ``positions`` (from :meth:`locate`)."""
+        if positions.size == 0:
+            return
+        self.journal.write(self.table, positions, DELETED_SLOT)
+        self.journal.assign(self, "live", self.live - int(positions.size))
+        self.journal.assign(self, "deleted", self.deleted + int(positions.size))
+
+    def repoint(self, keys, old_slots, new_slots):
+        """Arcs ``keys``, entered at ``old_slots``, now sit at ``new_slots`` (moved entries).
+
+        Every position is found before any is written, so a move onto a slot
+        that another moved arc leaves (a compaction) finds the right entries.
+        """
+        if keys.size == 0:
+            return
+        positions = self.ops.arc_locate(self.table, keys, old_slots)
+        self.journal.write(self.table, positions, new_slots.astype(SLOT_DTYPE))
+
+    @staticmethod
+    def _capacity_for(entries):
+        """Power of two with room for ``entries`` at a load of at most 1/2."""
+        capacity = MIN_CAPACITY
+        while capacity < 2 * entries:
+            capacity *= 2
+        return capacity
+
+    def _reserve(self, extra):
+        """Rebuild (without tombstones, larger if needed) before entries and
+        tombstones would fill 5/8 of the table; return whether it did."""
+        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
+            return False
+        # ``deleted`` counts tombstones made, not those reused since: count them
+        (deleted,) = self.ops.host_ints((self.table == DELETED_SLOT).sum())
+        self.journal.assign(self, "deleted", deleted)
+        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
+            return False
+        self._rebuild()
+        return True
+
+    def fit(self):
+        """Rebuild a table whose entries fill less than 1/8 of it at the size they need
+        (a quarter to half full).  Returns whether it did.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> out = Adjacency(ops, np.float32, with_twin=False)
+        >>> out.ensure_vertices(10)
+        >>> u = np.arange(10)
+        >>> slots = out.build(u, 9 - u, np.ones(10, dtype=np.float32))
+        >>> index = ArcIndex(ops, out)
+        >>> index.build(arc_key(np, u, 9 - u), slots, room=10_000)      # sized for 10,010 arcs
+        >>> found = index.get(arc_key(np, u, 9 - u))
+        >>> index.capacity, index.fit(), index.capacity, bool((index.get(arc_key(np, u, 9 - u)) == found).all())
+        (32768, True, 1024, True)
+        """
+        if self.capacity <= MIN_CAPACITY or 8 * self.live >= self.capacity:
+            return False
+        self._rebuild()
+        return True
+
+    def _rebuild(self):
+        """The table afresh, without tombstones, from the arcs of the adjacency (which
+        may hold arcs about to be inserted: they are entered too)."""
+        xp, adjacency = self.ops.xp, self.adjacency
+        slots, owner = adjacency.slots_of(xp.arange(adjacency.start.size, dtype=xp.int64))
+        keys = arc_key(xp, owner, adjacency.nbr[slots])
+        self.journal.assign(self, "live", 0)
+        self.journal.assign(self, "deleted", 0)
+        self.build(keys, slots)
+
+    def memory_bytes(self):
+        return self.ops.memory_bytes(self.table)

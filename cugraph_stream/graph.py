@@ -447,7 +447,7 @@ class StreamGraph:
     def compact(self):
         """Give memory back to what the graph holds now; returns :meth:`memory_bytes`.
 
-        Rewrites every neighbour list contiguously (in the size class of 1.25x its degree)
+        Rewrites every neighbour list contiguously (in the size class a bulk load gives its degree)
         and shrinks the per-vertex arrays (the store's and the queries') and
         the arc index once they are far larger than the vertices and edges
         need.  It happens by itself past a garbage threshold, which vertex

@@ -91,8 +91,21 @@ def _small_classes(xp, align):
 
 def load_room(xp, degree, align):
     """Room a bulk load or a compaction gives lists of ``degree`` entries: the size
-    class of 1.25x the degree, so the first batches mostly append in place."""
-    return list_room(xp, degree + degree // 4, align)
+    class of one entry more, plus an eighth up to one 128-byte unit of ``align`` slots.
+
+    The first batches mostly append in place, as with the 1.25x of the degree
+    this replaces, at 1.29 slots owned per arc instead of 1.45 (R-MAT scale
+    18; 10 batches of 10,000 rows relocated 53 lists and 56 entries per
+    batch instead of 104 and 50).  Hubs hold most arcs of a power-law graph,
+    so headroom proportional to their degree was most of the slack.
+
+    An empty list gets no room (a vertex without out-edges is common).
+
+    >>> import numpy as np
+    >>> load_room(np, np.array([0, 1, 3, 4, 100, 1000]), 32).tolist()
+    [0, 4, 4, 8, 128, 1056]
+    """
+    return list_room(xp, xp.where(degree > 0, degree + 1 + xp.minimum(degree // 8, align), 0), align)
 
 
 def layout(xp, room, base, align):
@@ -223,7 +236,7 @@ class Adjacency:
     def build(self, src, dst, w):
         """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
 
-        Lists get the size class of 1.25x their degree (laid out by
+        Lists get the size class :func:`load_room` gives their degree (laid out by
         :func:`layout`) and the slot arrays 1/:data:`END_ROOM` more at the end, so
         the first batches relocate outgrown lists without growing the arrays.
         Returns each arc's slot.
@@ -342,8 +355,8 @@ class Adjacency:
         return self.garbage > max(self.end - self.garbage, MIN_COMPACT_SLOTS)
 
     def compact(self):
-        """Rewrite every list contiguously (the size class of 1.25x its degree,
-        laid out by :func:`layout`); returns the :class:`Moves`."""
+        """Rewrite every list contiguously (the size class :func:`load_room` gives its
+        degree, laid out by :func:`layout`); returns the :class:`Moves`."""
         xp = self.ops.xp
         vertices = xp.flatnonzero(self.degree > 0)
         degree = self.degree[vertices]

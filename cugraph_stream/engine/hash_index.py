@@ -69,10 +69,6 @@ class EdgeIndex:
         pos = self.ops.hash_find(self.keys, keys)
         return xp.where(pos >= 0, self.values[xp.maximum(pos, 0)].astype(xp.int64), -1)
 
-    def values_at(self, positions):
-        """The values at table ``positions`` (from :meth:`locate`), as int64."""
-        return self.values[positions].astype(self.ops.xp.int64)
-
     def locate(self, keys):
         """Table positions of ``keys``, all present (their values are ``values[positions]``)."""
         return self.ops.hash_find(self.keys, keys)

@@ -12,8 +12,9 @@ memory budget, and otherwise keeps the adjacency in host memory with the rest
 of the budget as the hot-subgraph cache (:func:`choose_placement` on the
 :func:`device_footprint` estimate).  The estimate follows the store's layout
 (:mod:`cugraph_stream.engine.adjacency`, :mod:`cugraph_stream.engine.arc_index`):
-lists in the size class of 1.25x their degree and 1/8 more at the end of the
-slot arrays after a bulk load (1.6 slots per arc on a power-law graph), twin
+lists in the size class :func:`~cugraph_stream.engine.adjacency.load_room` gives their
+degree and 1/8 more at the end of the slot arrays after a bulk load (1.5 slots per arc
+on a power-law graph), twin
 pointers in a directed store's out-adjacency, an arc index (4 bytes a position) at most
 half full.
 """
@@ -126,9 +127,9 @@ class DeviceFootprint:
         return self.adjacency + self.index + self.per_vertex
 
 
-#: slots per arc after a bulk load: the size class of 1.25x a list's degree (1.41x on
-#: R-MAT graphs) and 1/8 more at the end (:mod:`cugraph_stream.engine.adjacency`)
-SLOTS_PER_ARC = 1.6
+#: slots per arc after a bulk load: the size classes of ``load_room`` (1.29 slots owned
+#: per arc on R-MAT scale 18) and 1/8 more at the end (:mod:`cugraph_stream.engine.adjacency`)
+SLOTS_PER_ARC = 1.5
 
 
 def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1):
@@ -136,7 +137,7 @@ def device_footprint(num_vertices, num_edges, directed, weight_dtype, queries=1)
 
     >>> f = device_footprint(1000, 10_000, directed=True, weight_dtype="float32")
     >>> f.adjacency, f.index, f.per_vertex
-    (320000, 131072, 105000)
+    (300000, 131072, 105000)
     """
     arcs = 2 * int(num_edges)                    # directed: out and in; undirected: both directions
     slot_bytes = 4 + np.dtype(weight_dtype).itemsize + (2 if directed else 0)     # a 4-byte twin per out-arc

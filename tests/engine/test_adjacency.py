@@ -90,8 +90,9 @@ def test_no_list_straddles_a_128_byte_boundary_it_need_not(weight_dtype):
 
 
 def test_size_classes_keep_a_power_law_graph_small():
-    """Bulk-loaded lists take at most 1.6 slots per entry on a skewed degree
-    distribution (one 128-byte unit per list took 2.2)."""
+    """Bulk-loaded lists take at most 1.3 slots per entry on a skewed degree
+    distribution (one 128-byte unit per list took 2.2; the size class of 1.25x
+    the degree, 1.6)."""
     ops = get_backend("cpu")
     rng = np.random.default_rng(0)
     n = 20_000
@@ -100,7 +101,7 @@ def test_size_classes_keep_a_power_law_graph_small():
     adj = Adjacency(ops, np.float32, with_twin=False)
     adj.ensure_vertices(n)
     adj.build(src, rng.integers(0, n, src.size).astype(np.int32), np.ones(src.size, np.float32))
-    assert adj.end <= 1.6 * src.size
+    assert adj.end <= 1.3 * src.size
     assert list_room(np, np.array([1, 2, 3, 17, 32, 40]), 32).tolist() == [4, 4, 4, 32, 32, 64]
 
 

@@ -1,5 +1,7 @@
-"""Per-vertex arrays that follow the graph: doubling as it grows (amortized O(1)),
-halving back once it has shrunk to a quarter of their size."""
+"""Per-vertex arrays that follow the graph: half again as large whenever it outgrows
+them (amortized O(1); doubling left a graph that had just grown past its load with
+twice the per-vertex bytes it needed), and shrunk back to twice its size once it
+has shrunk to a quarter of theirs."""
 from __future__ import annotations
 
 MIN_VERTICES = 1024
@@ -22,7 +24,7 @@ def ensure_vertex_capacity(xp, owner, names, n, journal=None):
     have = int(getattr(owner, names[0]).size)
     if n <= have:
         return
-    _resize(xp, owner, names, max(n, 2 * have, MIN_VERTICES), journal)
+    _resize(xp, owner, names, max(n, have + have // 2, MIN_VERTICES), journal)
 
 
 def fit_vertex_capacity(xp, owner, names, n, journal=None):

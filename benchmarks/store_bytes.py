@@ -4,7 +4,7 @@ Builds an R-MAT graph with ``StreamGraph.from_edgelist`` (timed: edges
 loaded per second), tracks SSSP and PageRank, applies a mixed stream of
 batches, and prints the bytes the graph holds per edge after the load and
 after the stream: in total, per part (the out- and in-adjacency's slot and
-per-vertex arrays, the edge index, the vertex table, each query's state) and
+per-vertex arrays, the arc index, the vertex table, each query's state) and
 per memory (``g.memory_bytes(per_device=True)``: device and host).  The
 slots per arc show the lists' slack.  Figures are read from the store's
 arrays (``memory_bytes``), not from the process's memory.
@@ -61,7 +61,7 @@ def breakdown(g):
         parts[f"{name} slots"] = ops.memory_bytes(adj.nbr, adj.wgt, adj.twin)
         parts[f"{name} per-vertex"] = ops.memory_bytes(adj.start, adj.degree, adj.capacity)
         parts[f"{name} slots per arc"] = adj.slot_capacity
-    parts["edge index"] = store.index.memory_bytes()
+    parts["arc index"] = store.index.memory_bytes()
     parts["vertex table"] = store.vertices.memory_bytes()
     for query in g.queries:
         parts[f"query {type(query).__name__}"] = query.engine.memory_bytes()

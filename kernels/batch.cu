@@ -20,7 +20,8 @@ enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGE
 // updated edges are written out with their table positions.
 template <typename W>
 __global__ void net_changes(const long long* keys, const signed char* ops, const W* weights, long long rows,
-                            const unsigned int* table, int bits, const long long* start, const long long* degree,
+                            const unsigned int* table, long long capacity, const long long* start,
+                            const long long* degree,
                             const int* nbr, const W* stored, long long* inserted, W* inserted_w, long long* deleted,
                             long long* deleted_at, long long* updated, long long* updated_at, W* updated_w,
                             unsigned long long* counters)
@@ -30,7 +31,7 @@ __global__ void net_changes(const long long* keys, const signed char* ops, const
   long long key = keys[first];
   if (first > 0 && keys[first - 1] == key) return;
 
-  long long at = arc_probe(table, bits, start, degree, nbr, key);
+  long long at = arc_probe(table, capacity, start, degree, nbr, key);
   bool present_before = at >= 0;
   W weight_before = present_before ? stored[table[at]] : W(0);
   bool present = present_before;

@@ -1,9 +1,9 @@
 // Open-addressing indexes with linear probing.  The edge index
 // (cugraph_stream.engine.hash_index) holds non-negative int64 keys, -1 for an
 // empty position and -2 for a deleted one.  The arc index
-// (cugraph_stream.engine.arc_index) holds only out-adjacency slots (4 bytes):
-// arc u -> v (key u << 32 | v) is at the position, probed from the key's home,
-// whose slot lies in u's list and holds neighbour v.
+// (cugraph_stream.engine.arc_index) holds only out-adjacency slots (4 bytes) in a
+// table of any size: arc u -> v (key u << 32 | v) is at the position, probed
+// from the key's home, whose slot lies in u's list and holds neighbour v.
 #pragma once
 
 #define CGS_EMPTY (-1LL)
@@ -29,8 +29,21 @@ __device__ __forceinline__ long long probe(const long long* table, int bits, lon
   }
 }
 
+// home of arc `key` in an arc-index table of any `capacity`: the high half of the
+// hash times the capacity (Lemire's multiply-shift range reduction)
+__device__ __forceinline__ long long arc_home(long long key, long long capacity)
+{
+  unsigned long long hash = static_cast<unsigned long long>(key) * 0x9E3779B97F4A7C15ull;
+  return static_cast<long long>(__umul64hi(hash, static_cast<unsigned long long>(capacity)));
+}
+
+__device__ __forceinline__ long long arc_next(long long slot, long long capacity)
+{
+  return slot + 1 == capacity ? 0 : slot + 1;
+}
+
 // position of arc `key` in an arc-index table, or -1 where absent (or key < 0)
-__device__ __forceinline__ long long arc_probe(const unsigned int* table, int bits, const long long* start,
+__device__ __forceinline__ long long arc_probe(const unsigned int* table, long long capacity, const long long* start,
                                                const long long* degree, const int* nbr, long long key)
 {
   if (key < 0) return -1;
@@ -38,13 +51,12 @@ __device__ __forceinline__ long long arc_probe(const unsigned int* table, int bi
   int v = static_cast<int>(key & 0xFFFFFFFFLL);
   long long first = start[u];
   long long end = first + degree[u];
-  long long mask = (1LL << bits) - 1;
-  long long slot = home_slot(key, bits);
+  long long slot = arc_home(key, capacity);
   while (true) {
     unsigned int seen = table[slot];
     if (seen == CGS_EMPTY_SLOT) return -1;
     long long s = static_cast<long long>(seen);
     if (seen != CGS_DELETED_SLOT && s >= first && s < end && nbr[s] == v) return slot;
-    slot = (slot + 1) & mask;
+    slot = arc_next(slot, capacity);
   }
 }

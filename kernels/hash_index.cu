@@ -34,22 +34,22 @@ __global__ void hash_claim(long long* table, int bits, const long long* keys, lo
 }
 
 // ------------------------------------------------------------------ arc index
-__global__ void arc_find(const unsigned int* table, int bits, const long long* start, const long long* degree,
-                         const int* nbr, const long long* keys, long long count, long long* found)
+__global__ void arc_find(const unsigned int* table, long long capacity, const long long* start,
+                         const long long* degree, const int* nbr, const long long* keys, long long count,
+                         long long* found)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  found[k] = arc_probe(table, bits, start, degree, nbr, keys[k]);
+  found[k] = arc_probe(table, capacity, start, degree, nbr, keys[k]);
 }
 
 // enter absent, distinct arcs: each claims the first empty or deleted position with its slot
-__global__ void arc_claim(unsigned int* table, int bits, const long long* keys, const long long* slots,
+__global__ void arc_claim(unsigned int* table, long long capacity, const long long* keys, const long long* slots,
                           long long count, long long* placed, long long* replaced)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long mask = (1LL << bits) - 1;
-  long long slot = home_slot(keys[k], bits);
+  long long slot = arc_home(keys[k], capacity);
   unsigned int value = static_cast<unsigned int>(slots[k]);
   while (true) {
     unsigned int seen = *reinterpret_cast<volatile unsigned int*>(table + slot);
@@ -61,25 +61,24 @@ __global__ void arc_claim(unsigned int* table, int bits, const long long* keys, 
       }
       continue;   // lost the position: look at it again
     }
-    slot = (slot + 1) & mask;
+    slot = arc_next(slot, capacity);
   }
 }
 
 // the position of each arc's entry holding its slot (every arc present: the probe
 // needs no adjacency, so it finds entries whose lists have just moved)
-__global__ void arc_locate(const unsigned int* table, int bits, const long long* keys, const long long* slots,
-                           long long count, long long* found)
+__global__ void arc_locate(const unsigned int* table, long long capacity, const long long* keys,
+                           const long long* slots, long long count, long long* found)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long mask = (1LL << bits) - 1;
-  long long slot = home_slot(keys[k], bits);
+  long long slot = arc_home(keys[k], capacity);
   unsigned int wanted = static_cast<unsigned int>(slots[k]);
   while (true) {
     unsigned int seen = table[slot];
     if (seen == wanted) break;
     if (seen == CGS_EMPTY_SLOT) { slot = -1; break; }   // not there: the caller checks
-    slot = (slot + 1) & mask;
+    slot = arc_next(slot, capacity);
   }
   found[k] = slot;
 }

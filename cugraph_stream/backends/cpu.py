@@ -24,6 +24,25 @@ def hash_slot(keys, bits):
         return ((keys.astype(np.uint64) * _GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
 
 
+def arc_home(keys, capacity):
+    """Home of arcs ``keys`` in an arc-index table of ``capacity`` positions (any
+    size): the high half of the 64-bit hash times the capacity (Lemire's
+    multiply-shift range reduction; ``__umul64hi`` on the GPU)."""
+    low, half = np.uint64(0xFFFFFFFF), np.uint64(32)
+    with np.errstate(over="ignore"):
+        h = keys.astype(np.uint64) * _GOLDEN
+    c = np.uint64(capacity)
+    h_lo, h_hi, c_lo, c_hi = h & low, h >> half, c & low, c >> half
+    cross = ((h_lo * c_lo) >> half) + ((h_hi * c_lo) & low) + h_lo * c_hi
+    return (h_hi * c_hi + ((h_hi * c_lo) >> half) + (cross >> half)).astype(np.int64)
+
+
+def _next_position(slot, capacity):
+    slot = slot + 1
+    slot[slot == capacity] = 0
+    return slot
+
+
 def extend(rule, values, weights):
     """Candidate values sent along edges of the given weights (see ``Rule``)."""
     if rule.extend == "add":
@@ -293,11 +312,9 @@ class CPUBackend(Backend):
     def arc_find(self, table, adj, keys):
         if self.kernels is not None:
             return self.kernels.arc_find(table, adj, keys)
-        bits = table.size.bit_length() - 1
-        mask = table.size - 1
         found = np.full(keys.size, -1, dtype=np.int64)
         pending = np.flatnonzero(keys >= 0)
-        slot = hash_slot(keys[pending], bits)
+        slot = arc_home(keys[pending], table.size)
         while pending.size:
             seen = table[slot].astype(np.int64)
             u, v = keys[pending] >> 32, keys[pending] & 0xFFFFFFFF
@@ -308,16 +325,15 @@ class CPUBackend(Backend):
             found[pending[hit]] = slot[hit]
             go_on = ~hit & (seen != EMPTY_SLOT)
             pending = pending[go_on]
-            slot = (slot[go_on] + 1) & mask
+            slot = _next_position(slot[go_on], table.size)
         return found
 
     def arc_claim(self, table, keys, slots):
         if self.kernels is not None:
             return self.kernels.arc_claim(table, keys, slots)
-        mask = table.size - 1
         placed = np.empty(keys.size, dtype=np.int64)
         pending = np.arange(keys.size, dtype=np.int64)
-        slot = hash_slot(keys, table.size.bit_length() - 1)
+        slot = arc_home(keys, table.size)
         stamp = self._scratch_stamp(table.size)
         taken = self._scratch_flag(table.size)     # claimed by an earlier round (the table is not written yet)
         while pending.size:
@@ -330,7 +346,7 @@ class CPUBackend(Backend):
             lost = np.ones(pending.size, dtype=bool)
             lost[won] = False
             pending = pending[lost]
-            slot = (slot[lost] + 1) & mask
+            slot = _next_position(slot[lost], table.size)
         taken[placed] = False
         replaced = table[placed].astype(np.int64)
         table[placed] = slots
@@ -343,7 +359,7 @@ class CPUBackend(Backend):
         # running maximum.  Runs stay contiguous from each arc's home, so
         # linear probing finds every arc; the few that run past the end of
         # the table are placed by ordinary probing (which wraps around).
-        home = hash_slot(keys, table.size.bit_length() - 1)
+        home = arc_home(keys, table.size)
         order = np.argsort(home)
         step = np.arange(keys.size, dtype=np.int64)
         pos = np.maximum.accumulate(home[order] - step) + step
@@ -356,10 +372,9 @@ class CPUBackend(Backend):
     def arc_locate(self, table, keys, slots):
         if self.kernels is not None:
             return self.kernels.arc_locate(table, keys, slots)
-        mask = table.size - 1
         found = np.empty(keys.size, dtype=np.int64)
         pending = np.arange(keys.size, dtype=np.int64)
-        slot = hash_slot(keys, table.size.bit_length() - 1)
+        slot = arc_home(keys, table.size)
         wanted = slots.astype(SLOT_DTYPE)
         while pending.size:
             seen = table[slot]
@@ -368,7 +383,7 @@ class CPUBackend(Backend):
             if bool((seen[~hit] == EMPTY_SLOT).any()):
                 raise KeyError("arc_locate: an arc is not in the index at its slot")
             pending = pending[~hit]
-            slot = (slot[~hit] + 1) & mask
+            slot = _next_position(slot[~hit], table.size)
         return found
 
     # ------------------------------------------------------------ adjacency

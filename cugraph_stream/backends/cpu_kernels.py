@@ -152,8 +152,24 @@ def _hash_claim(table, keys, shift):
 
 
 # ------------------------------------------------------------------ arc index
+_LOW32 = np.uint64(0xFFFFFFFF)
+_THIRTY_TWO = np.uint64(32)
+
+
 @_inline
-def _arc_probe(table, key, shift, mask, start, degree, nbr):
+def _arc_home(key, capacity):
+    """Home of arc ``key`` in a table of ``capacity`` positions: the high half of the
+    64-bit hash times the capacity (as ``__umul64hi`` on the GPU)."""
+    h = np.uint64(key) * _GOLDEN
+    c = np.uint64(capacity)
+    h_lo, h_hi = h & _LOW32, h >> _THIRTY_TWO
+    c_lo, c_hi = c & _LOW32, c >> _THIRTY_TWO
+    cross = ((h_lo * c_lo) >> _THIRTY_TWO) + ((h_hi * c_lo) & _LOW32) + h_lo * c_hi
+    return np.int64(h_hi * c_hi + ((h_hi * c_lo) >> _THIRTY_TWO) + (cross >> _THIRTY_TWO))
+
+
+@_inline
+def _arc_probe(table, key, start, degree, nbr):
     """Position of arc ``key`` in an arc-index ``table``, or -1 (see ``Backend.arc_find``)."""
     if key < 0:
         return -1
@@ -161,7 +177,8 @@ def _arc_probe(table, key, shift, mask, start, degree, nbr):
     v = key & 0xFFFFFFFF
     first = start[u]
     end = first + degree[u]
-    slot = _home(key, shift)
+    capacity = table.size
+    slot = _arc_home(key, capacity)
     while True:
         seen = table[slot]
         if seen == _EMPTY_SLOT:
@@ -169,27 +186,30 @@ def _arc_probe(table, key, shift, mask, start, degree, nbr):
         s = np.int64(seen)
         if seen != _DELETED_SLOT and s >= first and s < end and nbr[s] == v:
             return slot
-        slot = (slot + 1) & mask
+        slot += 1
+        if slot == capacity:
+            slot = 0
 
 
 @_jit
-def _arc_find(table, keys, shift, start, degree, nbr):
-    mask = table.size - 1
+def _arc_find(table, keys, start, degree, nbr):
     found = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
-        found[i] = _arc_probe(table, keys[i], shift, mask, start, degree, nbr)
+        found[i] = _arc_probe(table, keys[i], start, degree, nbr)
     return found
 
 
 @_jit
-def _arc_claim(table, keys, slots, shift):
-    mask = table.size - 1
+def _arc_claim(table, keys, slots):
+    capacity = table.size
     placed = np.empty(keys.size, dtype=np.int64)
     replaced = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
-        slot = _home(keys[i], shift)
+        slot = _arc_home(keys[i], capacity)
         while table[slot] < _DELETED_SLOT:
-            slot = (slot + 1) & mask
+            slot += 1
+            if slot == capacity:
+                slot = 0
         replaced[i] = table[slot]
         table[slot] = slots[i]
         placed[i] = slot
@@ -197,28 +217,29 @@ def _arc_claim(table, keys, slots, shift):
 
 
 @_jit
-def _arc_locate(table, keys, slots, shift):
-    mask = table.size - 1
+def _arc_locate(table, keys, slots):
+    capacity = table.size
     found = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
-        slot = _home(keys[i], shift)
+        slot = _arc_home(keys[i], capacity)
         wanted = np.uint32(slots[i])
         while table[slot] != wanted:
             if table[slot] == _EMPTY_SLOT:
                 raise KeyError("arc_locate: an arc is not in the index at its slot")
-            slot = (slot + 1) & mask
+            slot += 1
+            if slot == capacity:
+                slot = 0
         found[i] = slot
     return found
 
 
 # ------------------------------------------------------------- batch reduction
 @_jit
-def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights, shift, group_bits):
+def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights, group_bits):
     n = keys.size
     size = np.int64(1) << group_bits
     gmask = size - 1
     gshift = np.uint64(64 - group_bits)
-    mask = table.size - 1
     slot_of = np.full(size, -1, dtype=np.int64)
     gkey = np.empty(n, dtype=np.int64)
     gat = np.empty(n, dtype=np.int64)         # the group's table position
@@ -231,7 +252,7 @@ def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights
     # table and weights are far larger than the caches: the misses overlap)
     at = np.empty(n, dtype=np.int64)
     for i in range(n):
-        at[i] = _arc_probe(table, keys[i], shift, mask, start, degree, nbr)
+        at[i] = _arc_probe(table, keys[i], start, degree, nbr)
     slot = np.empty(n, dtype=np.int64)
     for i in range(n):
         slot[i] = np.int64(table[at[i]]) if at[i] >= 0 else -1
@@ -648,16 +669,16 @@ class Kernels:
         return _hash_claim(table, _i64(keys), _shift(table))[0]
 
     def arc_find(self, table, adj, keys):
-        return _arc_find(table, _i64(keys), _shift(table), adj.start, adj.degree, adj.nbr)
+        return _arc_find(table, _i64(keys), adj.start, adj.degree, adj.nbr)
 
     def arc_claim(self, table, keys, slots):
-        return _arc_claim(table, _i64(keys), _i64(slots), _shift(table))
+        return _arc_claim(table, _i64(keys), _i64(slots))
 
     def arc_build(self, table, keys, slots):
-        _arc_claim(table, _i64(keys), _i64(slots), _shift(table))
+        _arc_claim(table, _i64(keys), _i64(slots))
 
     def arc_locate(self, table, keys, slots):
-        return _arc_locate(table, _i64(keys), _i64(slots), _shift(table))
+        return _arc_locate(table, _i64(keys), _i64(slots))
 
     def net_changes(self, keys, codes, weights, table, adj):
         n = int(keys.size)
@@ -665,7 +686,7 @@ class Kernels:
         weights = np.ascontiguousarray(weights)
         inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at = _net_changes(
             _i64(keys), np.ascontiguousarray(codes), weights, table, adj.start, adj.degree, adj.nbr,
-            adj.wgt.astype(weights.dtype, copy=False), _shift(table), bits)
+            adj.wgt.astype(weights.dtype, copy=False), bits)
         names = ("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored")
         return NetChanges(inserted, inserted_w, deleted, updated, updated_w,
                           dict(zip(names, (int(c) for c in counts))), deleted_at, updated_at)

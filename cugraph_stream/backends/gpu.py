@@ -398,7 +398,7 @@ class GPUBackend(Backend):
         if keys.size:
             cuda_kernels.get_kernel("hash_index", "arc_find")(
                 (_blocks(keys.size),), (_THREADS,),
-                (table, np.int32(table.size.bit_length() - 1), adj.start, adj.degree, adj.nbr,
+                (table, np.int64(table.size), adj.start, adj.degree, adj.nbr,
                  keys.astype(self.xp.int64, copy=False), np.int64(keys.size), found))
         return found
 
@@ -410,7 +410,7 @@ class GPUBackend(Backend):
         if keys.size:
             cuda_kernels.get_kernel("hash_index", "arc_claim")(
                 (_blocks(keys.size),), (_THREADS,),
-                (table, np.int32(table.size.bit_length() - 1), keys.astype(xp.int64, copy=False),
+                (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
                  slots.astype(xp.int64, copy=False), np.int64(keys.size), placed, replaced))
         return placed, replaced
 
@@ -437,7 +437,7 @@ class GPUBackend(Backend):
         if keys.size:
             cuda_kernels.get_kernel("hash_index", "arc_locate")(
                 (_blocks(keys.size),), (_THREADS,),
-                (table, np.int32(table.size.bit_length() - 1), keys.astype(xp.int64, copy=False),
+                (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
                  slots.astype(xp.int64, copy=False), np.int64(keys.size), found))
         return found
 
@@ -517,8 +517,8 @@ class GPUBackend(Backend):
             name = f"net_changes<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>"
             cuda_kernels.get_kernel("batch", name)(
                 (_blocks(n),), (_THREADS,),
-                (keys, codes.astype(xp.int8, copy=False), weights, np.int64(n), table,
-                 np.int32(table.size.bit_length() - 1), adj.start, adj.degree, adj.nbr,
+                (keys, codes.astype(xp.int8, copy=False), weights, np.int64(n), table, np.int64(table.size),
+                 adj.start, adj.degree, adj.nbr,
                  exact_astype(adj.wgt, weights.dtype), inserted, inserted_w, deleted, deleted_at, updated,
                  updated_at, updated_w, counters))
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in counters.get())   # the one sync

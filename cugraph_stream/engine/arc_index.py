@@ -10,7 +10,9 @@ The table stores slots only; an arc's key is implicit in the adjacency.  Arc
 holding slot ``s`` is the arc's when ``s`` lies in ``u``'s list and
 ``nbr[s] == v``: a list owns its slots, so no other arc can pass that test.
 This needs 4 bytes per table position where a table of explicit 8-byte keys
-and 4-byte slots needs 12.
+and 4-byte slots needs 12, and the table takes any size (a key's home is the
+high half of its hash times the size), so a build leaves it :data:`BUILD_LOAD`
+full instead of a quarter to half full as a power of two would.
 
 Two consequences shape the store's order of work:
 
@@ -22,10 +24,10 @@ Two consequences shape the store's order of work:
   rewritten, then writes the new slots, journaled like any write.
 
 Deleted entries become tombstones that later insertions reuse; the table is
-rebuilt from the adjacency when entries and tombstones would fill 5/8 of it,
-so memory stays bounded under a stream that inserts and deletes the same
-edges forever, and rebuilt smaller (:meth:`ArcIndex.fit`) once its entries
-fill less than 1/8 of it.
+rebuilt from the adjacency when entries and tombstones would fill
+:data:`MAX_LOAD` of it, so memory stays bounded under a stream that inserts
+and deletes the same edges forever, and rebuilt smaller
+(:meth:`ArcIndex.fit`) once its entries fill less than 1/8 of it.
 """
 from __future__ import annotations
 
@@ -34,6 +36,11 @@ from .hash_index import arc_key
 from .journal import Journal
 
 MIN_CAPACITY = 1024
+#: how full a build (bulk load, rebuild) leaves the table: 4 / 0.55 = 7.3 bytes per arc
+BUILD_LOAD = 0.55
+#: how full entries and tombstones may make it before a rebuild (linear probing
+#: then visits about 6 positions, 24 bytes, to find an arc absent)
+MAX_LOAD = 0.7
 
 
 class ArcIndex:
@@ -134,28 +141,30 @@ class ArcIndex:
 
     @staticmethod
     def _capacity_for(entries):
-        """Power of two with room for ``entries`` at a load of at most 1/2."""
-        capacity = MIN_CAPACITY
-        while capacity < 2 * entries:
-            capacity *= 2
-        return capacity
+        """Whole multiples of :data:`MIN_CAPACITY` positions that ``entries`` fill to
+        :data:`BUILD_LOAD` at most."""
+        units = -(-int(entries / BUILD_LOAD) // MIN_CAPACITY)
+        return MIN_CAPACITY * max(units, 1)
+
+    def _fits(self, extra):
+        return self.live + self.deleted + extra <= MAX_LOAD * self.capacity
 
     def _reserve(self, extra):
         """Rebuild (without tombstones, larger if needed) before entries and
-        tombstones would fill 5/8 of the table; return whether it did."""
-        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
+        tombstones would fill :data:`MAX_LOAD` of the table; return whether it did."""
+        if self._fits(extra):
             return False
         # ``deleted`` counts tombstones made, not those reused since: count them
         (deleted,) = self.ops.host_ints((self.table == DELETED_SLOT).sum())
         self.journal.assign(self, "deleted", deleted)
-        if 8 * (self.live + self.deleted + extra) <= 5 * self.capacity:
+        if self._fits(extra):
             return False
         self._rebuild()
         return True
 
     def fit(self):
         """Rebuild a table whose entries fill less than 1/8 of it at the size they need
-        (a quarter to half full).  Returns whether it did.
+        (:data:`BUILD_LOAD` full).  Returns whether it did.
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
@@ -169,7 +178,7 @@ class ArcIndex:
         >>> index.build(arc_key(np, u, 9 - u), slots, room=10_000)      # sized for 10,010 arcs
         >>> found = index.get(arc_key(np, u, 9 - u))
         >>> index.capacity, index.fit(), index.capacity, bool((index.get(arc_key(np, u, 9 - u)) == found).all())
-        (32768, True, 1024, True)
+        (18432, True, 1024, True)
         """
         if self.capacity <= MIN_CAPACITY or 8 * self.live >= self.capacity:
             return False

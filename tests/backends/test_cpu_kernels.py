@@ -70,6 +70,17 @@ def test_hash_find_claim_build(seed, n, tombstones):
     assert (NUMPY.hash_find(empty, keys[:900]) == placed).all()
 
 
+@given(seeds, st.sampled_from([1024, 3072, 18432, 2**32 + 1024, 7 * 2**40]))
+def test_arc_home_reduces_the_hash_to_any_capacity(seed, capacity):
+    """The compiled home, the NumPy home and Python's exact arithmetic agree, below the capacity."""
+    from cugraph_stream.backends.cpu import arc_home
+    keys = np.random.default_rng(seed).integers(0, 2**63 - 1, 200)
+    exact = [((int(k) * 0x9E3779B97F4A7C15 % 2**64) * capacity) >> 64 for k in keys]
+    assert arc_home(keys, capacity).tolist() == exact
+    assert [cpu_kernels._arc_home(int(k), capacity) for k in keys[:20]] == exact[:20]
+    assert max(exact) < capacity
+
+
 def _arc_index(adj, n, tombstones=0):
     """The arc index of ``adj``'s lists, the first ``tombstones`` arcs erased (but
     left in their lists, which the index then never matches); returns ``(index, keys)``."""

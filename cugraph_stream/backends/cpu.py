@@ -316,6 +316,11 @@ class CPUBackend(Backend):
         adj.degree[lists] = boundary - adj.start[lists]
         return lists[tail_owner[surviving]], movers, holes
 
+    def remove_entries(self, adj, owners, slots, keep=True):
+        if self.kernels is not None:
+            return self.kernels.remove_entries(adj, owners, slots, keep)
+        return super().remove_entries(adj, owners, slots, keep)
+
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         source, owner = self.expand_segments(adj.start[vertices], adj.degree[vertices])
         target = new_start[owner] + (source - adj.start[vertices][owner])

@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-from .base import NetChanges
+from .base import NetChanges, RemovedEntries
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -386,6 +386,76 @@ def _close_holes(start, degree, nbr, wgt, twin, with_twin, owners, slots):
 
 
 @_jit
+def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, keep, old_nbr, old_wgt, old_twin,
+                    lists, old_degree, moved_nbr, moved_wgt, moved_twin):
+    # _close_holes in passes whose loads do not wait on each other (the
+    # slot arrays are far larger than the caches: their misses overlap):
+    # the lists' ends, the pre-images, the moves, the moved entries, then
+    # the writes.  Rows sorted by slot; every array after ``keep`` has a row
+    # per removed slot (``old_*``, ``lists``, ``old_degree``: empty without
+    # ``keep``; ``moved_*``: always).
+    n = slots.size
+    first = np.empty(n + 1, dtype=np.int64)   # each list's first row
+    k = 0
+    for i in range(n):
+        if i == 0 or owners[i] != owners[i - 1]:
+            first[k] = i
+            k += 1
+    first[k] = n
+    end = np.empty(k, dtype=np.int64)
+    for g in range(k):
+        o = owners[first[g]]
+        end[g] = start[o] + degree[o]
+    if keep:
+        for i in range(n):
+            s = slots[i]
+            old_nbr[i] = nbr[s]
+            old_wgt[i] = wgt[s]
+            if with_twin:
+                old_twin[i] = twin[s]
+        for g in range(k):
+            o = owners[first[g]]
+            lists[g] = o
+            old_degree[g] = end[g] - start[o]
+    out_owner = np.empty(n, dtype=np.int64)
+    source = np.empty(n, dtype=np.int64)
+    target = np.empty(n, dtype=np.int64)
+    m = 0
+    for g in range(k):
+        a, b = first[g], first[g + 1]
+        o = owners[a]
+        boundary = end[g] - (b - a)
+        j = a                                 # removed slots below the boundary: the holes
+        while j < b and slots[j] < boundary:
+            j += 1
+        removed_tail = j                      # removed slots at or past it, ascending
+        t = boundary
+        for h in range(a, j):
+            while removed_tail < b and slots[removed_tail] == t:
+                removed_tail += 1
+                t += 1
+            out_owner[m] = o
+            source[m] = t
+            target[m] = slots[h]
+            m += 1
+            t += 1
+        degree[o] = boundary - start[o]
+    for i in range(m):                        # sources are never holes: read them all first
+        t = source[i]
+        moved_nbr[i] = nbr[t]
+        moved_wgt[i] = wgt[t]
+        if with_twin:
+            moved_twin[i] = twin[t]
+    for i in range(m):
+        h = target[i]
+        nbr[h] = moved_nbr[i]
+        wgt[h] = moved_wgt[i]
+        if with_twin:
+            twin[h] = moved_twin[i]
+    return out_owner[:m].copy(), source[:m].copy(), target[:m].copy(), m, k
+
+
+@_jit
 def _follow_moves(nbr, twin, owners, targets, table, table_values, shift, mirror_twin, with_table, with_mirror):
     mask = table.size - 1
     for i in range(targets.size):
@@ -635,6 +705,27 @@ class Kernels:
         twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
         return _close_holes(adj.start, adj.degree, adj.nbr, adj.wgt, twin, adj.twin is not None,
                             _i64(owners), _i64(slots))
+
+    def remove_entries(self, adj, owners, slots, keep=True):
+        n = int(slots.size)
+        if n > 1:
+            order = np.argsort(slots)
+            owners, slots = owners[order], slots[order]
+        owners, slots = _i64(owners), _i64(slots)
+        with_twin = adj.twin is not None
+        twin = adj.twin if with_twin else _EMPTY_INDEX
+        size = n if keep else 0
+        old = (np.empty(size, adj.nbr.dtype), np.empty(size, adj.wgt.dtype), np.empty(size if with_twin else 0,
+                                                                                       twin.dtype))
+        lists, old_degree = np.empty(size, np.int64), np.empty(size, adj.degree.dtype)
+        moved = (np.empty(n, adj.nbr.dtype), np.empty(n, adj.wgt.dtype), np.empty(n if with_twin else 0, twin.dtype))
+        owner, source, target, m, k = _remove_entries(adj.start, adj.degree, adj.nbr, adj.wgt, twin, with_twin,
+                                                      owners, slots, keep, *old, lists, old_degree, *moved)
+        if not keep:
+            return RemovedEntries(owner, source, target, slots, None, None, None, None)
+        old_twin, moved_twin = (old[2], moved[2][:m]) if with_twin else (None, None)
+        return RemovedEntries(owner, source, target, slots, lists[:k], old_degree[:k], (old[0], old[1], old_twin),
+                              (moved[0][:m], moved[1][:m], moved_twin))
 
     def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
         with_table, with_mirror = table is not None, mirror_twin is not None

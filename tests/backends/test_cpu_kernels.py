@@ -158,6 +158,38 @@ def test_close_holes(seed, n, edges, fraction, with_twin):
     assert results[0] == results[1]
 
 
+@given(seeds, st.integers(1, 30), st.integers(1, 300), st.floats(0, 1), st.booleans(), st.booleans())
+def test_remove_entries(seed, n, edges, fraction, with_twin, keep):
+    """Rows in any order; the pre-images restore the adjacency (as the journal does)."""
+    rng = np.random.default_rng(seed)
+    base = _adjacency(NUMPY, n, rng, edges, with_twin=with_twin)
+    slots, owners = NUMPY.expand_segments(base.start[:n], base.degree[:n])
+    pick = rng.choice(slots.size, int(fraction * slots.size), replace=False)     # unsorted
+    slots, owners = slots[pick], owners[pick]
+    results = []
+    for ops in (NUMPY, COMPILED):
+        adj = copy.deepcopy(base)
+        removed = ops.remove_entries(adj, owners, slots, keep)
+        moved = sorted(zip(removed.owner.tolist(), removed.source.tolist(), removed.target.tolist()))
+        results.append((moved, _lists(adj, n), adj.degree.tolist()))
+        if not keep:
+            assert removed.removed is None and removed.moved is None
+            continue
+        arrays = (adj.nbr, adj.wgt, adj.twin)
+        for array, kept_array, moved_values in zip(arrays, (base.nbr, base.wgt, base.twin), removed.moved):
+            if array is not None:
+                assert (moved_values == kept_array[removed.source]).all()
+        for array, values in zip(arrays, removed.removed):      # undo, as Journal.rollback would
+            if array is not None:
+                array[removed.slots] = values
+        adj.degree[removed.lists] = removed.degree
+        assert _lists(adj, n) == _lists(base, n) and adj.degree.tolist() == base.degree.tolist()
+        for array, kept_array in zip(arrays, (base.nbr, base.wgt, base.twin)):
+            if array is not None:
+                assert (array[slots] == kept_array[slots]).all()
+    assert results[0] == results[1]
+
+
 @given(seeds, st.integers(1, 30), st.integers(1, 200))
 def test_follow_moves(seed, n, edges):
     rng = np.random.default_rng(seed)

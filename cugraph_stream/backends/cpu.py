@@ -92,7 +92,6 @@ class CPUBackend(Backend):
         self._stamp = np.empty(0, dtype=np.int64)
         self._flag = np.zeros(0, dtype=bool)
         self._count = np.zeros(0, dtype=np.int64)     # (compiled kernels: zero outside a call)
-        self._state = np.zeros(0, dtype=np.int8)
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -130,8 +129,7 @@ class CPUBackend(Backend):
     def _scratch_counts(self, bound):
         if self._count.size < bound:
             self._count = np.zeros(max(int(bound), 2 * self._count.size), dtype=np.int64)
-            self._state = np.zeros(self._count.size, dtype=np.int8)
-        return self._count, self._state
+        return self._count
 
     def expand_segments(self, starts, lengths):
         lengths = lengths.astype(np.int64, copy=False)
@@ -353,7 +351,7 @@ class CPUBackend(Backend):
     def place_entries(self, adj, owners, neighbours, weights, slots):
         if self.kernels is not None:
             return self.kernels.place_entries(adj, owners, neighbours, weights, slots,
-                                              *self._scratch_counts(adj.start.size))
+                                              self._scratch_counts(adj.start.size))
         pending = np.flatnonzero(slots < 0)
         if pending.size == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX

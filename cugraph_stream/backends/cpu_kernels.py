@@ -309,40 +309,47 @@ def _merge_sorted(keys, values, more_keys, more_values):
 
 # ------------------------------------------------------------------ adjacency
 @_jit
-def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weights, slots, count, state):
-    # count (int64) and state (int8) are per-vertex scratch, zero on entry and on return
+def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weights, slots, count):
+    # count (int64) is per-vertex scratch, zero on entry and on return.  Each
+    # pending row takes the slot start + degree + its rank among its list's
+    # pending rows; only the fit of the list is a branch on the lists' values,
+    # so their loads (far larger than the caches) overlap.
     n = owners.size
+    pending = np.empty(n, dtype=np.bool_)
+    rank = np.empty(n, dtype=np.int64)        # a pending row's place among its list's pending rows
     for i in range(n):
-        if slots[i] < 0:
-            count[owners[i]] += 1
+        pending[i] = slots[i] < 0
+        if pending[i]:
+            o = owners[i]
+            c = count[o]
+            rank[i] = c
+            count[o] = c + 1
+    for i in range(n):                        # no branch waits on a list's values but the fit
+        if pending[i]:
+            o = owners[i]
+            d = degree[o]
+            if d + count[o] <= capacity[o]:
+                p = start[o] + d + rank[i]
+                nbr[p] = neighbours[i]
+                wgt[p] = weights[i]
+                slots[i] = p
+            else:
+                slots[i] = -2 - rank[i]       # -2: the first row of an outgrown list
     outgrown = np.empty(n, dtype=np.int64)
     need = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(n):
-        if slots[i] >= 0:
-            continue
-        o = owners[i]
-        if state[o] == 0:                     # the list's first row: does it take them all?
-            total = degree[o] + count[o]
-            if total <= capacity[o]:
-                state[o] = 1
-                count[o] = start[o] + degree[o]       # next free slot
-                degree[o] = total
-            else:
-                state[o] = 2
+        if pending[i] and rank[i] == 0:
+            o = owners[i]
+            if slots[i] == -2:
                 outgrown[k] = o
-                need[k] = total
+                need[k] = degree[o] + count[o]
                 k += 1
-        if state[o] == 1:
-            p = count[o]
-            count[o] = p + 1
-            nbr[p] = neighbours[i]
-            wgt[p] = weights[i]
-            slots[i] = p
-    for i in range(n):
-        o = owners[i]
-        state[o] = 0
-        count[o] = 0
+            else:
+                degree[o] += count[o]
+            count[o] = 0
+        if slots[i] < -1:
+            slots[i] = -1
     return outgrown[:k].copy(), need[:k].copy()
 
 
@@ -708,12 +715,12 @@ class Kernels:
     def merge_sorted(self, keys, values, more_keys, more_values):
         return _merge_sorted(_i64(keys), _i64(values), _i64(more_keys), _i64(more_values))
 
-    def place_entries(self, adj, owners, neighbours, weights, slots, count, state):
+    def place_entries(self, adj, owners, neighbours, weights, slots, count):
         pending = int(slots.size)
         if pending == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX
         return _place_entries(adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, _i64(owners),
-                              _i64(neighbours), weights, slots, count, state)
+                              _i64(neighbours), weights, slots, count)
 
     def close_holes(self, adj, owners, slots):
         if slots.size == 0:

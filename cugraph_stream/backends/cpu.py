@@ -201,6 +201,9 @@ class CPUBackend(Backend):
 
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
                        with_parents):
+        if self.kernels is not None:
+            return self.kernels.record_changes(forced, touched, value, parent, previous_value, previous_parent,
+                                               alive, with_parents, self._scratch_flag(value.size))
         touched = self.unique(touched, value.size)
         differs = value[touched] != previous_value[touched]
         if with_parents:

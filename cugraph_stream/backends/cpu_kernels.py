@@ -636,6 +636,40 @@ def _converge(start0, degree0, nbr0, wgt0, start1, degree1, nbr1, wgt1, sides, f
     return activated[:na].copy(), edges
 
 
+@_jit
+def _record_changes(forced, touched, value, parent, previous_value, previous_parent, alive, with_parents, flag):
+    # one pass over ``forced``, then one over ``touched`` (a vertex is handled at
+    # its first appearance, told by ``flag``: per-vertex scratch, False on entry
+    # and on return); a touched vertex's difference is read before its write
+    changed = np.empty(forced.size + touched.size, dtype=np.int64)
+    k = 0
+    for i in range(forced.size):
+        x = forced[i]
+        if not flag[x]:
+            flag[x] = True
+            if alive[x]:
+                changed[k] = x
+                k += 1
+        previous_value[x] = value[x]
+        previous_parent[x] = parent[x]
+    for i in range(touched.size):
+        x = touched[i]
+        if flag[x]:
+            continue
+        flag[x] = True
+        differs = value[x] != previous_value[x] or (with_parents and parent[x] != previous_parent[x])
+        previous_value[x] = value[x]
+        previous_parent[x] = parent[x]
+        if differs and alive[x]:
+            changed[k] = x
+            k += 1
+    for i in range(forced.size):
+        flag[forced[i]] = False
+    for i in range(touched.size):
+        flag[touched[i]] = False
+    return changed[:k].copy()
+
+
 # ------------------------------------------------------------------ the glue
 def _shift(table):
     return np.uint64(64 - (int(table.size).bit_length() - 1))
@@ -758,6 +792,11 @@ class Kernels:
                       table if with_table else _EMPTY_INDEX, table_values if with_table else _EMPTY_INDEX,
                       _shift(table) if with_table else np.uint64(0),
                       mirror_twin if with_mirror else _EMPTY_INDEX, with_table, with_mirror)
+
+    def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive, with_parents,
+                       flag):
+        return _record_changes(_i64(forced), _i64(touched), value, parent, previous_value, previous_parent, alive,
+                               bool(with_parents), flag)
 
     def relax_arcs(self, u, v, w, value, parent, rule, flag):
         if u.size == 0:

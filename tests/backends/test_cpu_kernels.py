@@ -330,3 +330,22 @@ def test_merge_sorted(seed, n, m):
     got = COMPILED.merge_sorted(keys, values, more, more_values)
     expected = NUMPY.merge_sorted(keys, values, more, more_values)
     assert all((g == e).all() for g, e in zip(got, expected))
+
+
+@given(seeds, st.integers(1, 300), st.integers(0, 40), st.integers(0, 500), st.booleans())
+def test_record_changes(seed, n, forced, touched, with_parents):
+    rng = np.random.default_rng(seed)
+    value = rng.integers(0, 3, n).astype(np.float32)
+    parent = rng.integers(-1, 3, n).astype(np.int64)
+    previous = (rng.integers(0, 3, n).astype(np.float32), rng.integers(-1, 3, n).astype(np.int64))
+    alive = rng.random(n) < 0.8
+    forced = rng.choice(n, min(forced, n), replace=False)
+    touched = rng.integers(0, n, touched)
+    out = []
+    for ops in (NUMPY, COMPILED):
+        kept = (previous[0].copy(), previous[1].copy())
+        changed = ops.record_changes(forced, touched, value, parent, *kept, alive, with_parents)
+        assert np.unique(changed).size == changed.size
+        out.append((sorted(changed.tolist()), kept[0].tolist(), kept[1].tolist()))
+    assert out[0] == out[1]
+    assert not COMPILED._flag.any()         # scratch left clean

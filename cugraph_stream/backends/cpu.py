@@ -323,6 +323,8 @@ class CPUBackend(Backend):
         return super().remove_entries(adj, owners, slots, keep)
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
+        if self.kernels is not None:
+            return self.kernels.move_lists(adj, vertices, new_start, room, first, moved)
         source, owner = self.expand_segments(adj.start[vertices], adj.degree[vertices])
         target = new_start[owner] + (source - adj.start[vertices][owner])
         adj.nbr[target] = adj.nbr[source]

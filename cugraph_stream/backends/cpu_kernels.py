@@ -463,6 +463,30 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
 
 
 @_jit
+def _move_lists(start, degree, capacity, nbr, wgt, twin, with_twin, vertices, new_start, room, first, moved):
+    # the new slots lie past the old end: no list overlaps another's new place
+    owner = np.empty(moved, dtype=np.int64)
+    source = np.empty(moved, dtype=np.int64)
+    target = np.empty(moved, dtype=np.int64)
+    for k in range(vertices.size):
+        u = vertices[k]
+        s = start[u]
+        t = new_start[k]
+        f = first[k]
+        for j in range(degree[u]):
+            owner[f + j] = u
+            source[f + j] = s + j
+            target[f + j] = t + j
+            nbr[t + j] = nbr[s + j]
+            wgt[t + j] = wgt[s + j]
+            if with_twin:
+                twin[t + j] = twin[s + j]
+        start[u] = t
+        capacity[u] = room[k]
+    return owner, source, target
+
+
+@_jit
 def _follow_moves(nbr, twin, owners, targets, table, table_values, shift, mirror_twin, with_table, with_mirror):
     mask = table.size - 1
     for i in range(targets.size):
@@ -782,6 +806,11 @@ class Kernels:
         old_twin, moved_twin = (old[2], moved[2][:m]) if with_twin else (None, None)
         return RemovedEntries(owner, source, target, slots, lists[:k], old_degree[:k], (old[0], old[1], old_twin),
                               (moved[0][:m], moved[1][:m], moved_twin))
+
+    def move_lists(self, adj, vertices, new_start, room, first, moved):
+        twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
+        return _move_lists(adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, twin, adj.twin is not None,
+                           _i64(vertices), _i64(new_start), _i64(room), _i64(first), int(moved))
 
     def follow_moves(self, adj, owners, targets, table=None, table_values=None, mirror_twin=None):
         with_table, with_mirror = table is not None, mirror_twin is not None

@@ -349,3 +349,22 @@ def test_record_changes(seed, n, forced, touched, with_parents):
         out.append((sorted(changed.tolist()), kept[0].tolist(), kept[1].tolist()))
     assert out[0] == out[1]
     assert not COMPILED._flag.any()         # scratch left clean
+
+
+@given(seeds, st.integers(1, 30), st.integers(0, 300), st.booleans())
+def test_move_lists(seed, n, edges, with_twin):
+    rng = np.random.default_rng(seed)
+    base = _adjacency(NUMPY, n, rng, edges, with_twin=with_twin)
+    vertices = rng.permutation(n)[: rng.integers(1, n + 1)]
+    degree = base.degree[vertices]
+    room = np.maximum(degree, 1) + rng.integers(0, 3, vertices.size)
+    new_start = base.end + np.cumsum(room) - room
+    first = np.cumsum(degree) - degree
+    out = []
+    for ops in (NUMPY, COMPILED):
+        adj = copy.deepcopy(base)
+        adj._ensure_slots(base.end + int(room.sum()))
+        moves = ops.move_lists(adj, vertices, new_start, room, first, int(degree.sum()))
+        out.append(([m.tolist() for m in moves], _lists(adj, n), adj.start.tolist(), adj.capacity.tolist(),
+                    None if adj.twin is None else adj.twin[moves[2]].tolist()))
+    assert out[0] == out[1]

@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-from .base import NetChanges, RemovedEntries
+from .base import SLOT_DTYPE, NetChanges, RemovedEntries
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -51,6 +51,9 @@ _EMPTY = -1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
+#: the twin pointers of an adjacency without them: of their dtype, so that a kernel
+#: compiled (and loaded from numba's cache) for one adjacency serves the other
+_NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
 #: lookup_sorted searches unsorted queries in key arrays up to this size (they stay in cache)
 _SEARCH_UNSORTED_KEYS = 1 << 18
 
@@ -793,7 +796,7 @@ class Kernels:
         if n > 1:
             owners, slots = _sorted_by_slot(owners, slots)
         with_twin = adj.twin is not None
-        twin = adj.twin if with_twin else _EMPTY_INDEX
+        twin = adj.twin if with_twin else _NO_TWINS
         size = n if keep else 0
         old = (np.empty(size, adj.nbr.dtype), np.empty(size, adj.wgt.dtype), np.empty(size if with_twin else 0,
                                                                                        twin.dtype))
@@ -808,7 +811,7 @@ class Kernels:
                               (moved[0][:m], moved[1][:m], moved_twin))
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
-        twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
+        twin = adj.twin if adj.twin is not None else _NO_TWINS
         return _move_lists(adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, twin, adj.twin is not None,
                            _i64(vertices), _i64(new_start), _i64(room), _i64(first), int(moved))
 

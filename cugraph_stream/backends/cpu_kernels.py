@@ -538,12 +538,18 @@ def _pull(start, degree, nbr, wgt, targets, value, parent, code, order, has_unre
     best_parent = np.full(n, -1, dtype=np.int64)
     one = np.ones(1, dtype=value.dtype)
     cast = np.empty(1, dtype=value.dtype)
+    first = np.empty(n, dtype=np.int64)       # the lists' ends first, in loads that overlap
+    length = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        v = targets[i]
+        first[i] = start[v]
+        length[i] = degree[v]
+        best[i] = value[v]
     edges = 0
     for i in range(n):                        # candidates from the values before the call
-        v = targets[i]
-        b = value[v]
-        s = start[v]
-        d = degree[v]
+        b = best[i]
+        s = first[i]
+        d = length[i]
         edges += d
         for p in range(s, s + d):
             u = nbr[p]

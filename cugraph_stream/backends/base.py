@@ -59,7 +59,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct"})
+    "invalidate_keeping_ties", "sorted_distinct", "remove_entries"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -169,6 +169,27 @@ class NetChanges(NamedTuple):
     deleted_at: Any
     #: the table positions of ``updated``
     updated_at: Any
+
+
+class RemovedEntries(NamedTuple):
+    """What :meth:`Backend.remove_entries` returns: the entries that moved, and
+    the pre-images a journal needs to undo the removal (None without ``keep``)."""
+
+    #: every entry moved (as :meth:`Backend.close_holes` returns them): the owner of its list
+    owner: Any
+    #: the slot it moved from (its values there are unchanged)
+    source: Any
+    #: the slot it moved to (a hole)
+    target: Any
+    #: the removed slots, in the order of the pre-images ``removed``
+    slots: Any
+    #: vertices whose degree dropped (repeats allowed), and ``degree``: their degrees before
+    lists: Any
+    degree: Any
+    #: ``(nbr, wgt, twin)`` at ``slots`` before the call (``twin`` None without twins)
+    removed: Any
+    #: ``(nbr, wgt, twin)`` at ``source`` (what the moved entries hold)
+    moved: Any
 
 
 @runtime_checkable
@@ -541,6 +562,28 @@ class Backend(abc.ABC):
         drops.  Returns ``(owner, source, target)``: every entry moved, from
         slot ``source`` to slot ``target`` of ``owner``'s list.
         """
+
+    def remove_entries(self, adj: AdjacencyLists, owners, slots, keep=True):
+        """:meth:`close_holes` for rows in any order, keeping what a journal needs to undo it.
+
+        ``owners[i]`` owns ``slots[i]`` (distinct).  With ``keep``, the
+        :class:`RemovedEntries` holds the pre-images of the removed slots and
+        of the degrees that drop, and the values the moved entries hold at
+        their sources (which later writes past the degree may overwrite);
+        without it those fields are None.  This default sorts the rows by
+        slot, gathers the pre-images and calls :meth:`close_holes`; a backend
+        may do it all in one pass.
+        """
+        xp = self.xp
+        if slots.size > 1:
+            order = xp.argsort(slots)
+            owners, slots = owners[order], slots[order]
+        arrays = (adj.nbr, adj.wgt, adj.twin)
+        removed = tuple(None if a is None else a[slots] for a in arrays) if keep else None
+        degree = adj.degree[owners] if keep else None
+        owner, source, target = self.close_holes(adj, owners, slots)
+        moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
+        return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved)
 
     @abc.abstractmethod
     def move_lists(self, adj: AdjacencyLists, vertices, new_start, room, first, moved):

@@ -111,7 +111,6 @@ class CPUBackend(Backend):
         self._stamp = np.empty(0, dtype=np.int64)
         self._flag = np.zeros(0, dtype=bool)
         self._count = np.zeros(0, dtype=np.int64)     # (compiled kernels: zero outside a call)
-        self._state = np.zeros(0, dtype=np.int8)
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -149,8 +148,7 @@ class CPUBackend(Backend):
     def _scratch_counts(self, bound):
         if self._count.size < bound:
             self._count = np.zeros(max(int(bound), 2 * self._count.size), dtype=np.int64)
-            self._state = np.zeros(self._count.size, dtype=np.int8)
-        return self._count, self._state
+        return self._count
 
     def expand_segments(self, starts, lengths):
         lengths = lengths.astype(np.int64, copy=False)
@@ -222,6 +220,9 @@ class CPUBackend(Backend):
 
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
                        with_parents):
+        if self.kernels is not None:
+            return self.kernels.record_changes(forced, touched, value, parent, previous_value, previous_parent,
+                                               alive, with_parents, self._scratch_flag(value.size))
         touched = self.unique(touched, value.size)
         differs = value[touched] != previous_value[touched]
         if with_parents:
@@ -413,7 +414,14 @@ class CPUBackend(Backend):
         adj.degree[lists] = boundary - adj.start[lists]
         return lists[tail_owner[surviving]], movers, holes
 
+    def remove_entries(self, adj, owners, slots, keep=True):
+        if self.kernels is not None:
+            return self.kernels.remove_entries(adj, owners, slots, keep)
+        return super().remove_entries(adj, owners, slots, keep)
+
     def move_lists(self, adj, vertices, new_start, room, first, moved):
+        if self.kernels is not None:
+            return self.kernels.move_lists(adj, vertices, new_start, room, first, moved)
         source, owner = self.expand_segments(adj.start[vertices], adj.degree[vertices])
         target = new_start[owner] + (source - adj.start[vertices][owner])
         adj.nbr[target] = adj.nbr[source]
@@ -436,7 +444,7 @@ class CPUBackend(Backend):
     def place_entries(self, adj, owners, neighbours, weights, slots):
         if self.kernels is not None:
             return self.kernels.place_entries(adj, owners, neighbours, weights, slots,
-                                              *self._scratch_counts(adj.start.size))
+                                              self._scratch_counts(adj.start.size))
         pending = np.flatnonzero(slots < 0)
         if pending.size == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX

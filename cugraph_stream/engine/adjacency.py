@@ -331,19 +331,22 @@ class Adjacency:
         """
         if slots.size == 0:
             return None
-        if slots.size > 1:
-            order = self.ops.xp.argsort(slots)
-            u, slots = u[order], slots[order]
-        self._save_slots(slots)
-        self.journal.save(self.degree, u)
-        moves = Moves(*self.ops.close_holes(self, u, slots))
-        self._save_slots(moves.source)            # unchanged by the call: still their pre-images
-        return moves
-
-    def _save_slots(self, slots):
-        for array in (self.nbr, self.wgt, self.twin):
-            if array is not None:
-                self.journal.save(array, slots)
+        journal = self.journal
+        keep = journal.recording
+        if keep:
+            journal.checkpoint()
+        # the operator reads the pre-images as it writes (one pass over the slots, not two)
+        removed = self.ops.remove_entries(self, u, slots, keep)
+        if keep:
+            arrays = (self.nbr, self.wgt, self.twin)
+            for array, values in zip(arrays, removed.removed):
+                if array is not None:
+                    journal.saved(array, removed.slots, values)
+            journal.saved(self.degree, removed.lists, removed.degree)
+            for array, values in zip(arrays, removed.moved):     # unchanged by the call: their pre-images
+                if array is not None:
+                    journal.saved(array, removed.source, values)
+        return Moves(removed.owner, removed.source, removed.target)
 
     def release(self, vertices):
         """Give the (empty) lists of removed ``vertices`` back as garbage."""

@@ -265,16 +265,24 @@ class CPUBackend(Backend):
     def hash_claim(self, table, keys):
         if self.kernels is not None:
             return self.kernels.hash_claim(table, keys)
-        bits = table.size.bit_length() - 1
         mask = table.size - 1
-        placed = np.empty(keys.size, dtype=np.int64)
-        pending = np.arange(keys.size, dtype=np.int64)
-        slot = hash_slot(keys, bits)
+        placed = self._claim_rounds(table, hash_slot(keys, table.size.bit_length() - 1),
+                                    lambda seen: seen < 0, lambda slot: (slot + 1) & mask)
+        replaced = table[placed]
+        table[placed] = keys
+        return placed, replaced
+
+    def _claim_rounds(self, table, slot, is_free, step):
+        """Positions claimed by rows probing from ``slot``: each takes the first position
+        whose entry ``is_free`` and that no other row took; ``step`` gives the next
+        position.  The table is not written."""
+        placed = np.empty(slot.size, dtype=np.int64)
+        pending = np.arange(slot.size, dtype=np.int64)
         stamp = self._scratch_stamp(table.size)
-        taken = self._scratch_flag(table.size)     # claimed by an earlier round (the table is not written yet)
+        taken = self._scratch_flag(table.size)     # claimed by an earlier round
         while pending.size:
-            free = np.flatnonzero((table[slot] < 0) & ~taken[slot])
-            # several keys may race for one free slot: the last writer wins it
+            free = np.flatnonzero(is_free(table[slot]) & ~taken[slot])
+            # several rows may race for one free position: the last writer wins it
             stamp[slot[free]] = free
             won = free[stamp[slot[free]] == free]
             taken[slot[won]] = True
@@ -282,11 +290,9 @@ class CPUBackend(Backend):
             lost = np.ones(pending.size, dtype=bool)
             lost[won] = False
             pending = pending[lost]
-            slot = (slot[lost] + 1) & mask
+            slot = step(slot[lost])
         taken[placed] = False
-        replaced = table[placed]
-        table[placed] = keys
-        return placed, replaced
+        return placed
 
     def hash_build(self, table, keys):
         if self.kernels is not None:
@@ -332,23 +338,8 @@ class CPUBackend(Backend):
     def arc_claim(self, table, keys, slots):
         if self.kernels is not None:
             return self.kernels.arc_claim(table, keys, slots)
-        placed = np.empty(keys.size, dtype=np.int64)
-        pending = np.arange(keys.size, dtype=np.int64)
-        slot = arc_home(keys, table.size)
-        stamp = self._scratch_stamp(table.size)
-        taken = self._scratch_flag(table.size)     # claimed by an earlier round (the table is not written yet)
-        while pending.size:
-            free = np.flatnonzero((table[slot] >= DELETED_SLOT) & ~taken[slot])
-            # several arcs may race for one free position: the last writer wins it
-            stamp[slot[free]] = free
-            won = free[stamp[slot[free]] == free]
-            taken[slot[won]] = True
-            placed[pending[won]] = slot[won]
-            lost = np.ones(pending.size, dtype=bool)
-            lost[won] = False
-            pending = pending[lost]
-            slot = _next_position(slot[lost], table.size)
-        taken[placed] = False
+        placed = self._claim_rounds(table, arc_home(keys, table.size), lambda seen: seen >= DELETED_SLOT,
+                                    lambda slot: _next_position(slot, table.size))
         replaced = table[placed].astype(np.int64)
         table[placed] = slots
         return placed, replaced

@@ -440,48 +440,9 @@ def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weight
 
 
 @_jit
-def _close_holes(start, degree, nbr, wgt, twin, with_twin, owners, slots):
-    n = slots.size
-    out_owner = np.empty(n, dtype=np.int64)
-    source = np.empty(n, dtype=np.int64)
-    target = np.empty(n, dtype=np.int64)
-    m = 0
-    a = 0
-    while a < n:                              # one group of rows per list (rows sorted by slot)
-        o = owners[a]
-        b = a + 1
-        while b < n and owners[b] == o:
-            b += 1
-        end = start[o] + degree[o]
-        boundary = end - (b - a)
-        j = a                                 # removed slots below the boundary: the holes
-        while j < b and slots[j] < boundary:
-            j += 1
-        removed_tail = j                      # removed slots at or past it, ascending
-        t = boundary
-        for h in range(a, j):
-            while removed_tail < b and slots[removed_tail] == t:
-                removed_tail += 1
-                t += 1
-            hole = slots[h]
-            nbr[hole] = nbr[t]
-            wgt[hole] = wgt[t]
-            if with_twin:
-                twin[hole] = twin[t]
-            out_owner[m] = o
-            source[m] = t
-            target[m] = hole
-            m += 1
-            t += 1
-        degree[o] = boundary - start[o]
-        a = b
-    return out_owner[:m].copy(), source[:m].copy(), target[:m].copy()
-
-
-@_jit
 def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, keep, old_nbr, old_wgt, old_twin,
                     lists, old_degree, moved_nbr, moved_wgt, moved_twin):
-    # _close_holes in passes whose loads do not wait on each other (the
+    # close_holes in passes whose loads do not wait on each other (the
     # slot arrays are far larger than the caches: their misses overlap):
     # the lists' ends, the pre-images, the moves, the moved entries, then
     # the writes.  Rows sorted by slot; every array after ``keep`` has a row
@@ -875,9 +836,8 @@ class Kernels:
     def close_holes(self, adj, owners, slots):
         if slots.size == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX, _EMPTY_INDEX
-        twin = adj.twin if adj.twin is not None else _EMPTY_INDEX
-        return _close_holes(adj.start, adj.degree, adj.nbr, adj.wgt, twin, adj.twin is not None,
-                            _i64(owners), _i64(slots))
+        removed = self.remove_entries(adj, owners, slots, keep=False)      # (rows sorted by slot already)
+        return removed.owner, removed.source, removed.target
 
     def remove_entries(self, adj, owners, slots, keep=True):
         n = int(slots.size)

@@ -42,12 +42,18 @@ from .frame.batch import DELETE, INSERT, read_rows
 from .frame.columns import column_dtype, column_names, num_rows
 from .frame.keys import VertexKeys
 from .frame.output import _cudf, make_frame
-from .frame.partitions import apply_partitions, require_dask_frame
+from .frame.partitions import PhaseProgress, apply_partitions, progress_bar, require_dask_frame
 from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
 from .frame.times import TimeSpec, read_times
 from .interrupts import DeferredInterrupts
 from .log import log_report, logger
 from .report import BatchReport, PhaseClock
+
+
+#: ``from_edgelist`` shows a progress bar by default from this many rows (a few seconds on the CPU)
+LOAD_PROGRESS_ROWS = 20_000_000
+#: the phases of a bulk load, as ``BatchReport.times`` names them (the bar's steps)
+_LOAD_PHASES = ("validate", "reduce", "store")
 
 
 class GraphBrokenError(RuntimeError):
@@ -155,6 +161,7 @@ class StreamGraph:
         self._keys = VertexKeys(device=self._ops.xp is not np and _cudf() is not None)
         self._queries = []
         self._times = None                # (TimeSpec, TimeWindow) of a graph that records edge times
+        self._phase_listener = None       # called as each phase of apply ends (from_edgelist's progress bar)
         self.last_report = None
         self._lock = threading.RLock()
         self._broken = None               # why the graph refuses calls, after a failed rollback
@@ -196,7 +203,7 @@ class StreamGraph:
     @classmethod
     def from_edgelist(cls, df, source="source", destination="destination", weight=None, directed=True,
                       backend="cpu", weight_dtype=None, placement="device", *, edge_attr=None, time=None,
-                      window=None, **memory):
+                      window=None, progress=None, **memory):
         """Build a graph from an edge list, remembering its columns for later batches.
 
         Rows are inserts applied in order: a repeated edge keeps its last
@@ -244,6 +251,13 @@ class StreamGraph:
             number for number times, a ``datetime.timedelta``,
             ``numpy.timedelta64`` or ``pandas.Timedelta`` for datetimes.
             Every tracked query stays exact on the windowed edges.
+        progress : bool, optional
+            Show a tqdm progress bar on stderr (``tqdm.auto``: a widget in
+            notebooks; when tqdm is installed) that advances as the load's
+            phases end: validation, id mapping, the store (``BatchReport.times``
+            names them).  Default: for edge lists of
+            :data:`LOAD_PROGRESS_ROWS` rows or more, which take a few seconds
+            on the CPU.
         **memory
             ``cache_budget``, ``tau``, ``chunk_bytes``,
             ``device_memory_budget``: as in :class:`StreamGraph`.
@@ -291,7 +305,15 @@ class StreamGraph:
         if spec is not None:
             graph._record_times(spec)
             graph._schema = EdgeSchema(time=time, window=window)
-        graph.apply(df, source=source, destination=destination, weight=weight, op=None)
+        if progress is None:
+            progress = num_rows(df) >= LOAD_PROGRESS_ROWS
+        bar = progress_bar(len(_LOAD_PHASES), progress, desc=f"loading {num_rows(df):,} edges", unit="phase")
+        graph._phase_listener = PhaseProgress(bar, _LOAD_PHASES)
+        try:
+            graph.apply(df, source=source, destination=destination, weight=weight, op=None)
+        finally:
+            graph._phase_listener = None
+            bar.close()
         return graph
 
     def from_cudf_edgelist(self, input_df, source="source", destination="destination", edge_attr=None,
@@ -653,7 +675,7 @@ class StreamGraph:
         1
         """
         ops = self._ops
-        clock, calls = PhaseClock(ops), ops.calls.snapshot()
+        clock, calls = PhaseClock(ops, self._phase_listener), ops.calls.snapshot()
         present = column_names(batch)
         columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight,
                                        time)

@@ -23,15 +23,21 @@ class PhaseClock:
     >>> clock.lap("validate"); clock.lap("store"); clock.lap("store")
     >>> sorted(clock.times())
     ['store', 'validate']
+
+    ``on_lap(name)``, when given, is called as each phase ends on the host
+    (a progress bar's hook: it does not wait for the device either).
     """
 
-    def __init__(self, ops):
+    def __init__(self, ops, on_lap=None):
         self.ops = ops
+        self.on_lap = on_lap
         self._marks = [(None, ops.mark())]
 
     def lap(self, name):
         """End phase ``name`` here (a repeated name adds up)."""
         self._marks.append((name, self.ops.mark()))
+        if self.on_lap is not None:
+            self.on_lap(name)
 
     def times(self):
         """Seconds per phase name, in the order the phases first ended."""

@@ -556,3 +556,21 @@ def test_a_dropped_graph_is_freed_at_once_and_its_queries_keep_their_results():
         assert q.result()["distance"].tolist() == [0, 1, 2]      # the last committed state
     finally:
         gc.enable()
+
+
+def test_from_edgelist_shows_a_progress_bar_of_the_load_phases(capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+    import cugraph_stream.graph as graph_module
+    edges = pd.DataFrame({"source": [0, 1, 2], "destination": [1, 2, 3]})
+    cgs.StreamGraph.from_edgelist(edges, progress=True)
+    bar = capsys.readouterr().err
+    assert "loading 3 edges" in bar and "3/3" in bar and "reduce" in bar
+    cgs.StreamGraph.from_edgelist(edges)                          # below LOAD_PROGRESS_ROWS: none
+    cgs.StreamGraph.from_edgelist(edges, progress=False)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(graph_module, "LOAD_PROGRESS_ROWS", 3)
+    clicks = edges.assign(ts=[1, 2, 30])                          # a window adds its own phase
+    g = cgs.StreamGraph.from_edgelist(clicks, time="ts", window=10)
+    assert "3/3" in capsys.readouterr().err and g.last_report.expired == 2
+    g.apply(pd.DataFrame({"source": [5], "destination": [6], "op": ["insert"], "ts": [31]}))
+    assert capsys.readouterr().err == ""                          # batches: no bar

@@ -55,7 +55,7 @@ class _NoBar:
         pass
 
 
-def progress_bar(total, progress=True, desc="partitions"):
+def progress_bar(total, progress=True, desc="partitions", unit="batch"):
     """A tqdm bar on stderr (``tqdm.auto``: a widget in notebooks), or a
     silent stand-in when ``progress`` is false or tqdm is not installed."""
     if not progress:
@@ -64,7 +64,34 @@ def progress_bar(total, progress=True, desc="partitions"):
         from tqdm.auto import tqdm
     except ImportError:
         return _NoBar()
-    return tqdm(total=total, desc=desc, unit="batch", file=sys.stderr)
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr)
+
+
+class PhaseProgress:
+    """A progress bar's steps as the named ``phases`` of an operation end, in any
+    order, each counted once (other names pass by); the postfix names the
+    phase still running.  Call it with each phase's name as it ends (a
+    ``PhaseClock``'s ``on_lap``).
+
+    >>> progress = PhaseProgress(_NoBar(), ("validate", "reduce", "store"))
+    >>> progress("validate"); progress("window"); progress("validate")
+    >>> progress.done
+    ['validate']
+    """
+
+    def __init__(self, bar, phases):
+        self.bar = bar
+        self.phases = tuple(phases)
+        self.done = []
+        bar.set_postfix_str(self.phases[0])
+
+    def __call__(self, phase):
+        if phase not in self.phases or phase in self.done:
+            return
+        self.done.append(phase)
+        self.bar.update(1)
+        running = [p for p in self.phases if p not in self.done]
+        self.bar.set_postfix_str(running[0] if running else "")
 
 
 def iter_partitions(ddf, progress=True, desc="partitions", client=None):

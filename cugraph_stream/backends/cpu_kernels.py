@@ -196,9 +196,40 @@ def _arc_probe(table, key, start, degree, nbr):
 
 @_jit
 def _arc_find(table, keys, start, degree, nbr):
-    found = np.empty(keys.size, dtype=np.int64)
-    for i in range(keys.size):
-        found[i] = _arc_probe(table, keys[i], start, degree, nbr)
+    """:func:`_arc_probe` of every key, in passes of independent loads (the table and
+    the lists are far larger than the caches: the misses of one pass overlap):
+    each key's home entry and list range, then the neighbour at the home entry
+    where it lies in the list, then a whole probe only for the keys their
+    home entry did not settle (about half the absent ones at a load of 0.55)."""
+    n = keys.size
+    capacity = table.size
+    home = np.empty(n, dtype=np.int64)
+    seen = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    end = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = keys[i]
+        if key < 0:
+            home[i] = -1
+            continue
+        h = _arc_home(key, capacity)
+        home[i] = h
+        seen[i] = np.int64(table[h])
+        u = key >> 32
+        first[i] = start[u]
+        end[i] = first[i] + degree[u]
+    found = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        s = seen[i]
+        if home[i] < 0 or s == _EMPTY_SLOT:
+            found[i] = -1
+        elif s != _DELETED_SLOT and s >= first[i] and s < end[i] and nbr[s] == (keys[i] & 0xFFFFFFFF):
+            found[i] = home[i]
+        else:
+            found[i] = -2                     # not settled by the home entry
+    for i in range(n):
+        if found[i] == -2:
+            found[i] = _arc_probe(table, keys[i], start, degree, nbr)
     return found
 
 
@@ -253,9 +284,7 @@ def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights
     effect = np.empty(n, dtype=np.bool_)
     # each row's edge in the store first, in loops of independent loads (the
     # table and weights are far larger than the caches: the misses overlap)
-    at = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        at[i] = _arc_probe(table, keys[i], start, degree, nbr)
+    at = _arc_find(table, keys, start, degree, nbr)
     slot = np.empty(n, dtype=np.int64)
     for i in range(n):
         slot[i] = np.int64(table[at[i]]) if at[i] >= 0 else -1

@@ -294,8 +294,8 @@ class StreamGraph:
         (1, [[3, 4], [4, 5]])
         """
         weight = weight_argument(weight, edge_attr)
+        rows = num_rows(df)
         if placement == "auto":
-            rows = num_rows(df)
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype or "float64")   # vertices: at most 2 per row
             placement, memory = Placement.resolve("auto", footprint=footprint, **memory), {}
         if window is not None and time is None:
@@ -306,8 +306,8 @@ class StreamGraph:
             graph._record_times(spec)
             graph._schema = EdgeSchema(time=time, window=window)
         if progress is None:
-            progress = num_rows(df) >= LOAD_PROGRESS_ROWS
-        bar = progress_bar(len(_LOAD_PHASES), progress, desc=f"loading {num_rows(df):,} edges", unit="phase")
+            progress = rows >= LOAD_PROGRESS_ROWS
+        bar = progress_bar(len(_LOAD_PHASES), progress, desc=f"loading {rows:,} edges", unit="phase")
         graph._phase_listener = PhaseProgress(bar, _LOAD_PHASES)
         try:
             graph.apply(df, source=source, destination=destination, weight=weight, op=None)

@@ -34,6 +34,7 @@ from .engine.cache import DEFAULT_CHUNK_BYTES
 from .engine.hotness import DEFAULT_TAU
 from .engine.journal import RollbackError
 from .engine.placement import Placement, device_footprint
+from .engine.bulk_load import EdgeRows
 from .engine.reduce import reduce_batch
 from .engine.store import GraphStore
 from .engine.window import TimeWindow
@@ -43,6 +44,7 @@ from .frame.columns import column_dtype, column_names, num_rows
 from .frame.keys import VertexKeys
 from .frame.output import _cudf, make_frame
 from .frame.partitions import PhaseProgress, apply_partitions, progress_bar, require_dask_frame
+from .frame.pieces import edge_list_pieces, is_frame
 from .frame.schema import OP, EdgeSchema, weight_argument, weight_dtype_of
 from .frame.times import TimeSpec, read_times
 from .interrupts import DeferredInterrupts
@@ -203,7 +205,7 @@ class StreamGraph:
     @classmethod
     def from_edgelist(cls, df, source="source", destination="destination", weight=None, directed=True,
                       backend="cpu", weight_dtype=None, placement="device", *, edge_attr=None, time=None,
-                      window=None, progress=None, **memory):
+                      window=None, progress=None, piece_rows=None, **memory):
         """Build a graph from an edge list, remembering its columns for later batches.
 
         Rows are inserts applied in order: a repeated edge keeps its last
@@ -212,10 +214,20 @@ class StreamGraph:
         :meth:`apply_stream` read the same columns from every batch unless
         told otherwise.
 
+        An edge list larger than the device is loaded in pieces: it is read
+        twice, one piece at a time (validation and vertex ids, then the rows
+        as internal ids and weights, 12 bytes a row, into host memory), and
+        the store is built one range of vertices at a time, so the device
+        never holds more than ``piece_rows`` rows of it.
+
         Parameters
         ----------
-        df : pandas DataFrame, cuDF DataFrame, pyarrow Table or dict of arrays
-            The edges.
+        df : pandas DataFrame, cuDF DataFrame, pyarrow Table, dict of arrays, sequence of those, or dask DataFrame
+            The edges.  A sequence (a list, or any object with ``len()`` and
+            ``[i]`` that returns a frame, such as one that reads a file or
+            generates rows when asked; each piece is read twice and must
+            read the same both times) or a dask DataFrame (a piece per
+            partition) is loaded in pieces, rows in the order of the pieces.
         source, destination : str
             Vertex columns (cuGraph's defaults).  A table without
             ``source`` / ``destination`` but with ``src`` / ``dst`` (this
@@ -258,6 +270,12 @@ class StreamGraph:
             names them).  Default: for edge lists of
             :data:`LOAD_PROGRESS_ROWS` rows or more, which take a few seconds
             on the CPU.
+        piece_rows : int, optional
+            The most rows of the edge list on the device at once: a frame
+            with more is loaded in pieces of this many rows, and the store
+            is built in ranges of vertices with at most this many arcs.
+            Default: on the GPU, what the free device memory holds (192
+            bytes a row); on the CPU, no limit.
         **memory
             ``cache_budget``, ``tau``, ``chunk_bytes``,
             ``device_memory_budget``: as in :class:`StreamGraph`.
@@ -294,8 +312,12 @@ class StreamGraph:
         (1, [[3, 4], [4, 5]])
         """
         weight = weight_argument(weight, edge_attr)
-        rows = num_rows(df)
+        rows = num_rows(df) if is_frame(df) else None
+        if time is not None and rows is None:
+            raise ValueError("time= needs the edge list in one frame: a windowed graph is not loaded in pieces")
         if placement == "auto":
+            if rows is None:        # (pieces: counted, unless they say)
+                rows = getattr(df, "rows", None) or sum(num_rows(piece) for piece in edge_list_pieces(df))
             footprint = device_footprint(2 * rows, rows, directed, weight_dtype or "float64")   # vertices: at most 2 per row
             placement, memory = Placement.resolve("auto", footprint=footprint, **memory), {}
         if window is not None and time is None:
@@ -305,12 +327,22 @@ class StreamGraph:
         if spec is not None:
             graph._record_times(spec)
             graph._schema = EdgeSchema(time=time, window=window)
+        pieces = edge_list_pieces(df, piece_rows if piece_rows is not None else graph._ops.bulk_load_rows())
+        if pieces is not None and spec is not None:
+            raise ValueError(f"time= needs the edge list loaded at once, but its {rows:,} rows are more than "
+                             f"piece_rows={piece_rows} (or than the device holds): a windowed graph is not "
+                             f"loaded in pieces")
         if progress is None:
+            rows = rows if rows is not None else getattr(pieces, "rows", 0)
             progress = rows >= LOAD_PROGRESS_ROWS
-        bar = progress_bar(len(_LOAD_PHASES), progress, desc=f"loading {rows:,} edges", unit="phase")
+        desc = f"loading {rows:,} edges" if pieces is None else f"loading {len(pieces):,} pieces"
+        bar = progress_bar(len(_LOAD_PHASES), progress, desc=desc, unit="phase")
         graph._phase_listener = PhaseProgress(bar, _LOAD_PHASES)
         try:
-            graph.apply(df, source=source, destination=destination, weight=weight, op=None)
+            if pieces is None:
+                graph.apply(df, source=source, destination=destination, weight=weight, op=None)
+            else:
+                graph._load_pieces(pieces, source, destination, weight, piece_rows)
         finally:
             graph._phase_listener = None
             bar.close()
@@ -758,6 +790,79 @@ class StreamGraph:
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
         self._update_queries(delta, report, clock)
+
+    def _load_pieces(self, pieces, source, destination, weight, piece_rows=None):
+        """Load an edge list in ``pieces`` into this empty graph (see :meth:`from_edgelist`).
+
+        Pass 1 validates every piece and collects its vertex keys; pass 2
+        reads the pieces again as internal ids and weights into host memory
+        (:class:`~cugraph_stream.engine.bulk_load.EdgeRows`); the store is
+        then built in ranges of vertices of at most ``piece_rows`` arcs
+        (default: what the device holds besides the arc index being built).
+        One transaction, as :meth:`apply`.
+        """
+        ops, xp = self._ops, self._ops.xp
+        clock, calls = PhaseClock(ops, self._phase_listener), ops.calls.snapshot()
+        first = pieces[0]
+        present = column_names(first)
+        columns = self._schema.columns(present, source, destination, weight, None, None, None, None)
+        weight_dtype = self._weight_dtype_for(first, columns)
+        if weight_dtype != self._store.weight_dtype:        # (an empty graph takes its edges' dtype)
+            self._store = GraphStore(ops, self._store.directed, weight_dtype, placement=self._store.placement)
+        store = self._store
+        report = BatchReport(rows=0, ignored_columns=self._schema.ignored(present, columns))
+        with self._transaction():
+            store.journal.assign(self, "_schema", self._schema.recording(columns))
+            distinct, counts = xp.empty(0, dtype=xp.int64), []
+            for index in range(len(pieces)):
+                rows, keys = self._read_piece(pieces, index, columns, weight_dtype, counts,
+                                              first if index == 0 else None)
+                keys.commit(store.journal)
+                store.note_weights(rows.largest_weight, rows.fractional_weights)
+                src, dst = ops.asarrays(rows.src, rows.dst)
+                distinct = ops.sorted_distinct(xp.concatenate((distinct, src, dst)))
+                counts.append(len(rows))
+            clock.lap("validate")
+            new_vertices = store.add_vertices(distinct)
+            del distinct
+            report.rows = total = sum(counts)
+            edge_rows = EdgeRows.in_host_memory(ops, total, store.vertices.size, weight_dtype, chunk_rows=piece_rows)
+            at = 0
+            for index in range(len(pieces)):
+                rows, _ = self._read_piece(pieces, index, columns, weight_dtype, counts)
+                src, dst, w = ops.asarrays(rows.src, rows.dst, rows.weight)
+                edge_rows.write(at, store.vertices.lookup(src), store.vertices.lookup(dst), w)
+                at += counts[index]
+            clock.lap("reduce")
+            if piece_rows is None:
+                # what the device holds besides the arc index being built and the pre-images of the
+                # per-vertex arrays the ranges write (start, degree, capacity of two adjacencies)
+                reserved = store.index.bytes_for(total * (1 if store.directed else 2)) + 48 * store.vertices.size
+                piece_rows = ops.bulk_load_rows(reserved_bytes=reserved)
+                edge_rows.chunk_rows = piece_rows or total
+            store.load_rows(edge_rows, range_arcs=piece_rows)
+            del edge_rows
+            clock.lap("store")
+            report.inserted, report.new_vertices = store.num_edges, int(new_vertices.size)
+            delta = store.empty_delta()
+            delta.new_vertices = new_vertices
+            self._update_queries(delta, report, clock)
+        self._publish(report, clock, calls, "apply")
+
+    def _read_piece(self, pieces, index, columns, weight_dtype, counts, piece=None):
+        """Piece ``index``'s validated rows (see :meth:`_read`; ``piece``: the piece,
+        read already); a ``ValueError`` names the piece and its rows in the edge
+        list.  ``counts``: the rows of the pieces read before, or of every piece
+        (a second reading, which must give as many)."""
+        first = sum(counts[:index])
+        try:
+            rows, keys = self._read(pieces[index] if piece is None else piece, columns, weight_dtype)
+        except ValueError as error:
+            raise ValueError(f"piece {index} of the edge list (from its row {first:,}): {error}") from None
+        if index < len(counts) and len(rows) != counts[index]:
+            raise ValueError(f"piece {index} of the edge list had {counts[index]:,} rows when first read and "
+                             f"{len(rows):,} when read again: every piece must read the same each time")
+        return rows, keys
 
     def _expire(self, u, v, w, codes, inserting, times, report):
         """Fold the rows into the time window; return them followed by a delete row

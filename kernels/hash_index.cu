@@ -44,6 +44,7 @@ __global__ void arc_find(const unsigned int* table, long long capacity, const lo
 }
 
 // enter absent, distinct arcs: each claims the first empty or deleted position with its slot
+// (where it went and what the position held go to placed and replaced, unless they are null)
 __global__ void arc_claim(unsigned int* table, long long capacity, const long long* keys, const long long* slots,
                           long long count, long long* placed, long long* replaced)
 {
@@ -55,8 +56,10 @@ __global__ void arc_claim(unsigned int* table, long long capacity, const long lo
     unsigned int seen = *reinterpret_cast<volatile unsigned int*>(table + slot);
     if (seen >= CGS_DELETED_SLOT) {
       if (atomicCAS(table + slot, seen, value) == seen) {
-        placed[k] = slot;
-        replaced[k] = static_cast<long long>(seen);
+        if (placed != nullptr) {      // (a build records nothing)
+          placed[k] = slot;
+          replaced[k] = static_cast<long long>(seen);
+        }
         return;
       }
       continue;   // lost the position: look at it again

@@ -332,6 +332,17 @@ class Backend(abc.ABC):
         """
         return HOST_READ_BANDWIDTH_PRIOR
 
+    def bulk_load_rows(self, reserved_bytes=0):
+        """The most rows of a bulk load to sort at once on the device, after
+        ``reserved_bytes`` more are allocated; None where any number fits
+        (a backend whose device is the host: it shares the edge list's memory).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").bulk_load_rows() is None
+        True
+        """
+        return None
+
     def allocation_scope(self):
         """A context in which the engine's arrays are allocated (entered once per
         public call, not per array); the default uses the current allocator."""
@@ -540,6 +551,16 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def arc_build(self, table, keys, slots):
         """Enter distinct arcs ``keys`` with their ``slots`` into an empty ``table`` (bulk load)."""
+
+    def arc_table_builder(self, table):
+        """An :class:`ArcTableBuilder` that fills the empty ``table`` over several
+        calls (a bulk load in ranges of vertices).
+
+        Here the builder enters arcs into ``table`` itself; a backend whose
+        table may live in memory it reaches slowly (host memory, read by a
+        device) builds in its own memory and copies once.
+        """
+        return ArcTableBuilder(self, table)
 
     @abc.abstractmethod
     def arc_locate(self, table, keys, slots):
@@ -849,3 +870,48 @@ class Backend(abc.ABC):
 
 
 _count_calls(Backend)
+
+
+class ArcTableBuilder:
+    """Fills an empty arc index table over several calls (see
+    :meth:`Backend.arc_table_builder`).
+
+    :meth:`enter` takes distinct arcs absent from the table; :attr:`table`
+    is where they are until :meth:`finish` (the one ``arc_find`` should
+    probe meanwhile); :meth:`finish` makes the real table hold them all.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> ops = get_backend("cpu", compiled=False)
+    >>> table = np.full(1024, EMPTY_SLOT, dtype=SLOT_DTYPE)
+    >>> builder = ops.arc_table_builder(table)
+    >>> builder.enter(np.array([1 << 32 | 2]), np.array([7]))
+    >>> builder.enter(np.array([3 << 32 | 0]), np.array([9]))
+    >>> builder.finish()
+    >>> sorted(table[table < DELETED_SLOT].tolist())
+    [7, 9]
+    """
+
+    def __init__(self, ops, table, working=None):
+        self.ops = ops
+        self.target = table
+        self.table = table if working is None else working
+        self._empty = True
+
+    def enter(self, keys, slots):
+        """Enter distinct arcs ``keys`` (int64), absent so far, at ``slots``."""
+        if keys.size == 0:
+            return
+        if self._empty:         # the whole-table build is the faster one where it applies
+            self.ops.arc_build(self.table, keys, slots)
+        else:
+            self._claim(keys, slots)
+        self._empty = False
+
+    def _claim(self, keys, slots):
+        self.ops.arc_claim(self.table, keys, slots)
+
+    def finish(self):
+        """Make the target table hold every arc entered."""

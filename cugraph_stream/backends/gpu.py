@@ -39,7 +39,7 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, Backend,
+from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend,
                    NetChanges)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
@@ -88,6 +88,12 @@ def _measure_host_read_bandwidth(cupy, segments=1 << 16, span_bytes=64 << 20):
         return best or HOST_READ_BANDWIDTH_PRIOR
     except Exception:       # a measurement that cannot run leaves the prior
         return HOST_READ_BANDWIDTH_PRIOR
+
+
+#: device bytes a bulk load's range takes per row at its peak (the rows read as
+#: int64 ids, selected, reduced, sorted by key and by target, their arcs' keys
+#: and slots), with room to spare for the allocator's rounding
+BULK_LOAD_BYTES_PER_ROW = 192
 
 
 @functools.cache
@@ -139,6 +145,20 @@ _MEMORY_TYPE_HOST = 1
 def _in_host_memory(xp, array):
     """Whether ``array`` lies in host memory that kernels read in place (placement ``host``)."""
     return xp.cuda.runtime.pointerGetAttributes(array.data.ptr).type == _MEMORY_TYPE_HOST
+
+
+class _DeviceArcTableBuilder(ArcTableBuilder):
+    """Claims without recording where each arc went, into a device copy when the
+    table is host memory; :meth:`finish` copies it there."""
+
+    def enter(self, keys, slots):
+        self.ops._arc_claim(self.table, keys, slots)
+
+    def finish(self):
+        if self.table is not self.target:
+            self.target.data.copy_from_device_async(self.table.data, self.target.nbytes)
+            self.table = self.target
+
 
 
 class GPUBackend(Backend):
@@ -207,6 +227,13 @@ class GPUBackend(Backend):
     def host_read_bandwidth(self):
         """Measured once per process (see :func:`_measure_host_read_bandwidth`)."""
         return _measure_host_read_bandwidth(self.xp)
+
+    def bulk_load_rows(self, reserved_bytes=0):
+        """From the device memory free now (and held free by the engine's pool), at
+        :data:`BULK_LOAD_BYTES_PER_ROW`."""
+        free, _ = self.xp.cuda.Device().mem_info
+        free += _engine_pool(self.xp).free_bytes()
+        return max((free - reserved_bytes) // BULK_LOAD_BYTES_PER_ROW, 1 << 20)
 
     def allocation_scope(self):
         # the engines' own CuPy pool, whatever CuPy's allocator is: cuDF, on
@@ -404,31 +431,41 @@ class GPUBackend(Backend):
 
     def arc_claim(self, table, keys, slots):
         xp = self.xp
-        _check_slot_pointers(table)
         placed = xp.empty(keys.size, dtype=xp.int64)
         replaced = xp.empty(keys.size, dtype=xp.int64)
+        self._arc_claim(table, keys, slots, placed, replaced)
+        return placed, replaced
+
+    def _arc_claim(self, table, keys, slots, placed=None, replaced=None):
+        """The ``arc_claim`` kernel; without ``placed`` and ``replaced`` it records
+        nothing (a build: 16 bytes per arc less)."""
+        xp = self.xp
+        _check_slot_pointers(table)
         if keys.size:
+            record = placed is not None
             cuda_kernels.get_kernel("hash_index", "arc_claim")(
                 (_blocks(keys.size),), (_THREADS,),
                 (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
-                 slots.astype(xp.int64, copy=False), np.int64(keys.size), placed, replaced))
-        return placed, replaced
+                 slots.astype(xp.int64, copy=False), np.int64(keys.size),
+                 placed if record else np.uint64(0), replaced if record else np.uint64(0)))
 
     def arc_build(self, table, keys, slots):
+        builder = self.arc_table_builder(table)
+        builder.enter(keys, slots)
+        builder.finish()
+
+    def arc_table_builder(self, table):
         """Claims in device memory and one copy where ``table`` is host memory: an
         atomic per probe over the bus made a scale-24 load 11 s slower (H100).
         In place where the device has no room for a copy of the table."""
         xp = self.xp
-        if not _in_host_memory(xp, table):
-            self.arc_claim(table, keys, slots)
-            return
-        try:
-            built = xp.full(table.size, EMPTY_SLOT, dtype=SLOT_DTYPE)
-        except xp.cuda.memory.OutOfMemoryError:
-            self.arc_claim(table, keys, slots)
-            return
-        self.arc_claim(built, keys, slots)
-        table.data.copy_from_device_async(built.data, table.nbytes)
+        working = None
+        if _in_host_memory(xp, table):
+            try:
+                working = xp.full(table.size, EMPTY_SLOT, dtype=SLOT_DTYPE)
+            except xp.cuda.memory.OutOfMemoryError:
+                working = None
+        return _DeviceArcTableBuilder(self, table, working)
 
     def arc_locate(self, table, keys, slots):
         xp = self.xp

@@ -241,24 +241,58 @@ class Adjacency:
         the first batches relocate outgrown lists without growing the arrays.
         Returns each arc's slot.
         """
-        xp = self.ops.xp
         if self.end:
             raise ValueError("Adjacency.build needs an empty adjacency")
-        n = int(self.start.size)
-        degree = xp.bincount(src, minlength=n)
-        room = load_room(xp, degree, self.align)
-        start, total = layout(xp, room, 0, self.align)
+        return self.build_range(src, dst, w, 0, int(self.start.size))
+
+    def load_bound(self, degree_bound):
+        """Slots a bulk load in ranges needs at most, when no vertex has more arcs
+        than ``degree_bound`` (per vertex; duplicates not removed yet) and the
+        lists are laid out in ``ranges`` ranges: reserve them with
+        :meth:`reserve_load` before the first :meth:`build_range`."""
+        return int(load_room(self.ops.xp, degree_bound, self.align).sum())
+
+    def reserve_load(self, slots, ranges):
+        """Allocate the slot arrays once for a bulk load in ``ranges`` ranges of lists
+        that need at most ``slots`` slots (:meth:`load_bound`), instead of
+        growing them range by range (a copy of everything laid out so far)."""
+        total = slots + ranges * self.align        # (each range's span is rounded up to align)
         self._ensure_slots(total + total // END_ROOM)
+
+    def build_range(self, src, dst, w, lo, hi):
+        """Lay out the lists of vertices ``lo <= u < hi`` after those laid out so far
+        (bulk load, one range of vertices after another) from their arcs,
+        sorted by ``src``; return each arc's slot."""
+        xp = self.ops.xp
+        degree = xp.bincount(src - lo, minlength=hi - lo) if src.size else xp.zeros(hi - lo, dtype=xp.int64)
+        room = load_room(xp, degree, self.align)
+        start, span = layout(xp, room, self.end, self.align)
+        self._ensure_slots(self.end + span + span // END_ROOM)     # (no growth after reserve_load)
         first = xp.cumsum(degree) - degree
-        slots = start[src] + xp.arange(src.size, dtype=xp.int64) - first[src]
-        self.nbr[slots] = dst          # slots past the old end: no pre-image needed
-        self.wgt[slots] = w
+        local = src - lo
+        slots = start[local] + xp.arange(src.size, dtype=xp.int64) - first[local]
+        self._write_span(self.end, span, slots, dst, w)
         for name, values in (("start", start), ("degree", degree), ("capacity", room)):
-            self.journal.write(getattr(self, name), slice(None), values)
-        self.journal.assign(self, "end", total)
-        self.journal.assign(self, "garbage", total - int(room.sum()))     # the padding at the end
+            self.journal.write(getattr(self, name), slice(lo, hi), values)
+        self.journal.assign(self, "end", self.end + span)
+        self.journal.assign(self, "garbage", self.garbage + span - int(room.sum()))     # the padding at the end
         self.version += 1
         return slots
+
+    def _write_span(self, base, span, slots, nbr, wgt):
+        """Write entries into slots ``base <= slot < base + span``, past the old end
+        (no pre-image needed).  Slot arrays in host memory that a device reads
+        in place are written by one sequential copy of the span, laid out in
+        device memory first: scattered writes across the bus took most of a
+        host-placement load."""
+        if not (self.memory == "host" and self.ops.has_device_memory):
+            self.nbr[slots], self.wgt[slots] = nbr, wgt
+            return
+        xp = self.ops.xp
+        for target, values in ((self.nbr, nbr), (self.wgt, wgt)):
+            block = xp.zeros(span, dtype=target.dtype)      # (padding: zero, as fresh host pages are)
+            block[slots - base] = values
+            target[base:base + span] = block
 
     # --------------------------------------------------------------- reading
     def slots_of(self, vertices):

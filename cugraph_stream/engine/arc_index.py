@@ -31,6 +31,8 @@ and deletes the same edges forever, and rebuilt smaller
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..backends.base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE
 from .hash_index import arc_key
 from .journal import Journal
@@ -113,12 +115,23 @@ class ArcIndex:
     def build(self, keys, slots, room=0):
         """Fill an empty index with distinct arcs ``keys`` at ``slots`` at once (bulk
         load), sized for ``room`` more."""
+        builder = self.begin_build(int(keys.size) + room)
+        builder.enter(keys, slots)
+        self.finish_build(builder, int(keys.size))
+
+    def begin_build(self, entries):
+        """Start filling an empty index sized for ``entries`` arcs (a bulk load in
+        ranges): enter arcs with the returned builder's ``enter(keys, slots)``
+        (its ``table`` is where they are meanwhile), then :meth:`finish_build`."""
         if self.live or self.deleted:
             raise ValueError("ArcIndex.build needs an empty index")
-        self._allocate(self._capacity_for(int(keys.size) + room))
-        if keys.size:
-            self.ops.arc_build(self.table, keys, slots)
-        self.journal.assign(self, "live", int(keys.size))
+        self._allocate(self._capacity_for(entries))
+        return self.ops.arc_table_builder(self.table)
+
+    def finish_build(self, builder, entered):
+        """End a build begun by :meth:`begin_build`: the table holds the ``entered`` arcs."""
+        builder.finish()
+        self.journal.assign(self, "live", int(entered))
 
     def erase(self, positions):
         """Remove the arcs at table ``positions`` (from :meth:`locate`)."""
@@ -138,6 +151,11 @@ class ArcIndex:
             return
         positions = self.ops.arc_locate(self.table, keys, old_slots)
         self.journal.write(self.table, positions, new_slots.astype(SLOT_DTYPE))
+
+    @classmethod
+    def bytes_for(cls, entries):
+        """Bytes of a table built for ``entries`` arcs."""
+        return cls._capacity_for(entries) * np.dtype(SLOT_DTYPE).itemsize
 
     @staticmethod
     def _capacity_for(entries):

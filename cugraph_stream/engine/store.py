@@ -31,6 +31,7 @@ from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
 from .arc_index import ArcIndex
+from .bulk_load import EdgeRows, vertex_ranges
 from .hash_index import arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
@@ -353,39 +354,89 @@ class GraphStore:
         return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
 
     def load(self, u, v, w):
-        """Bulk-insert edges ``(u, v, w)`` into a store without edges.
+        """Bulk-insert edges ``(u, v, w)`` (device arrays) into a store without edges.
 
         Rows are inserts in order (a repeated edge keeps its last weight).
         The CSR, the arc index and the twins are written in one pass each
         instead of batch by batch.  Returns the :class:`StoreDelta`.
         """
+        delta = self.empty_delta()
+        if u.size:
+            delta.inserted_u, delta.inserted_v, delta.inserted_w = self.load_rows(EdgeRows(self.ops, u, v, w))
+        return delta
+
+    def load_rows(self, rows, range_arcs=None):
+        """Bulk-insert :class:`~cugraph_stream.engine.bulk_load.EdgeRows` into a store
+        without edges, in ranges of vertices of at most ``range_arcs`` rows'
+        arcs each (None: at once).
+
+        Rows are inserts in order (a repeated edge keeps its last weight).
+        Returns the arcs ``(u, v, w)`` loaded, when they were loaded at once,
+        else None (their arrays would be as large as the store).
+        """
         xp = self.ops.xp
         if self.num_edges or self.out.end:
             raise ValueError("GraphStore.load needs a store without edges")
-        if u.size == 0:
-            return self.empty_delta()
-        if not self.directed:
-            u, v = xp.minimum(u, v), xp.maximum(u, v)
-        key = arc_key(xp, u, v)
-        order = xp.argsort(key, kind="stable")
-        key = key[order]
-        last = order[xp.concatenate((key[1:] != key[:-1], xp.ones(1, dtype=bool)))]
-        eu, ev, ew = u[last], v[last], w[last]          # sorted by (u, v)
-        au, av, aw = self._arcs(eu, ev, ew)
-        if not self.directed:
-            by_source = xp.argsort(au, kind="stable")
-            au, av, aw = au[by_source], av[by_source], aw[by_source]
-        slots = self.out.build(au, av, aw)
-        self.index.build(arc_key(xp, au, av), slots)
-        if self.directed:
-            by_target = xp.argsort(av, kind="stable")
-            in_slots = xp.empty_like(slots)
-            in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
-            self.out.twin[slots] = in_slots       # fresh slots: nothing to keep
-        self.journal.assign(self, "num_edges", int(eu.size))
-        delta = self.empty_delta()
-        delta.inserted_u, delta.inserted_v, delta.inserted_w = au, av, aw
-        return delta
+        n = int(self.out.start.size)
+        whole = range_arcs is None or rows.size <= range_arcs
+        if whole:
+            ranges, builder = [(0, n)], None        # the index is sized once the arcs are known
+        else:
+            bound = rows.count_ends(n, self.directed)
+            ranges = vertex_ranges(xp, bound, range_arcs)
+            self.out.reserve_load(self.out.load_bound(bound), len(ranges))
+            builder = self.index.begin_build(int(bound.sum()))
+            del bound
+        in_degree = xp.zeros(n, dtype=xp.int64) if self.directed and not whole else None
+        edges = arcs = 0
+        for lo, hi in ranges:
+            eu, ev, ew = rows.reduced(lo, hi, self.directed, whole=whole)
+            au, av, aw = self._arcs(eu, ev, ew)
+            if not self.directed:
+                if not whole:
+                    au, av, aw = self.ops.compress((au >= lo) & (au < hi), au, av, aw)
+                by_source = xp.argsort(au, kind="stable")
+                au, av, aw = au[by_source], av[by_source], aw[by_source]
+            # (an undirected edge is counted in the range of its smaller end)
+            edges += int(eu.size) if self.directed or whole else int(((eu >= lo) & (eu < hi)).sum())
+            if builder is None:
+                builder = self.index.begin_build(int(au.size))
+            slots = self.out.build_range(au, av, aw, lo, hi)
+            builder.enter(arc_key(xp, au, av), slots)
+            arcs += int(au.size)
+            if self.directed and whole:
+                by_target = xp.argsort(av, kind="stable")
+                in_slots = xp.empty_like(slots)
+                in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
+                self.out.twin[slots] = in_slots       # fresh slots: nothing to keep
+            elif self.directed:
+                in_degree += xp.bincount(av, minlength=n)
+        if in_degree is not None:
+            rows.release()                  # the in-lists are read from the out-lists
+            self._load_in_lists(in_degree, ranges, range_arcs)
+        self.index.finish_build(builder, arcs)
+        self.journal.assign(self, "num_edges", edges)
+        return (au, av, aw) if whole else None
+
+    def _load_in_lists(self, in_degree, out_ranges, range_arcs):
+        """The in-lists of a directed load in ranges, from the out-lists (their arcs
+        are distinct, and each knows its out-slot: its twin): ranges of targets
+        of at most ``range_arcs`` arcs, each gathered from the out-lists of every
+        range of sources in ``out_ranges``."""
+        xp = self.ops.xp
+        ranges = vertex_ranges(xp, in_degree, range_arcs)
+        self.inn.reserve_load(self.inn.load_bound(in_degree), len(ranges))
+        for lo, hi in ranges:
+            parts = []
+            for out_lo, out_hi in out_ranges:
+                slots, owners = self.out.slots_of(xp.arange(out_lo, out_hi, dtype=xp.int64))
+                v = self.out.nbr[slots]
+                parts.append(self.ops.compress((v >= lo) & (v < hi), owners + out_lo, v, slots))
+            u, v, out_slots = (xp.concatenate([part[i] for part in parts]) for i in range(3))
+            by_target = xp.argsort(v, kind="stable")
+            u, v, out_slots = u[by_target], v[by_target].astype(xp.int64), out_slots[by_target]
+            in_slots = self.inn.build_range(v, u, self.out.wgt[out_slots], lo, hi)
+            self.out.twin[out_slots] = in_slots
 
     def _delete(self, u, v, at=None):
         """Remove arcs ``u -> v`` (present; at table positions ``at`` of the edge

@@ -342,7 +342,8 @@ class StreamGraph:
             if pieces is None:
                 graph.apply(df, source=source, destination=destination, weight=weight, op=None)
             else:
-                graph._load_pieces(pieces, source, destination, weight, piece_rows)
+                with graph.lock, graph._ops.allocation_scope():        # (as apply)
+                    graph._load_pieces(pieces, source, destination, weight, piece_rows)
         finally:
             graph._phase_listener = None
             bar.close()
@@ -567,14 +568,15 @@ class StreamGraph:
         if settle is not None and query.graph is None:     # PageRank(weighted=None): weighted iff the graph is
             settle(self._schema.weighted, self._schema.recorded)
         if query.needs_nonnegative_weights:
-            u, v, w = self._store.edge_arrays()
-            negative = ordered_bits(w) < 0
-            if bool(negative.any()):
-                row = int(self._ops.to_host(self._ops.xp.flatnonzero(negative))[0])
-                external = self._store.vertices.external
-                raise ValueError(f"{query.name} needs non-negative weights, but edge "
-                                 f"({self._keys.show(external[u[row]])!r}, "
-                                 f"{self._keys.show(external[v[row]])!r}) weighs {float(w[row])}")
+            # (in chunks of what the device holds: the edges may be more than the device)
+            for u, v, w in self._store.edge_chunks(self._ops.bulk_load_rows()):
+                negative = ordered_bits(w) < 0
+                if bool(negative.any()):
+                    row = int(self._ops.to_host(self._ops.xp.flatnonzero(negative))[0])
+                    external = self._store.vertices.external
+                    raise ValueError(f"{query.name} needs non-negative weights, but edge "
+                                     f"({self._keys.show(external[u[row]])!r}, "
+                                     f"{self._keys.show(external[v[row]])!r}) weighs {float(w[row])}")
         started = time.perf_counter()
         query._keys = self._keys                 # the source is a key; results come back in keys
         with self._transaction():
@@ -823,6 +825,8 @@ class StreamGraph:
                 distinct = ops.sorted_distinct(xp.concatenate((distinct, src, dst)))
                 counts.append(len(rows))
             clock.lap("validate")
+            logger.debug("load in pieces: %d pieces validated, %d rows, %d vertices", len(pieces), sum(counts),
+                         int(distinct.size))
             new_vertices = store.add_vertices(distinct)
             del distinct
             report.rows = total = sum(counts)
@@ -840,8 +844,11 @@ class StreamGraph:
                 reserved = store.index.bytes_for(total * (1 if store.directed else 2)) + 48 * store.vertices.size
                 piece_rows = ops.bulk_load_rows(reserved_bytes=reserved)
                 edge_rows.chunk_rows = piece_rows or total
+            logger.debug("load in pieces: %d rows in host memory as internal ids; ranges of at most %s rows",
+                         total, piece_rows)
             store.load_rows(edge_rows, range_arcs=piece_rows)
             del edge_rows
+            ops.release_cached_memory()     # the ranges' arrays: tens of GB a large load no longer needs
             clock.lap("store")
             report.inserted, report.new_vertices = store.num_edges, int(new_vertices.size)
             delta = store.empty_delta()

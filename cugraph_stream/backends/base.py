@@ -343,6 +343,10 @@ class Backend(abc.ABC):
         """
         return None
 
+    def release_cached_memory(self):
+        """Give the memory the engine's allocator keeps for reuse back to the device
+        (after a bulk load's transient arrays: for the user's own arrays)."""
+
     def allocation_scope(self):
         """A context in which the engine's arrays are allocated (entered once per
         public call, not per array); the default uses the current allocator."""

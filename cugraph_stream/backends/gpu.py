@@ -235,6 +235,9 @@ class GPUBackend(Backend):
         free += _engine_pool(self.xp).free_bytes()
         return max((free - reserved_bytes) // BULK_LOAD_BYTES_PER_ROW, 1 << 20)
 
+    def release_cached_memory(self):
+        _engine_pool(self.xp).free_all_blocks()
+
     def allocation_scope(self):
         # the engines' own CuPy pool, whatever CuPy's allocator is: cuDF, on
         # import, points it at RMM, whose Python hook per allocation (and,

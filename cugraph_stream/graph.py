@@ -835,7 +835,11 @@ class StreamGraph:
             for index in range(len(pieces)):
                 rows, _ = self._read_piece(pieces, index, columns, weight_dtype, counts)
                 src, dst, w = ops.asarrays(rows.src, rows.dst, rows.weight)
-                edge_rows.write(at, store.vertices.lookup(src), store.vertices.lookup(dst), w)
+                u, v = store.vertices.lookup(src), store.vertices.lookup(dst)
+                if bool(((u < 0) | (v < 0)).any()):
+                    raise ValueError(f"piece {index} of the edge list names vertices it did not name when first "
+                                     f"read: every piece must read the same each time")
+                edge_rows.write(at, u, v, w)
                 at += counts[index]
             clock.lap("reduce")
             if piece_rows is None:

@@ -88,9 +88,21 @@ class Changing:
         return {"source": np.arange(rows), "destination": np.arange(rows) + 1}
 
 
+class Renamed(Changing):
+    """As many rows the second time, but naming other vertices: refused too."""
+
+    def __getitem__(self, index):
+        if index:
+            raise IndexError(index)
+        self.reads += 1
+        return {"source": np.arange(3) + 10 * (self.reads > 1), "destination": np.arange(3) + 1}
+
+
 def test_pieces_must_read_the_same_each_time():
     with pytest.raises(ValueError, match="piece 0 .* 3 rows when first read and 2 when read again"):
         cgs.StreamGraph.from_edgelist(Changing())
+    with pytest.raises(ValueError, match="piece 0 .* names vertices it did not name when first read"):
+        cgs.StreamGraph.from_edgelist(Renamed())
 
 
 def test_a_time_window_needs_one_frame():

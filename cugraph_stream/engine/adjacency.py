@@ -246,10 +246,10 @@ class Adjacency:
         return self.build_range(src, dst, w, 0, int(self.start.size))
 
     def load_bound(self, degree_bound):
-        """Slots a bulk load in ranges needs at most, when no vertex has more arcs
-        than ``degree_bound`` (per vertex; duplicates not removed yet) and the
-        lists are laid out in ``ranges`` ranges: reserve them with
-        :meth:`reserve_load` before the first :meth:`build_range`."""
+        """Slots the lists of a bulk load in ranges take at most, when no vertex has
+        more arcs than ``degree_bound`` (per vertex; repeated edges not removed
+        yet): reserve them with :meth:`reserve_load` before the first
+        :meth:`build_range`."""
         return int(load_room(self.ops.xp, degree_bound, self.align).sum())
 
     def reserve_load(self, slots, ranges):

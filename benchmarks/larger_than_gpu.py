@@ -319,14 +319,25 @@ def release_device_memory():
 
 def main(argv=None):
     args = parse_args(argv)
+    if not args.log:
+        return run(args)
+    logger = logging.getLogger("cugraph_stream")
+    handler, level = logging.StreamHandler(sys.stderr), logger.level
+    handler.setFormatter(logging.Formatter("%(relativeCreated)10.0f ms  %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        return run(args)
+    finally:                # (a caller's logging, as it was)
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def run(args):
+    """The preset with parsed ``args`` (see :func:`parse_args`); the exit status."""
     from cugraph_stream.engine.placement import device_footprint
 
     clock = PhaseClock()
-    if args.log:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(relativeCreated)10.0f ms  %(message)s"))
-        logging.getLogger("cugraph_stream").addHandler(handler)
-        logging.getLogger("cugraph_stream").setLevel(logging.DEBUG)
     pieces = rmat_pieces(args.scale, args.edge_factor, args.pieces, seed=args.seed, backend=args.backend)
     xp = pieces.xp
     results = {"config": vars(args), "machine": machine_info(), "gpu": gpu_info()}

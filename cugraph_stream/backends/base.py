@@ -911,11 +911,8 @@ class ArcTableBuilder:
         if self._empty:         # the whole-table build is the faster one where it applies
             self.ops.arc_build(self.table, keys, slots)
         else:
-            self._claim(keys, slots)
+            self.ops.arc_claim(self.table, keys, slots)
         self._empty = False
-
-    def _claim(self, keys, slots):
-        self.ops.arc_claim(self.table, keys, slots)
 
     def finish(self):
         """Make the target table hold every arc entered."""

@@ -39,8 +39,8 @@ import numpy as np
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend,
-                   NetChanges)
+from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder,
+                   Backend, NetChanges)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -158,7 +158,6 @@ class _DeviceArcTableBuilder(ArcTableBuilder):
         if self.table is not self.target:
             self.target.data.copy_from_device_async(self.table.data, self.target.nbytes)
             self.table = self.target
-
 
 
 class GPUBackend(Backend):

@@ -830,7 +830,8 @@ class StreamGraph:
             new_vertices = store.add_vertices(distinct)
             del distinct
             report.rows = total = sum(counts)
-            edge_rows = EdgeRows.in_host_memory(ops, total, store.vertices.size, weight_dtype, chunk_rows=piece_rows)
+            edge_rows = EdgeRows.in_host_memory(ops, total, store.vertices.size, weight_dtype, chunk_rows=piece_rows,
+                                                weight=1 if columns.weight is None else None)
             at = 0
             for index in range(len(pieces)):
                 rows, _ = self._read_piece(pieces, index, columns, weight_dtype, counts)

@@ -45,6 +45,15 @@ def test_pieces_load_the_graph_a_frame_loads(directed, data):
     check_query(wcc, model, "WCC")
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_unweighted_pieces_keep_no_weights_and_weigh_one(directed):
+    frame = edge_frame(np.random.default_rng(6), 500, np.arange(50) * 11).drop(columns="w")
+    g = cgs.StreamGraph.from_edgelist([frame.iloc[:200], frame.iloc[200:]], directed=directed, piece_rows=120)
+    model = model_of(frame.assign(w=1.0), directed)
+    check_edges(g, model)
+    assert not g.schema.weighted
+
+
 def test_a_large_frame_is_loaded_in_pieces_of_piece_rows(monkeypatch):
     rng = np.random.default_rng(4)
     frame = edge_frame(rng, 1000, np.arange(60) * 1000)

@@ -4,10 +4,11 @@ A bulk load (:meth:`~cugraph_stream.engine.store.GraphStore.load_rows`)
 reduces an edge list (a repeated edge keeps its last row's weight) and lays
 out every adjacency list once.  An edge list larger than the device is held
 in host memory (:meth:`EdgeRows.in_host_memory`: internal ids and weights,
-12 bytes a row while the ids fit 4 bytes) and read in chunks; the lists are
-then built one range of vertices at a time (:func:`vertex_ranges`), so that
-the device sorts no more than one range's arcs at once: the out-lists by
-ranges of sources, then the in-lists by ranges of targets.
+12 bytes a row while the ids fit 4 bytes, 8 when the graph is unweighted)
+and read in chunks; the lists are then built one range of vertices at a
+time (:func:`vertex_ranges`), so that the device sorts no more than one
+range's arcs at once: the out-lists by ranges of sources, then the in-lists
+by ranges of targets.
 
 Examples
 --------
@@ -23,6 +24,8 @@ Examples
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .hash_index import arc_key
 
 __all__ = ["EdgeRows", "vertex_ranges"]
@@ -34,7 +37,8 @@ class EdgeRows:
 
     The arrays may live in device memory (a load at once) or in pinned host
     memory that the device reads in place (:meth:`in_host_memory`, filled
-    with :meth:`write`).
+    with :meth:`write`).  ``w`` may be a scalar: every row's weight (an
+    unweighted graph's 1), stored once.
     """
 
     def __init__(self, ops, u, v, w, chunk_rows=None):
@@ -44,18 +48,24 @@ class EdgeRows:
         self.chunk_rows = max(int(chunk_rows or self.size), 1)
 
     @classmethod
-    def in_host_memory(cls, ops, rows, num_vertices, weight_dtype, chunk_rows=None):
+    def in_host_memory(cls, ops, rows, num_vertices, weight_dtype, chunk_rows=None, weight=None):
         """Room for ``rows`` rows in host memory: ids in 4 bytes while
-        ``num_vertices`` allows, else 8."""
+        ``num_vertices`` allows, else 8; weights of ``weight_dtype``, or none
+        where every row weighs ``weight``."""
         xp = ops.xp
         ids = xp.int32 if num_vertices < 2**31 else xp.int64
-        return cls(ops, *(ops.aligned_empty(rows, dtype, memory="host") for dtype in (ids, ids, weight_dtype)),
-                   chunk_rows=chunk_rows)
+        u, v = (ops.aligned_empty(rows, ids, memory="host") for _ in range(2))
+        w = (ops.aligned_empty(rows, weight_dtype, memory="host") if weight is None
+             else np.asarray(weight, dtype=weight_dtype))     # (a host scalar on any backend)
+        return cls(ops, u, v, w, chunk_rows=chunk_rows)
 
     def write(self, at, u, v, w):
-        """Store rows ``at, at + 1, ...`` (device arrays of internal ids and weights)."""
+        """Store rows ``at, at + 1, ...`` (device arrays of internal ids and weights;
+        the weights are not stored where all rows weigh the same)."""
         end = at + int(u.size)
-        self.u[at:end], self.v[at:end], self.w[at:end] = u, v, w
+        self.u[at:end], self.v[at:end] = u, v
+        if self.w.ndim:
+            self.w[at:end] = w
 
     def release(self):
         """Let go of the rows (a load in ranges reads them no more): their memory is
@@ -67,8 +77,9 @@ class EdgeRows:
         xp = self.ops.xp
         for at in range(0, self.size, self.chunk_rows):
             end = min(at + self.chunk_rows, self.size)
-            yield (self.u[at:end].astype(xp.int64, copy=False), self.v[at:end].astype(xp.int64, copy=False),
-                   xp.ascontiguousarray(self.w[at:end]))
+            w = (xp.ascontiguousarray(self.w[at:end]) if self.w.ndim
+                 else xp.full(end - at, self.w[()], dtype=self.w.dtype))
+            yield self.u[at:end].astype(xp.int64, copy=False), self.v[at:end].astype(xp.int64, copy=False), w
 
     def count_ends(self, n, directed, target=False):
         """Rows per vertex (of ``n``): of each source, or each ``target``; of both

@@ -848,7 +848,7 @@ class StreamGraph:
                 # per-vertex arrays the ranges write (start, degree, capacity of two adjacencies)
                 reserved = store.index.bytes_for(total * (1 if store.directed else 2)) + 48 * store.vertices.size
                 piece_rows = ops.bulk_load_rows(reserved_bytes=reserved)
-                edge_rows.chunk_rows = piece_rows or total
+                edge_rows.chunk_rows = max(piece_rows or total, 1)
             logger.debug("load in pieces: %d rows in host memory as internal ids; ranges of at most %s rows",
                          total, piece_rows)
             store.load_rows(edge_rows, range_arcs=piece_rows)

@@ -54,6 +54,28 @@ def test_unweighted_pieces_keep_no_weights_and_weigh_one(directed):
     assert not g.schema.weighted
 
 
+def test_string_keys_in_pieces():
+    """Each piece's new keys are committed as it is validated; the second reading
+    encodes them the same."""
+    a = pd.DataFrame({"source": ["x", "y"], "destination": ["y", "z"]})
+    b = pd.DataFrame({"source": ["z", "w"], "destination": ["x", "x"]})
+    g = cgs.StreamGraph.from_edgelist([a, b], piece_rows=1)
+    whole = cgs.StreamGraph.from_edgelist(pd.concat([a, b]))
+    assert sorted(g.edges().values.tolist()) == sorted(whole.edges().values.tolist())
+    assert g.track(cgs.BFS("x")).result().set_index("vertex")["distance"].to_dict() == {
+        "x": 0, "y": 1, "z": 2, "w": np.iinfo(np.int32).max}
+
+
+def test_empty_pieces():
+    empty = pd.DataFrame({"source": np.array([], dtype=np.int64), "destination": np.array([], dtype=np.int64)})
+    g = cgs.StreamGraph.from_edgelist([empty, empty])
+    assert g.number_of_edges() == g.number_of_vertices() == 0
+    g.apply(pd.DataFrame({"source": [1], "destination": [2], "op": ["insert"]}))
+    g = cgs.StreamGraph.from_edgelist([empty, pd.DataFrame({"source": [1, 2], "destination": [2, 3]}), empty],
+                                      piece_rows=1)
+    assert (g.number_of_edges(), g.number_of_vertices()) == (2, 3)
+
+
 def test_a_large_frame_is_loaded_in_pieces_of_piece_rows(monkeypatch):
     rng = np.random.default_rng(4)
     frame = edge_frame(rng, 1000, np.arange(60) * 1000)

@@ -378,6 +378,9 @@ class GraphStore:
         xp = self.ops.xp
         if self.num_edges or self.out.end:
             raise ValueError("GraphStore.load needs a store without edges")
+        if rows.size == 0:
+            empty = xp.empty(0, dtype=xp.int64)
+            return empty, empty, xp.empty(0, dtype=self.weight_dtype)
         n = int(self.out.start.size)
         whole = range_arcs is None or rows.size <= range_arcs
         if whole:

@@ -19,8 +19,11 @@ and its residual ``r = G p - p``, split into a per-vertex part
 Pushing an amount ``a`` at ``u`` adds ``a`` to ``p[u]``, takes it from
 ``s[u]`` and sends ``alpha * a * P[u, w]`` to each out-neighbour ``w``;
 ``g`` follows from ``sum(p)`` and ``D(p)``.  Any amount keeps the invariant.
-The engine pushes ``s[u]`` at the few vertices a batch touched while they
-are few, then the whole residual ``s + g v`` everywhere: a power-iteration
+The engine pushes the residual ``r[u] = s[u] + g v[u]`` at the few vertices
+a batch touched while they are few (pushing ``s[u]`` alone, as it once did,
+moved the teleport share ``g v[u]`` every vertex holds at the fixpoint:
+after a one-row batch the bound grew a thousandfold and dense rounds had to
+take it back), then the whole residual everywhere: a power-iteration
 step in residual form, which contracts like the Google matrix's second
 eigenvalue (a linear system with a constant teleport source would only
 contract by ``alpha``).  :meth:`PageRankEngine.error_bound` turns the
@@ -703,7 +706,8 @@ class PageRankEngine:
                                        f"rounds (error bound {self.error_bound():.3g})")
                 break
             if sparse:
-                step, receivers = self._push(self.support, self.residual[self.support])
+                residual = self.residual[self.support] + self._teleport_share(self.support)      # r = s + g v
+                step, receivers = self._push(self.support, residual)
                 grown = self.ops.unique(xp.concatenate((self.support, receivers)), self.rank.size)
                 # a round that reaches no new vertex cannot spread the correction further:
                 # the rest (the uniform share among it) needs dense rounds

@@ -56,6 +56,8 @@ _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 #: the twin pointers of an adjacency without them: of their dtype, so that a kernel
 #: compiled (and loaded from numba's cache) for one adjacency serves the other
 _NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
+#: the weights of an unweighted gather (never read)
+_NO_WEIGHTS = np.empty(0, dtype=np.float64)
 #: lookup_sorted searches unsorted queries in key arrays up to this size (they stay in cache)
 _SEARCH_UNSORTED_KEYS = 1 << 18
 
@@ -804,6 +806,30 @@ def _sides(adjs, with_weights):
     return arrays + [len(adjs)]
 
 
+# ------------------------------------------------------------------ PageRank
+@_jit
+def _gather_sum(neighbours, offsets, nonempty, values, weights, weighted, sums):
+    """``sums[i]``: the sum of ``values`` (times ``weights``) over the neighbours of
+    the ``i``-th nonempty vertex, ``neighbours[offsets[k]:offsets[k + 1]]``, in
+    one pass (no gathered copy, no second pass to reduce it)."""
+    k = 0
+    count = offsets.size
+    for i in range(nonempty.size):
+        if not nonempty[i]:
+            continue
+        first = offsets[k]
+        end = offsets[k + 1] if k + 1 < count else neighbours.size
+        total = 0.0
+        if weighted:
+            for j in range(first, end):
+                total += weights[j] * values[neighbours[j]]
+        else:
+            for j in range(first, end):
+                total += values[neighbours[j]]
+        sums[i] = total
+        k += 1
+
+
 class Kernels:
     """The compiled operators, called by :class:`~cugraph_stream.backends.cpu.CPUBackend`
     (same arguments and results as its NumPy operators; ``scratch`` is the
@@ -820,6 +846,14 @@ class Kernels:
 
     def arc_find(self, table, adj, keys):
         return _arc_find(table, _i64(keys), adj.start, adj.degree, adj.nbr)
+
+    def gather_sum(self, plan, values):
+        neighbours, offsets, nonempty, weights = plan
+        sums = np.zeros(nonempty.size, dtype=np.float64)
+        weighted = weights is not None
+        _gather_sum(neighbours, offsets, nonempty, values.astype(np.float64, copy=False),
+                    weights if weighted else _NO_WEIGHTS, weighted, sums)
+        return sums.astype(values.dtype, copy=False), int(neighbours.size)
 
     def arc_claim(self, table, keys, slots):
         return _arc_claim(table, _i64(keys), _i64(slots))

@@ -200,6 +200,9 @@ class PageRankEngine:
         self.max_iter = max(100, 2 * rounds_needed(self.alpha, self.tol)) if max_iter is None else int(max_iter)
         self.fail_on_nonconvergence = bool(fail_on_nonconvergence)
         self.converged = True                           # whether the last update reached ``tol``
+        # the error bound the last update ended at, and the bound its batch left before any push
+        # (their difference: what a batch adds, which decides how far below tol an update aims)
+        self.end_bound = self.start_bound = 0.0
         self.rank = xp.zeros(0, dtype=xp.float64)
         self.residual = xp.zeros(0, dtype=xp.float64)   # s: the residual without the uniform share
         self.committed_rank = xp.zeros(0, dtype=xp.float64)
@@ -682,20 +685,25 @@ class PageRankEngine:
             work.edges_scanned += step.edges_scanned
             self._written = None
         goal = self.tol
+        aim = self._aim()
         sparse = True
         spreads = 0
         refreshed, dense_bound = plan is not None, None
         stall = 0.5 * (1.0 + self.alpha)       # a dense round contracts the bound by alpha or better
+        first = True
         while True:
             bound = self.error_bound()
+            if first:
+                self.start_bound, first = bound, False
             if bound <= goal:
                 p = self.rank[index]
                 self.rank_sum, self.dangling_rank = self.ops.host_floats(
                     p.sum(), xp.where(self._dangling(index), p, 0.0).sum())
-                if self.error_bound() <= goal:
+                bound = self.error_bound()
+                if bound <= goal:
                     self.converged = True
                     break
-            goal = 0.5 * self.tol
+            goal = aim
             sparse = sparse and 0 < self.support.size < SPARSE_SHARE * n
             if not sparse and spreads == self.max_iter:
                 self.converged = self.error_bound() <= self.tol
@@ -727,10 +735,27 @@ class PageRankEngine:
             work.edges_scanned += step.edges_scanned
             self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
         self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
+        self.end_bound = bound            # (the last one computed: exact when the update converged)
         self._commit()
         self.published_rank_sum = self.rank_sum
         self.support = xp.empty(0, dtype=xp.int64)
         return work
+
+    def _aim(self):
+        """The bound an update pushes down to once it pushes at all: ``tol / 2``, so
+        that a next batch adding less than ``tol / 2`` needs no push; ``tol``
+        when the last batch added more than that (the margin would not spare
+        the next update anything, and it costs a dense round).
+
+        >>> engine = PageRankEngine.__new__(PageRankEngine)
+        >>> engine.tol, engine.end_bound = 1e-6, 2e-7
+        >>> engine.start_bound = 5e-7; engine._aim()        # batches add 3e-7: keep the margin
+        5e-07
+        >>> engine.start_bound = 1e-5; engine._aim()        # they add 1e-5
+        1e-06
+        """
+        added = self.start_bound - self.end_bound
+        return self.tol if added > 0.5 * self.tol else 0.5 * self.tol
 
     def ranks(self, vertices):
         """Normalised PageRank of internal ``vertices`` (sums to 1 over all live vertices)."""

@@ -659,7 +659,8 @@ class PageRankEngine:
         """Push until the error bound is at most ``tol``, then commit.
 
         Nothing is pushed while the bound already holds; otherwise pushes go
-        on down to ``tol / 2``, so that the next small batch often needs none.
+        on down to :meth:`_aim` (``tol / 2`` while batches add less than that,
+        so that the next one often needs no push; else ``tol``).
         After ``max_iter`` dense rounds above ``tol``: ``RuntimeError`` with
         ``fail_on_nonconvergence`` (the transaction then rolls back), else
         the update ends there with :attr:`converged` False.

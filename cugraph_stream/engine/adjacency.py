@@ -187,6 +187,13 @@ class Adjacency:
     def slot_capacity(self):
         return int(self.nbr.size)
 
+    @property
+    def across_the_bus(self):
+        """Whether the slot arrays are host memory that a device reads in place
+        (placement ``host``): scattered writes to them cross the bus one by one,
+        so bulk writes are laid out in device memory and copied."""
+        return self.memory == "host" and self.ops.has_device_memory
+
     def ensure_vertices(self, n):
         """Make the per-vertex arrays hold at least ``n`` vertices."""
         self.version += 1
@@ -285,7 +292,7 @@ class Adjacency:
         in place are written by one sequential copy of the span, laid out in
         device memory first: scattered writes across the bus took most of a
         host-placement load."""
-        if not (self.memory == "host" and self.ops.has_device_memory):
+        if not self.across_the_bus:
             self.nbr[slots], self.wgt[slots] = nbr, wgt
             return
         xp = self.ops.xp

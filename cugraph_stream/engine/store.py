@@ -445,7 +445,7 @@ class GraphStore:
         self.inn.reserve_load(self.inn.load_bound(in_degree), len(ranges))
         end = self.out.end
         twin = self.out.twin
-        if self.out.memory == "host" and self.ops.has_device_memory:
+        if self.out.across_the_bus:
             try:
                 twin = xp.zeros(end, dtype=twin.dtype)
             except MemoryError:

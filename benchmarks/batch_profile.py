@@ -136,6 +136,8 @@ def main(argv=None):
     ap.add_argument("--batches", type=int, default=100, help="profiled batches (after 5 untimed ones)")
     ap.add_argument("--top", type=int, default=30, help="rows of the table")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--mode", choices=("auto", "incremental", "recompute"), default="auto",
+                    help="the SSSP query's mode (recompute: every batch pushes from the source)")
     args = ap.parse_args(argv)
 
     import cugraph_stream as cgs
@@ -148,7 +150,7 @@ def main(argv=None):
     g0, batches = make_batches(xp, edges, args.rows, args.batches + 5, args.seed + 1)
     graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops)
     hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
-    graph.track(cgs.SSSP(hub))
+    graph.track(cgs.SSSP(hub, mode=args.mode))
     if args.rows == 1:       # single rows arrive as pandas frames
         batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
     for batch in batches[:5]:

@@ -261,3 +261,159 @@ __global__ void converge_block(long long* queue, long long count, long long queu
     out[2] = edges;
   }
 }
+
+// A barrier for every thread of the grid, among blocks that are all resident
+// at once (the kernel is launched cooperatively, so the driver refuses a grid
+// that could not be): the last block to arrive resets the count and bumps the
+// generation the others wait on.  `barrier` = {arrived, generation}; arrived
+// is 0 between barriers, so the pair serves any number of launches.
+__device__ __forceinline__ void grid_barrier(unsigned int* barrier)
+{
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile unsigned int* generation = barrier + 1;
+    unsigned int seen = *generation;
+    __threadfence();   // this block's writes before its arrival
+    if (atomicAdd(barrier, 1u) == gridDim.x - 1) {
+      atomicExch(barrier, 0u);
+      __threadfence();
+      atomicAdd(barrier + 1, 1u);
+    } else {
+      while (*generation == seen) __nanosleep(64);
+    }
+    __threadfence();   // the other blocks' writes after it
+  }
+  __syncthreads();
+}
+
+// relax_enqueue for the whole-grid phase: the queue's tail is in global
+// memory, so the lanes of a warp that enqueue at the same time take their
+// places with one atomic (warp-aggregated), not one each.
+template <typename V, typename W, int EXTEND, int ORDER>
+__device__ __forceinline__ void relax_enqueue_grid(long long u, V from, long long begin, long long step,
+                                                   cgs::Neighbours nbr, const W* wgt, long long e, V* value,
+                                                   long long* parent, int* queued, long long* queue,
+                                                   unsigned long long* tail)
+{
+  for (long long i = begin; i < e; i += step) {
+    long long v = nbr[i];
+    bool better = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]));
+    if (better && atomicCAS(queued + v, 0, 1) == 0) {
+      unsigned int together = __activemask();
+      int lane = threadIdx.x & 31, leader = __ffs(together) - 1;
+      unsigned long long place = 0;
+      if (lane == leader) place = atomicAdd(tail, static_cast<unsigned long long>(__popc(together)));
+      place = __shfl_sync(together, place, leader) + __popc(together & ((1u << lane) - 1u));
+      queue[place] = v;
+    }
+  }
+}
+
+// A whole push phase of any width in one launch (Backend.converge past what
+// one block holds): the levels of a queue are relaxed in turn by the whole
+// grid, with grid barriers between them, so no level costs a launch or a host
+// round trip.  queue[begin:end) is the first frontier; each level appends the
+// vertices it improved (deduplicated through `queued`, an int map kept zero
+// between calls).  Degree-aware, as the per-step launches are: a thread
+// relaxes each list of fewer than `warp_degree` entries and sets the longer
+// ones aside in sets[] (2 * vertex + adjacency; room for two entries per
+// vertex): from the front those a warp relaxes (under `block_degree`
+// entries), from the back those a block relaxes, and in giant[] (at most
+// CGS_GIANT_LISTS a level, the rest go to blocks) those of at least
+// `grid_degree` entries, which the whole grid relaxes.  The grid stops once
+// the queue passes `queue_limit` entries (it holds that many plus one entry
+// per vertex, or the first frontier's, so a level always fits), handing the
+// rest to another launch.  state = {tail, edges read, warp lists, block
+// lists, giant lists, begin, end}: the host sets tail to `end` and the rest
+// to 0, and reads back the edges read, where the relaxed levels end (begin)
+// and where the queue ends (end).
+#define CGS_GIANT_LISTS 256
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void converge_grid(long long* queue, long long begin, long long end, long long queue_limit,
+                              long long warp_degree, long long block_degree, long long grid_degree,
+                              const unsigned long long* nbr_at0, const unsigned long long* wgt_at0,
+                              const long long* degree0, const unsigned long long* nbr_at1,
+                              const unsigned long long* wgt_at1, const long long* degree1, int adjacencies, V* value,
+                              long long* parent, int* queued, long long* sets, long long room, long long* giant,
+                              unsigned long long* state, unsigned int* barrier)
+{
+  unsigned long long* tail = state;
+  unsigned long long* warp_lists = state + 2;
+  unsigned long long* block_lists = state + 3;
+  unsigned long long* giant_lists = state + 4;
+  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long warps = threads / 32, warp = thread / 32;
+  const int lane = threadIdx.x & 31;
+  unsigned long long edges = 0;
+  while (begin < end) {
+    for (long long k = begin + thread; k < end; k += threads) {
+      long long u = __ldcg(queue + k);
+      V from = cgs::load_volatile(value + u);
+      for (int a = 0; a < adjacencies; ++a) {
+        long long e = (a ? degree1 : degree0)[u];
+        edges += static_cast<unsigned long long>(e);
+        if (e < warp_degree) {
+          relax_enqueue_grid<V, W, EXTEND, ORDER>(u, from, 0, 1, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+                                                  cgs::list<W>(a ? wgt_at1 : wgt_at0, u), e, value, parent,
+                                                  queued, queue, tail);
+        } else if (e < block_degree) {
+          sets[atomicAdd(warp_lists, 1ull)] = 2 * u + a;
+        } else {
+          unsigned long long g = e >= grid_degree ? atomicAdd(giant_lists, 1ull) : CGS_GIANT_LISTS;
+          if (g < CGS_GIANT_LISTS) giant[g] = 2 * u + a;
+          else sets[room - 1 - static_cast<long long>(atomicAdd(block_lists, 1ull))] = 2 * u + a;
+        }
+      }
+    }
+    grid_barrier(barrier);
+    const long long held_warp = static_cast<long long>(cgs::load_volatile(warp_lists));
+    for (long long h = warp; h < held_warp; h += warps) {
+      long long code = __ldcg(sets + h), u = code / 2;
+      int a = static_cast<int>(code % 2);
+      relax_enqueue_grid<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), lane, 32,
+                                              cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+                                              cgs::list<W>(a ? wgt_at1 : wgt_at0, u), (a ? degree1 : degree0)[u],
+                                              value, parent, queued, queue, tail);
+    }
+    const long long held_block = static_cast<long long>(cgs::load_volatile(block_lists));
+    for (long long h = blockIdx.x; h < held_block; h += gridDim.x) {
+      long long code = __ldcg(sets + room - 1 - h), u = code / 2;
+      int a = static_cast<int>(code % 2);
+      relax_enqueue_grid<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), threadIdx.x, blockDim.x,
+                                              cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+                                              cgs::list<W>(a ? wgt_at1 : wgt_at0, u), (a ? degree1 : degree0)[u],
+                                              value, parent, queued, queue, tail);
+    }
+    const long long held_giant = min(static_cast<long long>(cgs::load_volatile(giant_lists)),
+                                     static_cast<long long>(CGS_GIANT_LISTS));
+    for (long long h = 0; h < held_giant; ++h) {
+      long long code = __ldcg(giant + h), u = code / 2;
+      int a = static_cast<int>(code % 2);
+      relax_enqueue_grid<V, W, EXTEND, ORDER>(u, cgs::load_volatile(value + u), thread, threads,
+                                              cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+                                              cgs::list<W>(a ? wgt_at1 : wgt_at0, u), (a ? degree1 : degree0)[u],
+                                              value, parent, queued, queue, tail);
+    }
+    grid_barrier(barrier);
+    // the next level is complete: clear its marks (so that it can be queued
+    // again) and the set-aside lists, then start it together
+    const long long next_end = static_cast<long long>(cgs::load_volatile(tail));
+    for (long long k = end + thread; k < next_end; k += threads) queued[__ldcg(queue + k)] = 0;
+    if (thread == 0) {
+      atomicExch(warp_lists, 0ull);
+      atomicExch(block_lists, 0ull);
+      atomicExch(giant_lists, 0ull);
+    }
+    begin = end;
+    end = next_end;
+    grid_barrier(barrier);
+    if (end > queue_limit) break;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) edges += __shfl_down_sync(0xffffffffu, edges, offset);
+  if (lane == 0 && edges) atomicAdd(state + 1, edges);
+  if (thread == 0) {
+    state[5] = static_cast<unsigned long long>(begin);
+    state[6] = static_cast<unsigned long long>(end);
+  }
+}

@@ -396,18 +396,26 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
     assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
 
 
-@pytest.fixture(params=["default", "narrow", "all-hubs"])
+@pytest.fixture(params=["default", "narrow", "all-warps", "all-hubs", "all-giants"])
 def fused_limits(request, monkeypatch):
-    """Run the GPU's one-block phases with their default limits; with limits
-    so narrow that they hand every wide level to the per-step launches; and
-    with every list counted a hub (the whole block scans each one, and a
-    level's hubs beyond what the block sets aside fall back to their warps)."""
+    """Run the GPU's fused phases with their default limits; with limits so
+    narrow that the one-block phases hand every wide level on (to the
+    whole-grid push phase, itself relaunched every few levels, or to the
+    per-step launches); with every list relaxed by a warp; with every list
+    counted a hub (a block scans each one, and a level's hubs beyond what one
+    block sets aside fall back to their warps); and with every list relaxed
+    by the whole grid (beyond the giant lists a level holds: by blocks)."""
     from cugraph_stream.backends import gpu
     if request.param == "narrow":
         monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
         monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 10)
-    if request.param == "all-hubs":
+        monkeypatch.setattr(gpu, "_GRID_QUEUE_LIMIT", 10)
+    if request.param != "default" and request.param != "narrow":
+        monkeypatch.setattr(gpu, "_SMALL_DEGREE", 1)
+    if request.param in ("all-hubs", "all-giants"):
         monkeypatch.setattr(gpu, "_LARGE_DEGREE", 1)
+    if request.param == "all-giants":
+        monkeypatch.setattr(gpu, "_GRID_DEGREE", 1)
     return request.param
 
 
@@ -446,6 +454,39 @@ def test_converge_reaches_the_fixpoint(ops, fused_limits, name):
         smallest = {lab: int(np.flatnonzero(labels == lab).min()) for lab in np.unique(labels)}
         assert got.tolist() == [smallest[lab] for lab in labels]
     assert set(host(ops, activated).tolist()) >= set(frontier.tolist()) and read > 0
+
+
+def test_converge_of_a_wide_phase_with_a_giant_list(ops):
+    """A push phase wider than one block holds, at the default limits: levels of
+    tens of thousands of vertices, and a source whose list is long enough for
+    the GPU's whole grid to relax it.  Integer weights: float sums are exact,
+    so every reached vertex's parent arc must give exactly its distance."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    rule = RULES["sssp"]
+    rng = np.random.default_rng(11)
+    n, m, giant = 60_000, 240_000, 40_000
+    src = np.concatenate((np.zeros(giant, dtype=np.int64), rng.integers(0, n, m)))
+    dst = np.concatenate((rng.choice(np.arange(1, n), giant, replace=False), rng.integers(0, n, m)))
+    keep = np.unique(src * n + dst, return_index=True)[1]
+    src, dst = src[keep], dst[keep]
+    w = rng.integers(1, 6, src.size).astype(np.float64)
+    out = make_adjacency(ops, n, list(zip(src.tolist(), dst.tolist(), w.tolist())))
+    value = np.full(n, rule.unreachable, dtype=rule.value_dtype)
+    value[0] = 0
+    dev_value, parent = ops.asarray(value), ops.asarray(np.full(n, -1, dtype=np.int64))
+
+    activated, read = ops.converge([out], ops.asarray(np.array([0])), dev_value, parent, rule)
+
+    got, parents = host(ops, dev_value), host(ops, parent)
+    distances = dijkstra(sp.csr_matrix((w, (src, dst)), shape=(n, n)), indices=0)
+    reached = np.isfinite(distances)
+    assert (got[reached] == distances[reached]).all() and (got[~reached] == rule.unreachable).all()
+    weight = dict(zip((src * n + dst).tolist(), w.tolist()))
+    for v in np.flatnonzero(reached)[1:]:
+        assert got[parents[v]] + weight[int(parents[v]) * n + int(v)] == got[v]
+    assert set(np.flatnonzero(reached).tolist()) <= set(host(ops, activated).tolist()) and read >= giant
 
 
 def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):

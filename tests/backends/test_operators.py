@@ -2,6 +2,8 @@
 backend; a GPU backend runs the same tests under the ``gpu`` marker)."""
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
 from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT
@@ -752,3 +754,14 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "small": rng.integers(0, 10, 100)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])   # (ops: stateless)
+@given(st.lists(st.integers(-2**62, 2**62), max_size=300), st.integers(0, 2**32 - 1))
+def test_sorted_union_is_the_sorted_distinct_union(ops, pool, seed):
+    # both sides drawn from one pool: values on one side, on the other, or on both
+    rng = np.random.default_rng(seed)
+    pool = np.array(pool, dtype=np.int64)
+    values, more_values = (np.unique(pool[rng.random(pool.size) < 0.6]) for _ in range(2))
+    got = ops.to_host(ops.sorted_union(ops.asarray(values), ops.asarray(more_values)))
+    assert got.dtype == np.int64 and got.tolist() == np.union1d(values, more_values).tolist()

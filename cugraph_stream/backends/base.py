@@ -913,6 +913,10 @@ class ArcTableBuilder:
     :meth:`enter` takes distinct arcs absent from the table; :attr:`table`
     is where they are until :meth:`finish` (the one ``arc_find`` should
     probe meanwhile); :meth:`finish` makes the real table hold them all.
+    Given a ``working`` table (empty, of the target's size and dtype), the
+    builder enters the arcs there and :meth:`finish` copies it whole over
+    the target, which then need not be empty beforehand
+    (:attr:`copies_whole_table`).
 
     Examples
     --------
@@ -944,5 +948,15 @@ class ArcTableBuilder:
             self.ops.arc_claim(self.table, keys, slots)
         self._empty = False
 
+    @property
+    def copies_whole_table(self):
+        """Whether :meth:`finish` writes every position of the target table (the
+        builder has a working table of its own): the target's contents before
+        do not matter, and filling it with EMPTY_SLOT first is wasted work."""
+        return self.table is not self.target
+
     def finish(self):
         """Make the target table hold every arc entered."""
+        if self.copies_whole_table:
+            self.target[...] = self.table
+            self.table = self.target

@@ -146,6 +146,34 @@ def test_arc_build_matches_claims(ops):
         assert (np.sort(host(ops, table)[host(ops, table) < DELETED_SLOT]) == np.sort(host(ops, slots))).all()
 
 
+@pytest.mark.parametrize("memory", ["device", "host"])
+def test_a_table_builder_that_copies_its_own_table_writes_every_position(ops, memory):
+    # ArcIndex.begin_build fills a new table with EMPTY_SLOT only where the builder enters
+    # arcs into it; one that copies a working table (the GPU's, for a table in host memory)
+    # must leave nothing of what the table held before
+    rng = np.random.default_rng(4)
+    n = 300
+    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (5000, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
+    keys = ops.asarray((u << 32) | v)
+    slots = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, keys))])
+    stale = DELETED_SLOT - 1                   # neither empty nor any arc's slot
+    table = ops.aligned_empty(index.capacity, SLOT_DTYPE, memory=memory)
+    table.fill(stale)
+    builder = ops.arc_table_builder(table)
+    if not builder.copies_whole_table:
+        table.fill(EMPTY_SLOT)
+    half = int(keys.size) // 2
+    builder.enter(keys[:half], slots[:half])
+    builder.enter(keys[half:], slots[half:])
+    builder.finish()
+    held = host(ops, table)
+    assert not (held == stale).any()
+    assert host(ops, ops.arc_find(table, adj, keys)).min() >= 0
+    assert (np.sort(held[held < DELETED_SLOT]) == np.sort(host(ops, slots))).all()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_net_changes_follow_rows_in_order(ops, seed):
     rng = np.random.default_rng(seed)

@@ -822,7 +822,8 @@ class StreamGraph:
                 keys.commit(store.journal)
                 store.note_weights(rows.largest_weight, rows.fractional_weights)
                 src, dst = ops.asarrays(rows.src, rows.dst)
-                distinct = ops.sorted_distinct(xp.concatenate((distinct, src, dst)))
+                # the piece's ids merged into those before (sorting all again: O(V log V) a piece)
+                distinct = ops.sorted_union(distinct, ops.sorted_distinct(xp.concatenate((src, dst))))
                 counts.append(len(rows))
             clock.lap("validate")
             logger.debug("load in pieces: %d pieces validated, %d rows, %d vertices", len(pieces), sum(counts),

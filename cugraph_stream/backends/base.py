@@ -455,6 +455,36 @@ class Backend(abc.ABC):
         """
         return self.xp.unique(values)
 
+    def sorted_union(self, values, more_values):
+        """Distinct values of ``values`` and ``more_values`` (int64, each distinct and
+        ascending), ascending; one of them itself where the other adds nothing.
+
+        Each of ``more_values`` not in ``values`` is placed by a binary search
+        into ``values``: linear in the size of ``values``, where sorting both
+        together again (:meth:`sorted_distinct`) is not.  The size is
+        data-dependent: a synchronisation.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").sorted_union(np.array([-3, 7, 9]), np.array([0, 7, 2**40])).tolist()
+        [-3, 0, 7, 9, 1099511627776]
+        """
+        xp = self.xp
+        if values.size == 0 or more_values.size == 0:
+            return more_values if values.size == 0 else values
+        at = xp.searchsorted(values, more_values)
+        fresh = values[xp.minimum(at, values.size - 1)] != more_values
+        at, more_values = at[fresh], more_values[fresh]
+        if more_values.size == 0:
+            return values
+        at += xp.arange(at.size, dtype=at.dtype)      # each fresh value follows the fresh ones below it
+        union = xp.empty(values.size + more_values.size, dtype=xp.int64)
+        from_more = xp.zeros(union.size, dtype=bool)
+        from_more[at] = True
+        union[at] = more_values
+        union[~from_more] = values
+        return union
+
     @abc.abstractmethod
     def lookup_sorted(self, keys, values, queries):
         """For each of ``queries``, the entry of ``values`` paired with the equal
@@ -883,6 +913,10 @@ class ArcTableBuilder:
     :meth:`enter` takes distinct arcs absent from the table; :attr:`table`
     is where they are until :meth:`finish` (the one ``arc_find`` should
     probe meanwhile); :meth:`finish` makes the real table hold them all.
+    Given a ``working`` table (empty, of the target's size and dtype), the
+    builder enters the arcs there and :meth:`finish` copies it whole over
+    the target, which then need not be empty beforehand
+    (:attr:`copies_whole_table`).
 
     Examples
     --------
@@ -914,5 +948,15 @@ class ArcTableBuilder:
             self.ops.arc_claim(self.table, keys, slots)
         self._empty = False
 
+    @property
+    def copies_whole_table(self):
+        """Whether :meth:`finish` writes every position of the target table (the
+        builder has a working table of its own): the target's contents before
+        do not matter, and filling it with EMPTY_SLOT first is wasted work."""
+        return self.table is not self.target
+
     def finish(self):
         """Make the target table hold every arc entered."""
+        if self.copies_whole_table:
+            self.target[...] = self.table
+            self.table = self.target

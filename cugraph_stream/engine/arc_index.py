@@ -77,9 +77,12 @@ class ArcIndex:
         self.table = None
         self._allocate(capacity)
 
-    def _allocate(self, capacity):
+    def _allocate(self, capacity, empty=True):
+        """A new table of ``capacity`` positions, every one EMPTY_SLOT where ``empty``,
+        else uninitialised (for a build that fills it: :meth:`begin_build`)."""
         table = self.ops.aligned_empty(capacity, SLOT_DTYPE, memory=self.memory)
-        table.fill(EMPTY_SLOT)
+        if empty:
+            table.fill(EMPTY_SLOT)
         self.journal.assign(self, "table", table)
 
     @property
@@ -122,11 +125,21 @@ class ArcIndex:
     def begin_build(self, entries):
         """Start filling an empty index sized for ``entries`` arcs (a bulk load in
         ranges): enter arcs with the returned builder's ``enter(keys, slots)``
-        (its ``table`` is where they are meanwhile), then :meth:`finish_build`."""
+        (its ``table`` is where they are meanwhile), then :meth:`finish_build`.
+
+        The new table is filled with EMPTY_SLOT only where the builder enters
+        arcs into it; one that builds in a working table of its own and
+        copies it whole (``copies_whole_table``: a GPU build of a table in
+        host memory) leaves it uninitialised until :meth:`finish_build`, so
+        a build abandoned midway must be rolled back (as a transaction does).
+        """
         if self.live or self.deleted:
             raise ValueError("ArcIndex.build needs an empty index")
-        self._allocate(self._capacity_for(entries))
-        return self.ops.arc_table_builder(self.table)
+        self._allocate(self._capacity_for(entries), empty=False)
+        builder = self.ops.arc_table_builder(self.table)
+        if not builder.copies_whole_table:
+            self.table.fill(EMPTY_SLOT)
+        return builder
 
     def finish_build(self, builder, entered):
         """End a build begun by :meth:`begin_build`: the table holds the ``entered`` arcs."""

@@ -286,7 +286,11 @@ class MonotonicEngine:
         although a path reaches it.  Only sums (SSSP) can overflow, and only
         when the largest weight times the vertex count (with room for
         rounding) reaches the maximum; then every arc from a reached vertex
-        is checked, once per update.
+        is checked, once per update, in chunks of the edges that the device
+        holds (:meth:`GraphStore.edge_chunks`: the edges may be more than
+        the device).  The vertex named is the first stranded one in the
+        order of :meth:`GraphStore.edge_arrays`, whatever the chunks: the
+        edges' own direction first, then (undirected) the mirror direction.
         """
         rule, store = self.rule, self.store
         if rule.extend != "add":
@@ -295,19 +299,32 @@ class MonotonicEngine:
         limit = float(rule.unreachable)
         if store.largest_weight * n * (1.0 + n * float(np.finfo(rule.value_dtype).eps)) < limit:
             return
-        xp = self.ops.xp
-        u, v, w = store.edge_arrays()
-        if not store.directed:                      # both directions of every edge
-            u, v, w = xp.concatenate((u, v)), xp.concatenate((v, u)), xp.concatenate((w, w))
+        first_mirrored = None                       # undirected: the first stranded through a mirror arc
+        for u, v, w in store.edge_chunks(self.ops.bulk_load_rows()):
+            stranded = self._stranded(u, v, w)
+            if stranded is not None:
+                self._raise_overflow(stranded, limit)
+            if not store.directed and first_mirrored is None:
+                first_mirrored = self._stranded(v, u, w)
+        if first_mirrored is not None:
+            self._raise_overflow(first_mirrored, limit)
+
+    def _stranded(self, u, v, w):
+        """The first ``v`` (internal id) of arcs ``u -> v`` of weight ``w`` that is
+        left unreachable although its sum from a reached ``u`` overflowed; None if none."""
+        rule = self.rule
         reached = self.value[u] != rule.unreachable
         with np.errstate(over="ignore"):
             over = reached & (self.value[u] + w.astype(rule.value_dtype) >= rule.unreachable)
         stranded = v[over][self.value[v[over]] == rule.unreachable]
-        if stranded.size:
-            vertex = int(store.vertices.external[stranded[0]])
-            raise OverflowError(f"vertex {vertex} is reachable but its shortest distance is at least the "
-                                f"largest {np.dtype(rule.value_dtype)} ({limit:.4g}), which marks "
-                                "unreachable vertices; use weight_dtype='float64' or smaller weights")
+        return int(stranded[0]) if stranded.size else None
+
+    def _raise_overflow(self, stranded, limit):
+        """Raise the ``OverflowError`` that names vertex ``stranded`` (internal id)."""
+        vertex = int(self.store.vertices.external[stranded])
+        raise OverflowError(f"vertex {vertex} is reachable but its shortest distance is at least the "
+                            f"largest {np.dtype(self.rule.value_dtype)} ({limit:.4g}), which marks "
+                            "unreachable vertices; use weight_dtype='float64' or smaller weights")
 
     def _record_changes(self):
         """Commit: remember which live vertices changed value or parent in this

@@ -702,15 +702,30 @@ class GraphStore:
                 problems.append(f"{name}: a list lies beyond the end")
             if adj.garbage + int(adj.capacity.sum()) != adj.end:
                 problems.append(f"{name}: owned and garbage slots do not add up to the slots handed out")
-        u, v, w = self.edge_arrays()
-        if int(u.size) != self.num_edges:
-            problems.append(f"edge count {self.num_edges} != stored edges {int(u.size)}")
-        au, av, _ = self._arcs(u, v)
+        edges = arcs = 0
+        for u, v, _ in self.edge_chunks(self.ops.bulk_load_rows()):    # (the edges may be more than the device)
+            au, av, _ = self._arcs(u, v)
+            edges += int(u.size)
+            arcs += self._check_arcs(au, av, problems)
+        if edges != self.num_edges:
+            problems.append(f"edge count {self.num_edges} != stored edges {edges}")
+        if self.index.live != arcs:
+            problems.append(f"index holds {self.index.live} arcs, store {arcs}")
+        if self.directed and int(self.inn.degree[:bound].sum()) != arcs:
+            problems.append("in-adjacency holds a different number of arcs")
+        if int(alive.sum()) != self.vertices.count:
+            problems.append("vertex count disagrees with the alive mask")
+        if problems:                        # (each chunk of edges may add the same problem)
+            raise RuntimeError("graph store is inconsistent: " + "; ".join(dict.fromkeys(problems)))
+
+    def _check_arcs(self, au, av, problems):
+        """Append to ``problems`` what is wrong with arcs ``au -> av``: all the arcs
+        of a range of sources (:meth:`edge_chunks`, then :meth:`_arcs`), so that a
+        repeated arc repeats within them.  Returns how many arcs they are."""
+        xp = self.ops.xp
         keys = arc_key(xp, au, av)
         if int(xp.unique(keys).size) != int(keys.size):
             problems.append("a multi-edge is stored")
-        if self.index.live != int(keys.size):
-            problems.append(f"index holds {self.index.live} arcs, store {int(keys.size)}")
         slots = self.index.get(keys)
         if bool((slots < 0).any()):
             problems.append("an arc is missing from the index")
@@ -725,12 +740,7 @@ class GraphStore:
                     problems.append("out-adjacency twin pointers miss their in-entries")
                 if bool((self.inn.wgt[twin] != self.out.wgt[slots]).any()):
                     problems.append("in- and out-adjacency weights disagree")
-        if self.directed and int(self.inn.degree[:bound].sum()) != int(keys.size):
-            problems.append("in-adjacency holds a different number of arcs")
-        if int(alive.sum()) != self.vertices.count:
-            problems.append("vertex count disagrees with the alive mask")
-        if problems:
-            raise RuntimeError("graph store is inconsistent: " + "; ".join(problems))
+        return int(keys.size)
 
     # ------------------------------------------------------------ checkpoints
     def edge_positions(self):

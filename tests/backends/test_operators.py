@@ -2,6 +2,8 @@
 backend; a GPU backend runs the same tests under the ``gpu`` marker)."""
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
 from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT
@@ -142,6 +144,34 @@ def test_arc_build_matches_claims(ops):
             ops.arc_claim(table, keys, slots)
         assert host(ops, ops.arc_find(table, adj, keys)).min() >= 0
         assert (np.sort(host(ops, table)[host(ops, table) < DELETED_SLOT]) == np.sort(host(ops, slots))).all()
+
+
+@pytest.mark.parametrize("memory", ["device", "host"])
+def test_a_table_builder_that_copies_its_own_table_writes_every_position(ops, memory):
+    # ArcIndex.begin_build fills a new table with EMPTY_SLOT only where the builder enters
+    # arcs into it; one that copies a working table (the GPU's, for a table in host memory)
+    # must leave nothing of what the table held before
+    rng = np.random.default_rng(4)
+    n = 300
+    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (5000, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
+    keys = ops.asarray((u << 32) | v)
+    slots = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, keys))])
+    stale = DELETED_SLOT - 1                   # neither empty nor any arc's slot
+    table = ops.aligned_empty(index.capacity, SLOT_DTYPE, memory=memory)
+    table.fill(stale)
+    builder = ops.arc_table_builder(table)
+    if not builder.copies_whole_table:
+        table.fill(EMPTY_SLOT)
+    half = int(keys.size) // 2
+    builder.enter(keys[:half], slots[:half])
+    builder.enter(keys[half:], slots[half:])
+    builder.finish()
+    held = host(ops, table)
+    assert not (held == stale).any()
+    assert host(ops, ops.arc_find(table, adj, keys)).min() >= 0
+    assert (np.sort(held[held < DELETED_SLOT]) == np.sort(host(ops, slots))).all()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -793,3 +823,14 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "small": rng.integers(0, 10, 100)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])   # (ops: stateless)
+@given(st.lists(st.integers(-2**62, 2**62), max_size=300), st.integers(0, 2**32 - 1))
+def test_sorted_union_is_the_sorted_distinct_union(ops, pool, seed):
+    # both sides drawn from one pool: values on one side, on the other, or on both
+    rng = np.random.default_rng(seed)
+    pool = np.array(pool, dtype=np.int64)
+    values, more_values = (np.unique(pool[rng.random(pool.size) < 0.6]) for _ in range(2))
+    got = ops.to_host(ops.sorted_union(ops.asarray(values), ops.asarray(more_values)))
+    assert got.dtype == np.int64 and got.tolist() == np.union1d(values, more_values).tolist()

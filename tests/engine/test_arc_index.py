@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cugraph_stream.backends import get_backend
-from cugraph_stream.backends.base import DELETED_SLOT
+from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, ArcTableBuilder
 from cugraph_stream.engine.adjacency import Adjacency
 from cugraph_stream.engine.arc_index import MIN_CAPACITY, ArcIndex
 from cugraph_stream.engine.hash_index import arc_key
@@ -130,3 +130,39 @@ def test_rollback_restores_the_table_across_reuse_moves_and_rebuilds(ops):
         journal.rollback()
         assert np.array_equal(lists.index.table, table) and lists.arcs() == held
         lists.check(n)
+
+
+@pytest.mark.parametrize("working", [False, True], ids=["in place", "working table"])
+def test_a_build_empties_the_new_table_only_for_a_builder_that_enters_arcs_into_it(ops, monkeypatch, working):
+    # a builder with a working table of its own copies it whole over the new table (the GPU's,
+    # for a table in host memory): filling that one with EMPTY_SLOT first would be wasted
+    rng = np.random.default_rng(11)
+    pairs = np.unique(rng.integers(0, 60, (400, 2)), axis=0)
+    u, v = pairs[:, 0], pairs[:, 1]
+    adj = Adjacency(ops, np.float32, with_twin=False)
+    adj.ensure_vertices(60)
+    slots = adj.build(u, v, np.ones(u.size, dtype=np.float32))
+    index = ArcIndex(ops, adj)
+    keys = arc_key(np, u, v)
+
+    stale = DELETED_SLOT - 1                    # what an uninitialised table may hold
+    real_empty = ops.aligned_empty
+
+    def uninitialised(n, dtype, align=4096, memory="device"):
+        table = real_empty(n, dtype, align=align, memory=memory)
+        table.fill(stale)
+        return table
+    monkeypatch.setattr(ops, "aligned_empty", uninitialised)
+    if working:
+        monkeypatch.setattr(ops, "arc_table_builder", lambda table: ArcTableBuilder(
+            ops, table, working=np.full(table.size, EMPTY_SLOT, dtype=SLOT_DTYPE)))
+    builder = index.begin_build(int(keys.size))
+    assert builder.copies_whole_table == working
+    assert (index.table == (stale if working else EMPTY_SLOT)).all()
+    builder.enter(keys[:100], slots[:100])
+    builder.enter(keys[100:], slots[100:])
+    index.finish_build(builder, int(keys.size))
+    assert not (index.table == stale).any()
+    assert (index.get(keys) == slots).all()
+    absent = np.array(sorted({(a, b) for a in range(60) for b in range(60)} - set(map(tuple, pairs.tolist()))))
+    assert (index.get(arc_key(np, absent[:, 0], absent[:, 1])) == -1).all()

@@ -1,6 +1,7 @@
 """MonotonicEngine traps: invalidation to a fixpoint, WCC restart from own id,
 zero-weight ties that must not close parent cycles."""
 import numpy as np
+import pytest
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule
 from cugraph_stream.backends import get_backend
@@ -118,3 +119,36 @@ def test_bfs_from_scratch_runs_level_by_level_and_commits_every_change():
         for v in np.flatnonzero(levels.parent[:n] >= 0):     # a parent one level up, along an edge
             p = int(levels.parent[v])
             assert levels.value[p] == levels.value[v] - 1 and store.find(np.array([p]), np.array([v]))[0] >= 0
+
+
+def overflow_message(store, source, rows):
+    """The ``OverflowError`` message of SSSP from ``source`` on ``store`` when the
+    overflow check reads the edges in chunks of ``rows`` arcs (None: one chunk)."""
+    store.ops.bulk_load_rows = lambda reserved_bytes=0: rows
+
+    def whole_graph():
+        raise AssertionError("the overflow check read every edge at once")
+    store.edge_arrays = whole_graph
+    engine = MonotonicEngine(store, sssp_rule(np.float64), source=source)
+    with pytest.raises(OverflowError) as raised:
+        run(engine)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize("rows", [None, 1, 2])
+def test_overflow_check_in_chunks_names_the_vertex_one_chunk_names(rows):
+    big = 0.6 * float(np.finfo(np.float64).max)        # two of them overflow
+    # directed: the stranded vertex 4 sits in the last source's chunk
+    store = graph(True, [(0, 1, 1.0), (1, 2, 1.0), (2, 3, big), (3, 4, big)], 5)
+    store.note_weights(big)
+    assert overflow_message(store, 0, rows).startswith("vertex 4 is reachable")
+    # undirected: vertex 0 is stranded through the mirror of edge (0, 1), in the first
+    # source's chunk, vertex 4 through edge (3, 4) itself, in a later chunk; edges in
+    # their own direction come first, as with one chunk
+    store = graph(False, [(0, 1, big), (1, 2, big), (2, 3, big), (3, 4, big)], 5)
+    store.note_weights(big)
+    assert overflow_message(store, 2, rows).startswith("vertex 4 is reachable")
+    # undirected, stranded only through a mirror arc (edge (3, 4) seen from 4)
+    store = graph(False, [(3, 4, big), (4, 5, big)], 6)
+    store.note_weights(big)
+    assert overflow_message(store, 5, rows).startswith("vertex 3 is reachable")

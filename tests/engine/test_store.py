@@ -120,3 +120,31 @@ def test_caches_share_one_budget_and_the_in_cache_holds_neighbours_only(backend)
     # every in-list (about 4.4 KiB of neighbour ids, packed in 3 bytes) fits; the out-lists' reads left the window
     assert int(inn.cache.in_cache.sum()) == int((inn.degree[ids] > 0).sum()) > 150
     assert inn.cache.id_bytes == 3 and out.cache.chunks_held == 0 and inn.cache.chunks_held >= 5
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_check_consistency_reads_the_edges_in_chunks(directed):
+    # chunks of at most 7 arcs (as a device too small for every edge at once would
+    # give), never every edge at once; a problem in several chunks is named once
+    rng = np.random.default_rng(3)
+    ops = get_backend("cpu")
+    ops.bulk_load_rows = lambda reserved_bytes=0: 7
+    store = GraphStore(ops, directed, np.float64)
+    store.add_vertices(np.arange(50))
+    store.load(rng.integers(0, 50, 400), rng.integers(0, 50, 400), rng.random(400))
+
+    def whole_graph():
+        raise AssertionError("check_consistency read every edge at once")
+    store.edge_arrays = whole_graph
+    assert len(list(store.edge_chunks(7))) > 1
+    store.check_consistency()
+    store.num_edges += 1
+    with pytest.raises(RuntimeError, match=f"edge count {store.num_edges} != stored edges {store.num_edges - 1}"):
+        store.check_consistency()
+    store.num_edges -= 1
+    owners = store.out.degree[: store.vertex_bound] > 0
+    store.out.nbr[store.out.start[: store.vertex_bound][owners]] += 1      # every list's first arc: unindexed
+    with pytest.raises(RuntimeError, match="an arc is missing from the index") as raised:
+        store.check_consistency()
+    problems = str(raised.value).split(": ", 1)[1].split("; ")
+    assert len(problems) == len(set(problems))

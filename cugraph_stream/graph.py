@@ -969,7 +969,7 @@ class StreamGraph:
         ops, xp, store = self._ops, self._ops.xp, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external, keys = self._vertex_ids(ids, extend=True)
-        external = xp.unique(external)
+        external = ops.sorted_distinct(external)
         report = BatchReport(rows=int(external.size))
         with self._transaction():
             keys.commit(store.journal)
@@ -1016,7 +1016,7 @@ class StreamGraph:
                 raise ValueError(f"vertex {query.source!r} is the source of tracked {query.name}; "
                                  "untrack it first")
         edges_before = store.num_edges
-        internal = xp.unique(ops.asarray(internal))
+        internal = ops.sorted_distinct(ops.asarray(internal))
         report = BatchReport(rows=int(external.size), removed_vertices=int(internal.size))
         with self._transaction():
             if self._times is not None:

@@ -59,7 +59,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "remove_entries"})
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check

@@ -324,7 +324,7 @@ class TimeWindow:
         xp = self.ops.xp
         if internal.size == 0 or self.index.live == 0:
             return
-        gone = xp.unique(internal)
+        gone = self.ops.sorted_distinct(internal)
         held, keys = self._live()
         hit = _isin(xp, keys >> 32, gone) | _isin(xp, keys & _LOW, gone)
         keys, held = self.ops.compress(hit, keys, held)
@@ -338,7 +338,7 @@ class TimeWindow:
         if self.index.live:
             raise ValueError("TimeWindow.restore needs an empty window")
         key = self._key(self.ops.asarray(u, dtype=xp.int64), self.ops.asarray(v, dtype=xp.int64))
-        if key.size > 1 and int(xp.unique(key).size) != int(key.size):
+        if key.size > 1 and int(self.ops.sorted_distinct(key).size) != int(key.size):
             raise ValueError("the window names an edge twice")
         self.index.insert(key, self._encode(self.ops.asarray(times)))
         self.newest = None if newest is None else (int(newest) if self.dtype.kind == "i" else float(newest))

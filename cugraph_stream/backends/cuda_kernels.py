@@ -39,7 +39,7 @@ VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
                np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
-                 "converge_block", "converge_grid", "keep_ties_warp")
+                 "converge_block", "keep_ties_warp")
 #: (value type, extend, order) of every rule of :mod:`cugraph_stream.algorithms.specs`, each once;
 #: every relax kernel is compiled for each of them and each weight type
 RULE_INSTANCES = list(dict.fromkeys((VALUE_TYPES[np.dtype(rule.value_dtype)], rule.extend, rule.order)

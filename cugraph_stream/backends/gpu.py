@@ -4,14 +4,9 @@ Plain array steps use CuPy; the graph operators launch the kernels through
 :mod:`cugraph_stream.backends.cuda_kernels`.  The batch reduction and the
 list updates are per-edge and per-list kernels.  Small push and
 invalidation phases (the usual incremental batch) run whole in one thread
-block, level after level (a warp per list, the whole block per hub list).
-A wider push phase (a recomputation, a large batch) runs whole in one
-cooperative launch of as many blocks as the device holds at once, with
-grid barriers between levels (``converge_grid``: a thread, a warp, a block
-or the whole grid per list, by degree), so it costs one launch and one
-copy to the host whatever its depth.  Wider invalidation and pull phases go
-step by step, with frontiers as byte maps compacted after each step (no
-atomics to enqueue, no duplicates).  Every per-list launch is
+block, level after level (a warp per list, the whole block per hub list);
+wider ones step by step, with frontiers as byte maps compacted after each
+step (no atomics to enqueue, no duplicates).  Every per-list launch is
 scheduled by degree (a thread, a warp or a block per list), so a hub never
 leaves one warp reading its list alone.  Sets of vertex ids (distinct ids,
 change records) are kept with per-vertex epoch stamps in one launch each.
@@ -56,24 +51,9 @@ _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no b
 _FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
 _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
-_GRID_THREADS = 512           # threads per block of the whole-grid push phase (converge_grid)
-_GRID_DEGREE = 1 << 15        # lists from here are relaxed by the whole grid, not one block
-_GRID_QUEUE_LIMIT = 1 << 22   # activated vertices one whole-grid push phase may log
-_GRID_GIANT_LISTS = 256       # lists of one level the whole grid relaxes (kernels/relax.cu CGS_GIANT_LISTS)
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
-
-
-@functools.lru_cache(maxsize=None)
-def _resident_blocks(kernel, threads):
-    """Blocks of ``threads`` threads of ``kernel`` that the device holds at once:
-    the grid of a cooperative launch (all blocks resident, so they may wait
-    on each other)."""
-    from cupy.cuda import Device, driver
-
-    per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, threads, 0)
-    return max(1, per_sm) * Device().attributes["MultiProcessorCount"]
 
 
 def engine_memory_pool():
@@ -639,59 +619,28 @@ class GPUBackend(Backend):
         return self._take_flagged(improved, value.size), edges_read
 
     def converge(self, adjs, frontier, value, parent, rule):
-        # a small phase runs in one block; a wide one (or what a small one
-        # grows into) in one whole-grid launch per queue's worth of levels
+        # small phases run whole in one block; what is left (a wide level)
+        # continues step by step
         xp = self.xp
         n = int(frontier.size)
-        if n == 0:
-            return frontier, 0
-        lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
-        args = lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent)
+        if n == 0 or n > _FUSED_LEVEL_LIMIT:
+            return super().converge(adjs, frontier, value, parent, rule)
         bound = int(value.size)
+        queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
         queued = self._scratch("queued", bound, xp.int32, zeroed=True)
-        activated, edges_read = [], 0
-        if n <= _FUSED_LEVEL_LIMIT:
-            queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
-            queue[:n] = frontier
-            out = xp.zeros(3, dtype=xp.uint64)
-            self._relax_kernel("converge_block", rule, adjs[0].wgt)(
-                (1,), (_FUSED_THREADS,),
-                (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
-                 np.int64(_LARGE_DEGREE)) + args + (queued, out))
-            relaxed, end, edges_read = (int(c) for c in out.get())
-            activated.append(queue[:relaxed].copy())
-            frontier = queue[relaxed:end].copy()
-        while frontier.size:
-            step, frontier, read = self._converge_grid(frontier, bound, args, queued, rule, adjs[0].wgt)
-            activated.append(step)
-            edges_read += read
-        return (activated[0] if len(activated) == 1 else xp.concatenate(activated)), edges_read
-
-    def _converge_grid(self, frontier, bound, args, queued, rule, weights):
-        """Relax from ``frontier`` level after level in one cooperative launch
-        (``converge_grid``, every block resident, grid barriers between levels)
-        until no value improves or the queue is full; returns ``(activated,
-        frontier left, edges read)`` after one copy to the host."""
-        xp = self.xp
-        n = int(frontier.size)
-        # a level appends at most one entry per vertex, after a queue of at most the limit or
-        # the first frontier (a computation from scratch may start from every vertex)
-        queue = self._scratch("grid_queue", max(_GRID_QUEUE_LIMIT, n) + bound, xp.int64)
-        room = 2 * bound
-        sets = self._scratch("grid_lists", room, xp.int64)
-        giant = self._scratch("grid_giants", _GRID_GIANT_LISTS, xp.int64)
-        barrier = self._scratch("grid_barrier", 2, xp.uint32, zeroed=True)
         queue[:n] = frontier
-        state = xp.zeros(7, dtype=xp.uint64)
-        state[0] = n
-        kernel = self._relax_kernel("converge_grid", rule, weights)
-        kernel((_resident_blocks(kernel, _GRID_THREADS),), (_GRID_THREADS,),
-               (queue, np.int64(0), np.int64(n), np.int64(_GRID_QUEUE_LIMIT), np.int64(_SMALL_DEGREE),
-                np.int64(_LARGE_DEGREE), np.int64(_GRID_DEGREE)) + args
-               + (queued, sets, np.int64(room), giant, state, barrier),
-               enable_cooperative_groups=True)
-        _, edges_read, _, _, _, relaxed, end = (int(c) for c in state.get())
-        return queue[:relaxed].copy(), queue[relaxed:end].copy(), edges_read
+        out = xp.zeros(3, dtype=xp.uint64)
+        lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
+        self._relax_kernel("converge_block", rule, adjs[0].wgt)(
+            (1,), (_FUSED_THREADS,),
+            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
+             np.int64(_LARGE_DEGREE)) + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
+        relaxed, end, edges_read = (int(c) for c in out.get())
+        activated = queue[:relaxed].copy()
+        if end == relaxed:
+            return activated, edges_read
+        rest, more = super().converge(adjs, queue[relaxed:end].copy(), value, parent, rule)
+        return xp.concatenate((activated, rest)), edges_read + more
 
     def relax_arcs(self, u, v, w, value, parent, rule):
         xp = self.xp

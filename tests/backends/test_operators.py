@@ -426,26 +426,18 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
     assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
 
 
-@pytest.fixture(params=["default", "narrow", "all-warps", "all-hubs", "all-giants"])
+@pytest.fixture(params=["default", "narrow", "all-hubs"])
 def fused_limits(request, monkeypatch):
-    """Run the GPU's fused phases with their default limits; with limits so
-    narrow that the one-block phases hand every wide level on (to the
-    whole-grid push phase, itself relaunched every few levels, or to the
-    per-step launches); with every list relaxed by a warp; with every list
-    counted a hub (a block scans each one, and a level's hubs beyond what one
-    block sets aside fall back to their warps); and with every list relaxed
-    by the whole grid (beyond the giant lists a level holds: by blocks)."""
+    """Run the GPU's one-block phases with their default limits; with limits
+    so narrow that they hand every wide level to the per-step launches; and
+    with every list counted a hub (the whole block scans each one, and a
+    level's hubs beyond what the block sets aside fall back to their warps)."""
     from cugraph_stream.backends import gpu
     if request.param == "narrow":
         monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
         monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 10)
-        monkeypatch.setattr(gpu, "_GRID_QUEUE_LIMIT", 10)
-    if request.param != "default" and request.param != "narrow":
-        monkeypatch.setattr(gpu, "_SMALL_DEGREE", 1)
-    if request.param in ("all-hubs", "all-giants"):
+    if request.param == "all-hubs":
         monkeypatch.setattr(gpu, "_LARGE_DEGREE", 1)
-    if request.param == "all-giants":
-        monkeypatch.setattr(gpu, "_GRID_DEGREE", 1)
     return request.param
 
 
@@ -488,8 +480,8 @@ def test_converge_reaches_the_fixpoint(ops, fused_limits, name):
 
 def test_converge_of_a_wide_phase_with_a_giant_list(ops):
     """A push phase wider than one block holds, at the default limits: levels of
-    tens of thousands of vertices, and a source whose list is long enough for
-    the GPU's whole grid to relax it.  Integer weights: float sums are exact,
+    tens of thousands of vertices (the GPU's per-step launches), and a source
+    list of 40,000 entries.  Integer weights: float sums are exact,
     so every reached vertex's parent arc must give exactly its distance."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra

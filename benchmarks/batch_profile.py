@@ -113,6 +113,9 @@ def make_batches(xp, edges, rows, count, seed):
     src, dst, w = (xp.asarray(edges[c]) for c in ("src", "dst", "weight"))
     rng = np.random.default_rng(seed)
     total = rows * count
+    if 2 * total > int(src.size):
+        raise SystemExit(f"{count} batches of {rows} rows draw {2 * total:,} distinct edges (half deleted, half "
+                         f"inserted), more than the graph's {int(src.size):,}: raise --scale or lower --rows")
     chosen = xp.asarray(rng.permutation(int(src.size))[:2 * total])
     present = xp.ones(int(src.size), dtype=bool)
     present[chosen[total:]] = False

@@ -128,14 +128,21 @@ def test_arc_find_claim_locate(ops, seed):
     assert host(ops, ops.arc_locate(table, keys[gone], ops.asarray(new_slots))).tolist() == pos.tolist()
 
 
-def test_arc_build_matches_claims(ops):
-    rng = np.random.default_rng(3)
+def random_indexed_arcs(ops, seed):
+    """An out-adjacency of 300 vertices with random arcs, its arc index, and the
+    arcs' keys and slots: ``(adjacency, index, keys, slots)``."""
+    rng = np.random.default_rng(seed)
     n = 300
     arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (5000, 2))}
     adj, index = indexed_arcs(ops, n, arcs)
     u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
     keys = ops.asarray((u << 32) | v)
     slots = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, keys))])
+    return adj, index, keys, slots
+
+
+def test_arc_build_matches_claims(ops):
+    adj, index, keys, slots = random_indexed_arcs(ops, 3)
     for build in (True, False):
         table = ops.asarray(np.full(index.capacity, EMPTY_SLOT, dtype=SLOT_DTYPE))
         if build:
@@ -151,13 +158,7 @@ def test_a_table_builder_that_copies_its_own_table_writes_every_position(ops, me
     # ArcIndex.begin_build fills a new table with EMPTY_SLOT only where the builder enters
     # arcs into it; one that copies a working table (the GPU's, for a table in host memory)
     # must leave nothing of what the table held before
-    rng = np.random.default_rng(4)
-    n = 300
-    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (5000, 2))}
-    adj, index = indexed_arcs(ops, n, arcs)
-    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
-    keys = ops.asarray((u << 32) | v)
-    slots = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, keys))])
+    adj, index, keys, slots = random_indexed_arcs(ops, 4)
     stale = DELETED_SLOT - 1                   # neither empty nor any arc's slot
     table = ops.aligned_empty(index.capacity, SLOT_DTYPE, memory=memory)
     table.fill(stale)

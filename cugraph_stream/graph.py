@@ -966,7 +966,7 @@ class StreamGraph:
         BatchReport
             ``new_vertices`` counts the vertices added.
         """
-        ops, xp, store = self._ops, self._ops.xp, self._store
+        ops, store = self._ops, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external, keys = self._vertex_ids(ids, extend=True)
         external = ops.sorted_distinct(external)
@@ -1002,7 +1002,7 @@ class StreamGraph:
             If an id is not a vertex or is the source of a tracked query;
             nothing changes then.
         """
-        ops, xp, store = self._ops, self._ops.xp, self._store
+        ops, store = self._ops, self._store
         clock, calls = PhaseClock(ops), ops.calls.snapshot()
         external, _ = self._vertex_ids(ids)
         internal = ops.to_host(store.vertices.lookup(external))

@@ -85,6 +85,7 @@ import math
 
 import numpy as np
 
+from ..floats import exact_astype
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .monotonic import Work
 
@@ -538,8 +539,11 @@ class PageRankEngine:
         if self.weighted:
             arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u, delta.updated_u))
             arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v, delta.updated_v))
-            gain = xp.concatenate((delta.inserted_w.astype(xp.float64), -delta.deleted_w.astype(xp.float64),
-                                   delta.updated_new.astype(xp.float64) - delta.updated_old.astype(xp.float64)))
+            # (exact_astype: CuPy's float32 -> float64 astype reads a subnormal weight as 0, and a vertex
+            # whose only out-weights are subnormal would pass for dangling)
+            inserted, deleted, new_w, old_w = (exact_astype(w, xp.float64) for w in (
+                delta.inserted_w, delta.deleted_w, delta.updated_new, delta.updated_old))
+            gain = xp.concatenate((inserted, -deleted, new_w - old_w))
         else:                                   # reweighting changes nothing unweighted
             arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u))
             arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v))

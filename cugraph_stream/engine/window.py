@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ..floats import ordered_bits
+from ..floats import exact_astype, ordered_bits
 from .hash_index import EdgeIndex, arc_key
 from .journal import Journal
 from .reduce import INSERT
@@ -136,7 +136,7 @@ class TimeWindow:
         xp = self.ops.xp
         times = xp.asarray(times)
         if self.dtype.kind == "f":
-            return ordered_bits(xp.ascontiguousarray(times.astype(xp.float64, copy=False)))
+            return ordered_bits(xp.ascontiguousarray(exact_astype(times, xp.float64)))     # (subnormals kept)
         return times.astype(xp.int64, copy=False)
 
     def _decode(self, keys):

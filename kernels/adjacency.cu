@@ -6,11 +6,18 @@
 // positions, every removed slot below that boundary (a hole) takes the next
 // surviving entry from the tail beyond it, and the list's degree drops.
 // `twin` (slot pointers: 4 bytes, see adjacency.SLOT_DTYPE) is read only where `has_twin`.  Each move is written out (owner,
-// source, target) so that whoever indexes slots can follow it.
+// source, target) so that whoever indexes slots can follow it, with the
+// values it moved (moved_nbr, moved_wgt, moved_twin: what the source slot
+// still holds).  With `keep`, the pre-images a journal needs are written too,
+// per row: the removed entry's values (old_nbr, old_wgt, old_twin) and its
+// list's degree before the call (old_degree); the list's thread reads them
+// all before it writes any hole, so no row reads a value another row wrote.
 template <typename W>
-__global__ void close_holes(const long long* slots, const long long* owners, long long rows, const long long* start,
-                            long long* degree, int* nbr, W* wgt, unsigned int* twin, int has_twin, long long* move_owner,
-                            long long* move_source, long long* move_target, unsigned long long* moved)
+__global__ void remove_entries(const long long* slots, const long long* owners, long long rows, const long long* start,
+                               long long* degree, int* nbr, W* wgt, unsigned int* twin, int has_twin, int keep,
+                               int* old_nbr, W* old_wgt, unsigned int* old_twin, long long* old_degree,
+                               long long* move_owner, long long* move_source, long long* move_target, int* moved_nbr,
+                               W* moved_wgt, unsigned int* moved_twin, unsigned long long* moved)
 {
   long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (first >= rows) return;
@@ -20,6 +27,15 @@ __global__ void close_holes(const long long* slots, const long long* owners, lon
   long long count = 0;
   while (first + count < rows && owners[first + count] == u) ++count;
   long long end = start[u] + degree[u];
+  if (keep) {
+    for (long long i = first; i < first + count; ++i) {
+      long long s = slots[i];
+      old_nbr[i] = nbr[s];
+      old_wgt[i] = wgt[s];
+      if (has_twin) old_twin[i] = twin[s];
+      old_degree[i] = end - start[u];
+    }
+  }
   long long boundary = end - count;
   long long holes = 0;
   while (holes < count && slots[first + holes] < boundary) ++holes;
@@ -33,12 +49,21 @@ __global__ void close_holes(const long long* slots, const long long* owners, lon
         continue;
       }
       long long target = slots[first + hole];
-      nbr[target] = nbr[tail];
-      wgt[target] = wgt[tail];
-      if (has_twin) twin[target] = twin[tail];
-      move_owner[out + hole] = u;
-      move_source[out + hole] = tail;
-      move_target[out + hole] = target;
+      long long m = out + hole;
+      int n = nbr[tail];
+      W w = wgt[tail];
+      nbr[target] = n;
+      wgt[target] = w;
+      moved_nbr[m] = n;
+      moved_wgt[m] = w;
+      if (has_twin) {
+        unsigned int t = twin[tail];
+        twin[target] = t;
+        moved_twin[m] = t;
+      }
+      move_owner[m] = u;
+      move_source[m] = tail;
+      move_target[m] = target;
       ++hole;
     }
   }

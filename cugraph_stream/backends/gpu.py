@@ -40,7 +40,7 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder,
-                   Backend, NetChanges)
+                   Backend, NetChanges, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -482,21 +482,47 @@ class GPUBackend(Backend):
 
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
+        removed = self._remove_sorted(adj, owners, slots, keep=False)
+        return removed.owner, removed.source, removed.target
+
+    def remove_entries(self, adj, owners, slots, keep=True):
+        if slots.size > 1:
+            order = self.xp.argsort(slots)
+            owners, slots = owners[order], slots[order]
+        return self._remove_sorted(adj, owners, slots, keep)
+
+    def _remove_sorted(self, adj, owners, slots, keep):
+        """:meth:`remove_entries` of rows sorted by slot: one kernel writes the
+        moves, the moved values and (``keep``) the pre-images; one sync reads
+        how many entries moved."""
         xp = self.xp
         _check_slot_pointers(adj.twin)
         n = int(slots.size)
+        with_twin = adj.twin is not None
+        twin = adj.twin if with_twin else adj.nbr.view(xp.uint32)
         owner, source, target = (xp.empty(n, dtype=xp.int64) for _ in range(3))
-        if n == 0:
-            return owner, source, target
-        moved = xp.zeros(1, dtype=xp.uint64)
-        name = f"close_holes<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
-        cuda_kernels.get_kernel("adjacency", name)(
-            (_blocks(n),), (_THREADS,),
-            (slots, owners, np.int64(n), adj.start, adj.degree, adj.nbr, adj.wgt,
-             adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None), owner, source, target,
-             moved))
-        k = int(moved.get()[0])
-        return owner[:k], source[:k], target[:k]
+        moved_values = (xp.empty(n, dtype=adj.nbr.dtype), xp.empty(n, dtype=adj.wgt.dtype),
+                        xp.empty(n if with_twin else 0, dtype=twin.dtype))
+        rows = n if keep else 0
+        old_values = (xp.empty(rows, dtype=adj.nbr.dtype), xp.empty(rows, dtype=adj.wgt.dtype),
+                      xp.empty(rows if with_twin else 0, dtype=twin.dtype))
+        old_degree = xp.empty(rows, dtype=adj.degree.dtype)
+        k = 0
+        if n:
+            moved = xp.zeros(1, dtype=xp.uint64)
+            name = f"remove_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+            cuda_kernels.get_kernel("adjacency", name)(
+                (_blocks(n),), (_THREADS,),
+                (slots, owners, np.int64(n), adj.start, adj.degree, adj.nbr, adj.wgt, twin, np.int32(with_twin),
+                 np.int32(keep), *old_values, old_degree, owner, source, target, *moved_values, moved))
+            k = int(moved.get()[0])
+        owner, source, target = owner[:k], source[:k], target[:k]
+        if not keep:
+            return RemovedEntries(owner, source, target, slots, None, None, None, None)
+        twins = (lambda values: values) if with_twin else (lambda values: None)
+        return RemovedEntries(owner, source, target, slots, owners, old_degree,
+                              (old_values[0], old_values[1], twins(old_values[2])),
+                              (moved_values[0][:k], moved_values[1][:k], twins(moved_values[2][:k])))
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         xp = self.xp

@@ -15,6 +15,22 @@ __global__ void distinct(const long long* ids, long long count, unsigned int* st
   if (atomicExch(stamp + v, epoch) != epoch) out[atomicAdd(kept, 1ull)] = v;
 }
 
+// The distinct ids of ids[0:count] whose byte in `flag` is set, each once
+// (out[0:kept]); their bytes are cleared.  Every flagged vertex must be among
+// the ids (a byte map set by a launch over these ids): then the map is clear
+// afterwards, at the cost of the ids, not of the whole map.
+__global__ void take_flagged_among(const long long* ids, long long count, unsigned char* flag, unsigned int* stamp,
+                                   unsigned int epoch, long long* out, unsigned long long* kept)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long v = ids[k];
+  if (flag[v] && atomicExch(stamp + v, epoch) != epoch) {
+    flag[v] = 0;
+    out[atomicAdd(kept, 1ull)] = v;
+  }
+}
+
 // The live vertices among ids whose value (or, with `with_parents`, parent)
 // differs from its previous record, or every live one where `forced`; the
 // previous records then take the current ones.  Ids already stamped with

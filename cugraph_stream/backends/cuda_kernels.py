@@ -85,7 +85,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: [f"{k}<{w}>" for k in ("remove_entries", "place_entries", "relocate_lists")
                                  for w in WEIGHT_TYPES.values()],
-           "sets": lambda: (["distinct", "sorted_lookup", "merge_sorted", "compact_flags"]
+           "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "merge_sorted", "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}
 
 

@@ -334,6 +334,16 @@ class GPUBackend(Backend):
         flag[marked] = 0
         return marked
 
+    def _take_flagged_among(self, flag, ids, bound):
+        """:meth:`_take_flagged` of a byte map whose flagged vertices are all among
+        ``ids``, at the cost of the ids: each flagged id once, in no order."""
+        xp = self.xp
+        stamp, epoch = self._stamps(bound)
+        out, kept = xp.empty(ids.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        cuda_kernels.get_kernel("sets", "take_flagged_among")(
+            (_blocks(ids.size),), (_THREADS,), (ids, np.int64(ids.size), flag, stamp, epoch, out, kept))
+        return self._kept(out, kept)
+
     # -------------------------------------------------------------- primitives
     def expand_segments(self, starts, lengths):
         xp = self.xp
@@ -677,7 +687,7 @@ class GPUBackend(Backend):
         self._relax_kernel("relax_arcs", rule, w)(
             (_blocks(u.size),), (_THREADS,),
             (u, v, w, np.int64(u.size), value, parent, improved, unreachable, check))
-        return self._take_flagged(improved, value.size)
+        return self._take_flagged_among(improved, v, value.size)     # (only targets improve)
 
     def pull(self, adj, targets, value, parent, rule):
         # a warp per target, a block per hub (binned by degree, as relax does)

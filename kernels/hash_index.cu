@@ -71,7 +71,7 @@ __global__ void arc_claim(unsigned int* table, long long capacity, const long lo
 // the position of each arc's entry holding its slot (every arc present: the probe
 // needs no adjacency, so it finds entries whose lists have just moved)
 __global__ void arc_locate(const unsigned int* table, long long capacity, const long long* keys,
-                           const long long* slots, long long count, long long* found)
+                           const long long* slots, long long count, long long* found, unsigned int* fault)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
@@ -80,7 +80,11 @@ __global__ void arc_locate(const unsigned int* table, long long capacity, const 
   while (true) {
     unsigned int seen = table[slot];
     if (seen == wanted) break;
-    if (seen == CGS_EMPTY_SLOT) { slot = -1; break; }   // not there: the caller checks
+    if (seen == CGS_EMPTY_SLOT) {   // not there: a broken index, raised at the next synchronisation
+      atomicOr(fault, 1u);
+      slot = -1;
+      break;
+    }
     slot = arc_next(slot, capacity);
   }
   found[k] = slot;

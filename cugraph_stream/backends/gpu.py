@@ -31,6 +31,7 @@ go through :func:`~cugraph_stream.floats.exact_astype`).
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import weakref
 
@@ -43,6 +44,9 @@ from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTY
                    Backend, NetChanges, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
+
+#: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
+DEVICE_FAULTS = {1: "arc_locate: an arc is not in the index at its slot"}
 
 _THREADS = 256
 _SMALL_DEGREE = 32      # below: a thread per vertex
@@ -183,6 +187,7 @@ class GPUBackend(Backend):
         import cupy
 
         self.xp = cupy
+        self._faults = None
         self.discard_scratch()
 
     def __reduce__(self):
@@ -245,7 +250,24 @@ class GPUBackend(Backend):
         return self.xp.cuda.using_allocator(_engine_pool(self.xp).malloc)
 
     def synchronize(self):
+        """Wait for the queued work, then raise what a kernel reported broken (see :meth:`_fault_word`)."""
         self.xp.cuda.get_current_stream().synchronize()
+        if self._faults is not None and self._faults[1][0]:
+            bits, self._faults[1][0] = int(self._faults[1][0]), 0
+            raise KeyError("; ".join(message for bit, message in DEVICE_FAULTS.items() if bits & bit))
+
+    def _fault_word(self):
+        """A word of pinned, mapped host memory where kernels set :data:`DEVICE_FAULTS`
+        bits when they meet a broken invariant they cannot stop at (a kernel
+        cannot raise): the host reads it after the next :meth:`synchronize`,
+        without a copy, and raises there (the transaction then rolls back).
+        Returns the device view (passed to kernels)."""
+        if self._faults is None:
+            device = pinned_host_array(self.xp, 1, np.uint32, 64)
+            host = np.ctypeslib.as_array((ctypes.c_uint32 * 1).from_address(device.data.ptr))
+            host[0] = 0
+            self._faults = (device, host)
+        return self._faults[0]
 
     def mark(self):
         event = self.xp.cuda.Event()          # timing enabled: records when the queue reaches it
@@ -487,7 +509,7 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("hash_index", "arc_locate")(
                 (_blocks(keys.size),), (_THREADS,),
                 (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
-                 slots.astype(xp.int64, copy=False), np.int64(keys.size), found))
+                 slots.astype(xp.int64, copy=False), np.int64(keys.size), found, self._fault_word()))
         return found
 
     # ------------------------------------------------------------ adjacency

@@ -128,6 +128,23 @@ def test_arc_find_claim_locate(ops, seed):
     assert host(ops, ops.arc_locate(table, keys[gone], ops.asarray(new_slots))).tolist() == pos.tolist()
 
 
+def test_arc_locate_of_an_arc_not_in_the_index_raises(ops):
+    """A broken index (an arc not at the slot it is looked for at) raises ``KeyError``: on
+    the CPU at the call, on the GPU at the next synchronisation (a kernel cannot raise;
+    a transaction's commit synchronises, so the batch rolls back), and only once."""
+    adj, index = indexed_arcs(ops, 4, {(0, 1): 1.0, (1, 2): 1.0})
+    absent = ops.asarray(np.array([(2 << 32) | 3], dtype=np.int64))
+    with pytest.raises(KeyError, match="not in the index"):
+        ops.arc_locate(index.table, absent, ops.asarray(np.array([0], dtype=np.int64)))
+        ops.synchronize()
+    ops.synchronize()
+    present = ops.asarray(np.array([1 << 32 | 2], dtype=np.int64))
+    slot = ops.asarray(host(ops, index.table)[host(ops, ops.arc_find(index.table, adj, present))])
+    assert host(ops, ops.arc_locate(index.table, present, slot)).tolist() == host(
+        ops, ops.arc_find(index.table, adj, present)).tolist()
+    ops.synchronize()
+
+
 def random_indexed_arcs(ops, seed):
     """An out-adjacency of 300 vertices with random arcs, its arc index, and the
     arcs' keys and slots: ``(adjacency, index, keys, slots)``."""

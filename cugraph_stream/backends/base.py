@@ -432,6 +432,32 @@ class Backend(abc.ABC):
         """
 
     # -------------------------------------------------------------- primitives
+    def take(self, array, index):
+        """``array[index]``: a gather of a 1-D array at an integer index array
+        (negative positions count from the end).  The GPU launches one kernel
+        for it, where CuPy's indexing costs several times its host time.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> get_backend("cpu").take(np.array([5., 6., 7.]), np.array([2, 0, -1])).tolist()
+        [7.0, 5.0, 7.0]
+        """
+        return array[index]
+
+    def put(self, array, index, values):
+        """``array[index] = values``: a scatter into a 1-D array at an integer index
+        array, of an array of values (cast as NumPy and CuPy assignments do) or
+        one value; one kernel on the GPU (see :meth:`take`).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> a = np.zeros(4, dtype=np.uint32)
+        >>> ops = get_backend("cpu"); ops.put(a, np.array([1, 3]), 7); ops.put(a, np.array([0]), np.array([2]))
+        >>> a.tolist()
+        [2, 7, 0, 7]
+        """
+        array[index] = values
+
     @abc.abstractmethod
     def expand_segments(self, starts, lengths):
         """Enumerate the elements of segments ``[starts[i], starts[i] + lengths[i])``.

@@ -38,6 +38,8 @@ from ..algorithms.specs import every_rule
 VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
                np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+#: the unsigned words that kernels/arrays.cu moves elements of each width (bytes) as
+WORD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
                  "converge_block", "keep_ties_warp")
 #: (value type, extend, order) of every rule of :mod:`cugraph_stream.algorithms.specs`, each once;
@@ -85,6 +87,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: [f"{k}<{w}>" for k in ("remove_entries", "place_entries", "relocate_lists")
                                  for w in WEIGHT_TYPES.values()],
+           "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "merge_sorted", "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}
 

@@ -367,6 +367,48 @@ class GPUBackend(Backend):
         return self._kept(out, kept)
 
     # -------------------------------------------------------------- primitives
+    def _words(self, array, index):
+        """The word type moving ``array``'s elements when :meth:`take`/:meth:`put` can run
+        their kernel (a 1-D contiguous device array and a 1-D int64 device index), or None."""
+        xp = self.xp
+        if (type(array) is not xp.ndarray or type(index) is not xp.ndarray or array.ndim != 1 or index.ndim != 1
+                or index.dtype != xp.int64 or not array.flags.c_contiguous):
+            return None
+        return cuda_kernels.WORD_TYPES.get(array.itemsize)
+
+    def take(self, array, index):
+        word = self._words(array, index)
+        if word is None:
+            return array[index]
+        out = self.xp.empty(index.size, dtype=array.dtype)
+        if index.size:
+            cuda_kernels.get_kernel("arrays", f"take<{word}>")(
+                (_blocks(index.size),), (_THREADS,),
+                (array, np.int64(array.size), self.xp.ascontiguousarray(index), np.int64(index.size), out))
+        return out
+
+    def put(self, array, index, values):
+        xp = self.xp
+        word = self._words(array, index)
+        one = not isinstance(values, xp.ndarray) and np.ndim(values) == 0
+        if word is None or not (one or (values.dtype == array.dtype and values.shape == index.shape)):
+            array[index] = values
+            return
+        if index.size == 0:
+            return
+        head = (array, np.int64(array.size), xp.ascontiguousarray(index), np.int64(index.size))
+        if one:     # the value's bits in the array's dtype, converted on the host (exactly)
+            try:
+                bits = np.asarray(values, dtype=array.dtype).view(f"u{array.itemsize}")[()]
+            except (OverflowError, ValueError, TypeError):      # (a value NumPy will not convert: CuPy's way)
+                array[index] = values
+                return
+            cuda_kernels.get_kernel("arrays", f"put_value<{word}>")((_blocks(index.size),), (_THREADS,),
+                                                                     head + (bits,))
+        else:
+            cuda_kernels.get_kernel("arrays", f"put<{word}>")((_blocks(index.size),), (_THREADS,),
+                                                               head + (xp.ascontiguousarray(values),))
+
     def expand_segments(self, starts, lengths):
         xp = self.xp
         empty = xp.empty(0, dtype=xp.int64)

@@ -53,11 +53,18 @@ class RollbackError(RuntimeError):
 class Journal:
     """Undo log of one transaction at a time (see the module docstring).
 
+    ``ops`` (a :class:`~cugraph_stream.backends.base.Backend`), when given,
+    gathers the pre-images and scatters the writes of index arrays
+    (:meth:`~cugraph_stream.backends.base.Backend.take`, ``put``: one kernel
+    each on the GPU); without it, plain indexing does.  The rollback always
+    writes back with plain indexing.
+
     Outside a transaction every method only does its write (or nothing), so
     the engine's classes also run without one (doctests, direct use).
     """
 
-    def __init__(self):
+    def __init__(self, ops=None):
+        self._ops = ops               # the Backend whose take/put gather and scatter (or plain indexing)
         self._entries = None          # None: no transaction open
         self._whole = set()           # ids of the arrays saved whole in this transaction
         self._participants = {}       # id -> participant, in enlisting order
@@ -100,8 +107,10 @@ class Journal:
             index = slice(index, index + 1)
         if isinstance(index, slice):
             values = array[index].copy()          # a view otherwise
-        else:
+        elif self._ops is None:
             values = array[index]                 # integer indexing copies
+        else:
+            values = self._ops.take(array, index)
         self._entries.append((_put, array, index, values))
 
     def saved(self, array, index, values):
@@ -121,7 +130,10 @@ class Journal:
     def write(self, array, index, values):
         """``array[index] = values``, journaled."""
         self.save(array, index)
-        array[index] = values
+        if self._ops is None or isinstance(index, (int, slice)):
+            array[index] = values
+        else:
+            self._ops.put(array, index, values)
 
     def assign(self, owner, name, value):
         """``setattr(owner, name, value)``, keeping the old value (a scalar or an array

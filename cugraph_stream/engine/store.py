@@ -127,7 +127,7 @@ class GraphStore:
         if not isinstance(placement, Placement):        # the options of Placement.resolve
             placement = Placement.resolve(placement, cache_budget, tau, chunk_bytes)
         self.placement = placement
-        self.journal = Journal()
+        self.journal = Journal(ops)
         self.vertices = VertexTable(ops, self.journal)
         self.out = Adjacency(ops, self.weight_dtype, with_twin=self.directed, memory=placement.memory,
                              journal=self.journal)

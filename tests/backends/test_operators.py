@@ -45,6 +45,40 @@ def test_expand_segments(ops):
     assert host(ops, owner).tolist() == [0, 0, 2, 2, 2]
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.uint32, np.int32, np.int64, np.float32,
+                                   np.float64])
+def test_take_and_put_match_indexing(ops, dtype):
+    """Gathers and scatters at int64 positions (negative ones from the end) equal NumPy's
+    indexing, float32 subnormals and -0.0 kept bit for bit; a value of another dtype
+    is cast as NumPy casts."""
+    rng = np.random.default_rng(3)
+    n = 1000
+    if np.dtype(dtype).kind == "f":
+        base = rng.standard_normal(n).astype(dtype)
+        base[:3] = [np.finfo(dtype).smallest_subnormal, -0.0, -np.finfo(dtype).smallest_subnormal]
+    else:
+        base = rng.integers(0, 2 if dtype is np.bool_ else 100, n).astype(dtype)
+    index = rng.integers(-n, n, 300)
+    taken = host(ops, ops.take(ops.asarray(base), ops.asarray(index)))
+    assert taken.dtype == base.dtype and taken.tobytes() == base[index].tobytes()
+    assert host(ops, ops.take(ops.asarray(base), ops.asarray(index[:0]))).size == 0
+
+    expected, array = base.copy(), ops.asarray(base)
+    targets = rng.choice(np.arange(-n, n), 200, replace=False)
+    targets = targets[np.unique(np.where(targets < 0, targets + n, targets), return_index=True)[1]]
+    values = base[rng.integers(0, n, targets.size)][::-1].copy()
+    expected[targets] = values
+    ops.put(array, ops.asarray(targets), ops.asarray(values))
+    assert host(ops, array).tobytes() == expected.tobytes()
+    one = dtype(1) if dtype is np.bool_ else base[2]
+    expected[targets[:50]] = one
+    ops.put(array, ops.asarray(targets[:50]), one)
+    assert host(ops, array).tobytes() == expected.tobytes()
+    expected[targets[50:60]] = np.arange(10)             # int64 values: cast to the array's dtype
+    ops.put(array, ops.asarray(targets[50:60]), ops.asarray(np.arange(10)))
+    assert host(ops, array).tobytes() == expected.tobytes()
+
+
 def test_unique_and_factorize(ops):
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 500, 3000)

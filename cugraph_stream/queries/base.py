@@ -147,15 +147,16 @@ class Query:
         # an incremental update gives up (and recomputes) once its work passes a recomputation's
         engine.give_up_above = self.cost_model.recompute_budget(size) \
             if self.mode == "auto" and engine.incremental else None
+        name = self.name
         fix = engine.correct(delta)
-        clock.lap(f"{self.name}:correct")
+        clock.lap(f"{name}:correct")
         run = engine.converge()
-        clock.lap(f"{self.name}:compute")
+        clock.lap(f"{name}:compute")
         if engine.gave_up:
             choice = PathChoice("recompute", f"gave up incremental: {engine.gave_up}", choice.incremental_s,
                                 choice.recompute_s)
         self._last_update = (choice.path, _total(fix, run), changed, size)
-        return QueryReport(self.name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
+        return QueryReport(name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
                            edges_scanned=fix.edges_scanned + run.edges_scanned, converged=engine.converged,
                            path=choice.path, path_reason=choice.reason, estimated_incremental_s=choice.incremental_s,
                            estimated_recompute_s=choice.recompute_s)

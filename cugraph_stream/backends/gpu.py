@@ -49,6 +49,7 @@ from .pinned import pinned_host_array
 DEVICE_FAULTS = {1: "arc_locate: an arc is not in the index at its slot"}
 
 _THREADS = 256
+_STAGING_BYTES = 4 << 20      # batches up to here reach the device through a pinned staging buffer
 _SMALL_DEGREE = 32      # below: a thread per vertex
 _LARGE_DEGREE = 1024    # from here: a block per vertex; between: a warp
 _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no binning
@@ -188,6 +189,7 @@ class GPUBackend(Backend):
 
         self.xp = cupy
         self._faults = None
+        self._staging_buffer = self._staged = None     # see _staging
         self.discard_scratch()
 
     def __reduce__(self):
@@ -212,11 +214,33 @@ class GPUBackend(Backend):
             total += -total % 8
             offsets.append(total)
             total += a.nbytes
-        packed = np.empty(total, dtype=np.uint8)
+        staged = total <= _STAGING_BYTES
+        packed = self._staging(total) if staged else np.empty(total, dtype=np.uint8)
         for a, at in zip(arrays, offsets):
             packed[at:at + a.nbytes] = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-        device = self.xp.asarray(packed)
+        if staged:      # from pinned memory the copy is queued, not waited for
+            device = self.xp.empty(total, dtype=np.uint8)
+            stream = self.xp.cuda.get_current_stream()
+            device.set(packed, stream=stream)
+            self._staged.record(stream)
+        else:
+            device = self.xp.asarray(packed)
         return [device[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
+
+    def _staging(self, nbytes):
+        """The first ``nbytes`` of a reusable buffer of pinned host memory, once the
+        copy queued from it last (:meth:`asarrays`) has run (long since, as a rule:
+        every transaction synchronises before it ends)."""
+        held = self._staging_buffer
+        if held is None or held.size < nbytes:
+            size = max(nbytes, 1 << 16, 0 if held is None else 2 * held.size)
+            memory = self.xp.cuda.alloc_pinned_memory(size)
+            self._staging_buffer = held = np.frombuffer(memory, dtype=np.uint8, count=size)
+            self._staged = self.xp.cuda.Event(disable_timing=True)
+        elif not self._staged.done:      # (a query; a wait only for two copies in one transaction)
+            DEVICE_CALLS.syncs += 1
+            self._staged.synchronize()
+        return held[:nbytes]
 
     def to_host(self, array):
         return self.xp.asnumpy(array)

@@ -45,38 +45,68 @@ __global__ void close_holes(const long long* slots, const long long* owners, lon
   degree[u] = end - count - start[u];
 }
 
-// Append entries: rows (owner, neighbour, weight) sorted by owner.  One
-// thread per row; the first row of each list places the list's rows after
-// its entries when the list has room for them all (writing each row's slot),
-// and otherwise reports the list as outgrown with the degree it needs.
-// Rows whose slot is already set (>= 0) were placed by an earlier launch.
+// Append entries: rows (owner, neighbour, weight) in any order, in two
+// launches that share `counts`, per-vertex scratch that is zero before the
+// first and after the second.  The low 32 bits of a vertex's count number its
+// pending rows (its tickets), the high 32 bits the rows of the second launch
+// done with the list's values.  Rows whose slot is already set (>= 0) were
+// placed by an earlier call and are left alone; a pending row holds -1.
+//
+// take_tickets: each pending row takes the next ticket of its list, kept in
+// its slot as -2 - ticket until place_tickets.  Thread 0 clears the outgrown
+// count (the host has read the last call's).
+__global__ void take_tickets(const long long* owners, long long rows, long long* slots,
+                             unsigned long long* counts, unsigned long long* outgrown_count)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0) *outgrown_count = 0;
+  if (i >= rows || slots[i] >= 0) return;
+  unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
+  slots[i] = -2 - static_cast<long long>(ticket);
+}
+
+// place_tickets: a list with room for all its pending rows gets row `ticket`
+// at start + degree + ticket; a list without reports itself once (its
+// ticket-0 row) with the degree it needs, and its rows go back to -1.  The
+// last row of a list to arrive (the high count reaches the low one) raises
+// the degree of a list that had room and clears the count: every other row
+// of the list read the degree before its own atomicAdd (the fences order the
+// read before it).
 template <typename W>
-__global__ void place_entries(const long long* owners, const long long* neighbours, const W* weights, long long rows,
-                              const long long* start, long long* degree, const long long* capacity, int* nbr, W* wgt,
-                              long long* slots, long long* outgrown, long long* need,
+__global__ void place_tickets(const long long* owners, const long long* neighbours, const W* weights,
+                              long long rows, const long long* start, long long* degree,
+                              const long long* capacity, int* nbr, W* wgt, long long* slots,
+                              unsigned long long* counts, long long* outgrown, long long* need,
                               unsigned long long* outgrown_count)
 {
-  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (first >= rows) return;
-  long long u = owners[first];
-  if ((first > 0 && owners[first - 1] == u) || slots[first] >= 0) return;
-
-  long long count = 0;
-  while (first + count < rows && owners[first + count] == u) ++count;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows || slots[i] >= 0) return;
+  long long ticket = -2 - slots[i];
+  long long u = owners[i];
   long long fill = degree[u];
-  if (fill + count > capacity[u]) {
-    unsigned long long k = atomicAdd(outgrown_count, 1ull);
-    outgrown[k] = u;
-    need[k] = fill + count;
-    return;
+  __threadfence();
+  unsigned long long seen = atomicAdd(&counts[u], 1ull << 32);
+  long long tickets = static_cast<long long>(seen & 0xFFFFFFFFull);
+  bool last = static_cast<long long>(seen >> 32) == tickets - 1;
+  bool fits = fill + tickets <= capacity[u];
+  if (fits) {
+    long long at = start[u] + fill + ticket;
+    nbr[at] = static_cast<int>(neighbours[i]);
+    wgt[at] = weights[i];
+    slots[i] = at;
+  } else {
+    slots[i] = -1;
+    if (ticket == 0) {
+      unsigned long long k = atomicAdd(outgrown_count, 1ull);
+      outgrown[k] = u;
+      need[k] = fill + tickets;
+    }
   }
-  long long at = start[u] + fill;
-  for (long long i = 0; i < count; ++i) {
-    nbr[at + i] = static_cast<int>(neighbours[first + i]);
-    wgt[at + i] = weights[first + i];
-    slots[first + i] = at + i;
+  if (last) {
+    __threadfence();
+    if (fits) degree[u] = fill + tickets;
+    counts[u] = 0;
   }
-  degree[u] = fill + count;
 }
 
 // Move whole lists to fresh space: vertices[k]'s list goes to new_start[k]

@@ -165,6 +165,8 @@ class GPUBackend(Backend):
 
     name = "gpu"
     has_device_memory = True
+    #: place_entries takes tickets per list (kernels/adjacency.cu): rows need no sort by owner
+    place_entries_any_order = True
 
     @classmethod
     def unavailable_reason(cls):
@@ -530,17 +532,24 @@ class GPUBackend(Backend):
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
     def place_entries(self, adj, owners, neighbours, weights, slots):
+        # rows in any order: tickets on per-vertex counts, then the placement
+        # (kernels/adjacency.cu); the counts are zero between calls
         xp = self.xp
         n = int(owners.size)
         outgrown, need = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
         if n == 0:
             return outgrown, need
-        count = xp.zeros(1, dtype=xp.uint64)
-        name = f"place_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+        counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
+        count = self._scratch("place_outgrown", 1, xp.uint64)        # (cleared by take_tickets)
+        owners = owners.astype(xp.int64, copy=False)
+        cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
+                                                            (owners, np.int64(n), slots, counts, count))
+        name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
-             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, outgrown, need, count))
+             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
+             count))
         k = int(count.get()[0])
         return outgrown[:k], need[:k]
 

@@ -109,6 +109,75 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
   }
 }
 
+// Plan the move of lists that outgrew their room (Backend.plan_moves), in one
+// block of PLAN_THREADS threads: list k (vertices[k], needing need[k] slots)
+// gets room[k] = 1.5x need[k] in whole units of `align` slots (at least one;
+// backends.base.grown_room), from new_start[k] = base + the room of the lists
+// before it; first[k] = the degrees of the lists before it (where its moves
+// start).  old_start and old_capacity keep the journal's pre-images; totals
+// receives the sums of the room, the degrees and the capacities.  The block
+// scans the three columns a chunk of PLAN_THREADS lists at a time (warp
+// shuffles, then the warps' sums) and carries the sums between chunks.
+constexpr int PLAN_THREADS = 1024;
+
+__global__ void plan_moves(const long long* vertices, const long long* need, long long count, long long base,
+                           long long align, const long long* start, const long long* degree,
+                           const long long* capacity, long long* new_start, long long* room, long long* first,
+                           long long* old_start, long long* old_capacity, long long* totals)
+{
+  __shared__ long long warp_sums[3][PLAN_THREADS / 32];
+  __shared__ long long carry[3];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x < 3) carry[threadIdx.x] = 0;
+  __syncthreads();
+  for (long long chunk = 0; chunk < count; chunk += PLAN_THREADS) {
+    long long k = chunk + threadIdx.x;
+    long long value[3] = {0, 0, 0};     // room, degree, capacity
+    if (k < count) {
+      long long u = vertices[k];
+      long long units = (need[k] + need[k] / 2 + align - 1) / align;
+      value[0] = (units > 1 ? units : 1) * align;
+      value[1] = degree[u];
+      value[2] = capacity[u];
+      room[k] = value[0];
+      old_start[k] = start[u];
+      old_capacity[k] = value[2];
+    }
+    long long sum[3] = {value[0], value[1], value[2]};      // inclusive, within the warp
+    for (int d = 1; d < 32; d <<= 1) {
+      for (int j = 0; j < 3; ++j) {
+        long long up = __shfl_up_sync(0xFFFFFFFFu, sum[j], d);
+        if (lane >= d) sum[j] += up;
+      }
+    }
+    if (lane == 31) {
+      for (int j = 0; j < 3; ++j) warp_sums[j][warp] = sum[j];
+    }
+    __syncthreads();
+    if (warp == 0) {                    // inclusive scan of the warps' sums
+      for (int j = 0; j < 3; ++j) {
+        long long w = warp_sums[j][lane];
+        for (int d = 1; d < 32; d <<= 1) {
+          long long up = __shfl_up_sync(0xFFFFFFFFu, w, d);
+          if (lane >= d) w += up;
+        }
+        warp_sums[j][lane] = w;
+      }
+    }
+    __syncthreads();
+    if (k < count) {
+      long long before[2];
+      for (int j = 0; j < 2; ++j) before[j] = carry[j] + (warp ? warp_sums[j][warp - 1] : 0) + sum[j] - value[j];
+      new_start[k] = base + before[0];
+      first[k] = before[1];
+    }
+    __syncthreads();
+    if (threadIdx.x < 3) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+    __syncthreads();
+  }
+  if (threadIdx.x < 3) totals[threadIdx.x] = carry[threadIdx.x];
+}
+
 // Move whole lists to fresh space: vertices[k]'s list goes to new_start[k]
 // with room[k] slots, one warp per list; its entries are written out as
 // moves (owner, source, target) from position first[k] on.  The list's start

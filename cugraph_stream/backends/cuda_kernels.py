@@ -83,7 +83,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
-           "adjacency": lambda: ["take_tickets"] + [f"{k}<{w}>" for k in ("close_holes", "place_tickets",
+           "adjacency": lambda: ["take_tickets", "plan_moves"] + [f"{k}<{w}>" for k in ("close_holes", "place_tickets",
                                                                             "relocate_lists")
                                                     for w in WEIGHT_TYPES.values()],
            "sets": lambda: (["distinct", "sorted_lookup", "merge_sorted", "compact_flags"]

@@ -40,7 +40,7 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder,
-                   Backend, NetChanges)
+                   Backend, MovePlan, NetChanges)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -54,6 +54,8 @@ _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
+_PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
+_ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
 
 
 def engine_memory_pool():
@@ -499,6 +501,24 @@ class GPUBackend(Backend):
              moved))
         k = int(moved.get()[0])
         return owner[:k], source[:k], target[:k]
+
+    def plan_moves(self, adj, vertices, need, base, align):
+        # one block scans the columns (kernels/adjacency.cu), one copy brings the sums;
+        # a plan too long for one block takes the default's scan
+        xp = self.xp
+        k = int(vertices.size)
+        if k > _ONE_BLOCK_PLAN:
+            return super().plan_moves(adj, vertices, need, base, align)
+        out = xp.empty(5 * k + 3, dtype=xp.int64)
+        new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))
+        totals = out[5 * k:]
+        cuda_kernels.get_kernel("adjacency", "plan_moves")(
+            (1,), (_PLAN_THREADS,),
+            (vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False), np.int64(k), np.int64(base),
+             np.int64(align), adj.start, adj.degree, adj.capacity, new_start, room, first, old_start, old_capacity,
+             totals))
+        room_total, moved, released = (int(t) for t in totals.get())
+        return MovePlan(new_start, room, first, old_start, old_capacity, room_total, moved, released)
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         xp = self.xp

@@ -299,6 +299,32 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     assert np.unique(got[~preset]).size == int((~preset).sum())
 
 
+@pytest.mark.parametrize("lists", [0, 1, 37, 3000])      # (3000: more than one block's chunk on the GPU)
+def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
+    rng = np.random.default_rng(lists)
+    n, align, base = 4000, 32, 1 << 20
+    adj = Adjacency(ops, np.float32, with_twin=False)
+    adj.ensure_vertices(n)
+    start, degree = rng.integers(0, 1 << 19, n), rng.integers(0, 300, n)
+    capacity = degree + rng.integers(0, 40, n)
+    for name, values in (("start", start), ("degree", degree), ("capacity", capacity)):
+        getattr(adj, name)[:n] = ops.asarray(values)
+    vertices = rng.choice(n, lists, replace=False)
+    need = degree[vertices] + rng.integers(1, 200, lists)
+
+    plan = ops.plan_moves(adj, ops.asarray(vertices), ops.asarray(need), base, align)
+
+    room = np.array([max((x + x // 2 + align - 1) // align, 1) * align for x in need.tolist()], dtype=np.int64)
+    assert host(ops, plan.room).tolist() == room.tolist()
+    assert host(ops, plan.new_start).tolist() == (base + np.cumsum(room) - room).tolist()
+    assert host(ops, plan.first).tolist() == (np.cumsum(degree[vertices]) - degree[vertices]).tolist()
+    assert host(ops, plan.old_start).tolist() == start[vertices].tolist()
+    assert host(ops, plan.old_capacity).tolist() == capacity[vertices].tolist()
+    assert (plan.room_total, plan.moved, plan.released) == (
+        int(room.sum()), int(degree[vertices].sum()), int(capacity[vertices].sum()))
+    assert all(type(t) is int for t in (plan.room_total, plan.moved, plan.released))
+
+
 def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
     rng = np.random.default_rng(3)
     n = 5

@@ -70,38 +70,137 @@ __global__ void remove_entries(const long long* slots, const long long* owners, 
   degree[u] = end - count - start[u];
 }
 
-// Append entries: rows (owner, neighbour, weight) sorted by owner.  One
-// thread per row; the first row of each list places the list's rows after
-// its entries when the list has room for them all (writing each row's slot),
-// and otherwise reports the list as outgrown with the degree it needs.
-// Rows whose slot is already set (>= 0) were placed by an earlier launch.
+// Append entries: rows (owner, neighbour, weight) in any order, in two
+// launches that share `counts`, per-vertex scratch that is zero before the
+// first and after the second.  The low 32 bits of a vertex's count number its
+// pending rows (its tickets), the high 32 bits the rows of the second launch
+// done with the list's values.  Rows whose slot is already set (>= 0) were
+// placed by an earlier call and are left alone; a pending row holds -1.
+//
+// take_tickets: each pending row takes the next ticket of its list, kept in
+// its slot as -2 - ticket until place_tickets.  Thread 0 clears the outgrown
+// count (the host has read the last call's).
+__global__ void take_tickets(const long long* owners, long long rows, long long* slots,
+                             unsigned long long* counts, unsigned long long* outgrown_count)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0) *outgrown_count = 0;
+  if (i >= rows || slots[i] >= 0) return;
+  unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
+  slots[i] = -2 - static_cast<long long>(ticket);
+}
+
+// place_tickets: a list with room for all its pending rows gets row `ticket`
+// at start + degree + ticket; a list without reports itself once (its
+// ticket-0 row) with the degree it needs, and its rows go back to -1.  The
+// last row of a list to arrive (the high count reaches the low one) raises
+// the degree of a list that had room and clears the count: every other row
+// of the list read the degree before its own atomicAdd (the fences order the
+// read before it).
 template <typename W>
-__global__ void place_entries(const long long* owners, const long long* neighbours, const W* weights, long long rows,
-                              const long long* start, long long* degree, const long long* capacity, int* nbr, W* wgt,
-                              long long* slots, long long* outgrown, long long* need,
+__global__ void place_tickets(const long long* owners, const long long* neighbours, const W* weights,
+                              long long rows, const long long* start, long long* degree,
+                              const long long* capacity, int* nbr, W* wgt, long long* slots,
+                              unsigned long long* counts, long long* outgrown, long long* need,
                               unsigned long long* outgrown_count)
 {
-  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (first >= rows) return;
-  long long u = owners[first];
-  if ((first > 0 && owners[first - 1] == u) || slots[first] >= 0) return;
-
-  long long count = 0;
-  while (first + count < rows && owners[first + count] == u) ++count;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows || slots[i] >= 0) return;
+  long long ticket = -2 - slots[i];
+  long long u = owners[i];
   long long fill = degree[u];
-  if (fill + count > capacity[u]) {
-    unsigned long long k = atomicAdd(outgrown_count, 1ull);
-    outgrown[k] = u;
-    need[k] = fill + count;
-    return;
+  __threadfence();
+  unsigned long long seen = atomicAdd(&counts[u], 1ull << 32);
+  long long tickets = static_cast<long long>(seen & 0xFFFFFFFFull);
+  bool last = static_cast<long long>(seen >> 32) == tickets - 1;
+  bool fits = fill + tickets <= capacity[u];
+  if (fits) {
+    long long at = start[u] + fill + ticket;
+    nbr[at] = static_cast<int>(neighbours[i]);
+    wgt[at] = weights[i];
+    slots[i] = at;
+  } else {
+    slots[i] = -1;
+    if (ticket == 0) {
+      unsigned long long k = atomicAdd(outgrown_count, 1ull);
+      outgrown[k] = u;
+      need[k] = fill + tickets;
+    }
   }
-  long long at = start[u] + fill;
-  for (long long i = 0; i < count; ++i) {
-    nbr[at + i] = static_cast<int>(neighbours[first + i]);
-    wgt[at + i] = weights[first + i];
-    slots[first + i] = at + i;
+  if (last) {
+    __threadfence();
+    if (fits) degree[u] = fill + tickets;
+    counts[u] = 0;
   }
-  degree[u] = fill + count;
+}
+
+// Plan the move of lists that outgrew their room (Backend.plan_moves), in one
+// block of PLAN_THREADS threads: list k (vertices[k], needing need[k] slots)
+// gets room[k] = 1.5x need[k] in whole units of `align` slots (at least one;
+// backends.base.grown_room), from new_start[k] = base + the room of the lists
+// before it; first[k] = the degrees of the lists before it (where its moves
+// start).  old_start and old_capacity keep the journal's pre-images; totals
+// receives the sums of the room, the degrees and the capacities.  The block
+// scans the three columns a chunk of PLAN_THREADS lists at a time (warp
+// shuffles, then the warps' sums) and carries the sums between chunks.
+constexpr int PLAN_THREADS = 1024;
+
+__global__ void plan_moves(const long long* vertices, const long long* need, long long count, long long base,
+                           long long align, const long long* start, const long long* degree,
+                           const long long* capacity, long long* new_start, long long* room, long long* first,
+                           long long* old_start, long long* old_capacity, long long* totals)
+{
+  __shared__ long long warp_sums[3][PLAN_THREADS / 32];
+  __shared__ long long carry[3];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x < 3) carry[threadIdx.x] = 0;
+  __syncthreads();
+  for (long long chunk = 0; chunk < count; chunk += PLAN_THREADS) {
+    long long k = chunk + threadIdx.x;
+    long long value[3] = {0, 0, 0};     // room, degree, capacity
+    if (k < count) {
+      long long u = vertices[k];
+      long long units = (need[k] + need[k] / 2 + align - 1) / align;
+      value[0] = (units > 1 ? units : 1) * align;
+      value[1] = degree[u];
+      value[2] = capacity[u];
+      room[k] = value[0];
+      old_start[k] = start[u];
+      old_capacity[k] = value[2];
+    }
+    long long sum[3] = {value[0], value[1], value[2]};      // inclusive, within the warp
+    for (int d = 1; d < 32; d <<= 1) {
+      for (int j = 0; j < 3; ++j) {
+        long long up = __shfl_up_sync(0xFFFFFFFFu, sum[j], d);
+        if (lane >= d) sum[j] += up;
+      }
+    }
+    if (lane == 31) {
+      for (int j = 0; j < 3; ++j) warp_sums[j][warp] = sum[j];
+    }
+    __syncthreads();
+    if (warp == 0) {                    // inclusive scan of the warps' sums
+      for (int j = 0; j < 3; ++j) {
+        long long w = warp_sums[j][lane];
+        for (int d = 1; d < 32; d <<= 1) {
+          long long up = __shfl_up_sync(0xFFFFFFFFu, w, d);
+          if (lane >= d) w += up;
+        }
+        warp_sums[j][lane] = w;
+      }
+    }
+    __syncthreads();
+    if (k < count) {
+      long long before[2];
+      for (int j = 0; j < 2; ++j) before[j] = carry[j] + (warp ? warp_sums[j][warp - 1] : 0) + sum[j] - value[j];
+      new_start[k] = base + before[0];
+      first[k] = before[1];
+    }
+    __syncthreads();
+    if (threadIdx.x < 3) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+    __syncthreads();
+  }
+  if (threadIdx.x < 3) totals[threadIdx.x] = carry[threadIdx.x];
 }
 
 // Move whole lists to fresh space: vertices[k]'s list goes to new_start[k]

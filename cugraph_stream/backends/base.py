@@ -59,7 +59,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries"})
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -190,6 +190,40 @@ class RemovedEntries(NamedTuple):
     removed: Any
     #: ``(nbr, wgt, twin)`` at ``source`` (what the moved entries hold)
     moved: Any
+
+
+class MovePlan(NamedTuple):
+    """What :meth:`Backend.plan_moves` returns: fresh room for lists that outgrew
+    theirs, and what a journal needs to undo their move."""
+
+    #: per list: its first slot in the fresh room
+    new_start: Any
+    #: per list: the slots it gets (:func:`grown_room` of its need)
+    room: Any
+    #: per list: where its entries start among the moves (the degrees of the lists before it)
+    first: Any
+    #: per list: its start and capacity before the move (pre-images)
+    old_start: Any
+    old_capacity: Any
+    #: host ints: the slots of the fresh room, the entries to move, the slots the lists give up
+    room_total: int
+    moved: int
+    released: int
+
+
+def grown_room(xp, need, align):
+    """Room of a list that outgrew its own and needs ``need`` slots: 1.5x ``need``,
+    rounded up to whole units of ``align`` slots (at least one).
+
+    A list that outgrew its size class moves to whole units, so relocated
+    lists are laid out by a plain running total (no sort by class) and keep
+    growing in place for longer; compaction gives them a size class again.
+
+    >>> grown_room(np, np.array([1, 20, 22, 64]), 32).tolist()
+    [32, 32, 64, 96]
+    """
+    units = (need + need // 2 + (align - 1)) // align
+    return xp.maximum(units, 1) * align
 
 
 @runtime_checkable
@@ -665,6 +699,27 @@ class Backend(abc.ABC):
         owner, source, target = self.close_holes(adj, owners, slots)
         moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
         return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved)
+
+    def plan_moves(self, adj: AdjacencyLists, vertices, need, base, align):
+        """Fresh room from slot ``base`` on for the lists of ``vertices`` (distinct),
+        which need ``need`` slots: the :class:`MovePlan` that :meth:`move_lists` follows.
+
+        List ``k`` gets :func:`grown_room` of ``need[k]`` (whole units of
+        ``align`` slots), laid out one after another in the order of
+        ``vertices``.  This default is a running total over the three columns
+        and one copy of their sums; a backend may do it in one launch.
+        """
+        xp = self.xp
+        k = int(vertices.size)
+        room = grown_room(xp, need, align)
+        old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]
+        # one running total over the room, the entries moved and the room given
+        # up (one scan, and one copy brings all three sums)
+        running = xp.cumsum(xp.concatenate((room, degree, old_capacity)))
+        ends = [int(t) for t in np.asarray(self.to_host(running[k - 1::k]))] if k else [0, 0, 0]
+        room_total = ends[0]
+        return MovePlan(base + running[:k] - room, room, running[k:2 * k] - degree - room_total, old_start,
+                        old_capacity, room_total, ends[1] - ends[0], ends[2] - ends[1])
 
     @abc.abstractmethod
     def move_lists(self, adj: AdjacencyLists, vertices, new_start, room, first, moved):

@@ -85,8 +85,8 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
-           "adjacency": lambda: [f"{k}<{w}>" for k in ("remove_entries", "place_entries", "relocate_lists")
-                                 for w in WEIGHT_TYPES.values()],
+           "adjacency": lambda: ["take_tickets", "plan_moves"] + [
+               f"{k}<{w}>" for k in ("remove_entries", "place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "merge_sorted", "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}

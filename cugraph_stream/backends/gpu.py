@@ -41,7 +41,7 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder,
-                   Backend, NetChanges, RemovedEntries)
+                   Backend, MovePlan, NetChanges, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 
@@ -59,6 +59,8 @@ _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
+_PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
+_ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
 
 
 def engine_memory_pool():
@@ -170,6 +172,8 @@ class GPUBackend(Backend):
 
     name = "gpu"
     has_device_memory = True
+    #: place_entries takes tickets per list (kernels/adjacency.cu): rows need no sort by owner
+    place_entries_any_order = True
 
     @classmethod
     def unavailable_reason(cls):
@@ -622,6 +626,24 @@ class GPUBackend(Backend):
                               (old_values[0], old_values[1], twins(old_values[2])),
                               (moved_values[0][:k], moved_values[1][:k], twins(moved_values[2][:k])))
 
+    def plan_moves(self, adj, vertices, need, base, align):
+        # one block scans the columns (kernels/adjacency.cu), one copy brings the sums;
+        # a plan too long for one block takes the default's scan
+        xp = self.xp
+        k = int(vertices.size)
+        if k > _ONE_BLOCK_PLAN:
+            return super().plan_moves(adj, vertices, need, base, align)
+        out = xp.empty(5 * k + 3, dtype=xp.int64)
+        new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))
+        totals = out[5 * k:]
+        cuda_kernels.get_kernel("adjacency", "plan_moves")(
+            (1,), (_PLAN_THREADS,),
+            (vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False), np.int64(k), np.int64(base),
+             np.int64(align), adj.start, adj.degree, adj.capacity, new_start, room, first, old_start, old_capacity,
+             totals))
+        room_total, moved, released = (int(t) for t in totals.get())
+        return MovePlan(new_start, room, first, old_start, old_capacity, room_total, moved, released)
+
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         xp = self.xp
         _check_slot_pointers(adj.twin)
@@ -654,17 +676,24 @@ class GPUBackend(Backend):
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
     def place_entries(self, adj, owners, neighbours, weights, slots):
+        # rows in any order: tickets on per-vertex counts, then the placement
+        # (kernels/adjacency.cu); the counts are zero between calls
         xp = self.xp
         n = int(owners.size)
         outgrown, need = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
         if n == 0:
             return outgrown, need
-        count = xp.zeros(1, dtype=xp.uint64)
-        name = f"place_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+        counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
+        count = self._scratch("place_outgrown", 1, xp.uint64)        # (cleared by take_tickets)
+        owners = owners.astype(xp.int64, copy=False)
+        cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
+                                                            (owners, np.int64(n), slots, counts, count))
+        name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
-             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, outgrown, need, count))
+             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
+             count))
         k = int(count.get()[0])
         return outgrown[:k], need[:k]
 

@@ -232,14 +232,6 @@ class Adjacency:
         """The most slots the arrays may have: whole alignment units of pointable slots."""
         return MAX_SLOTS - MAX_SLOTS % self.align
 
-    def _round_capacity(self, need):
-        """1.5x ``need``, rounded up to whole alignment units: a list that outgrew
-        its size class moves to whole units, so relocated lists are laid out by
-        a plain running total (no sort by class) and keep growing in place for
-        longer; compaction gives them a size class again."""
-        units = (need + need // 2 + (self.align - 1)) // self.align
-        return self.ops.xp.maximum(units, 1) * self.align
-
     def build(self, src, dst, w):
         """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
 
@@ -339,24 +331,17 @@ class Adjacency:
         return slots, moves
 
     def _relocate(self, vertices, need):
-        """Move the lists of ``vertices`` to fresh space at the end."""
-        xp = self.ops.xp
-        k = int(vertices.size)
-        room = self._round_capacity(need)        # whole units: every start stays aligned
-        degree = self.degree[vertices]
-        # one running total over the new room, the entries moved and the room
-        # given up (one scan, and one copy brings all three sums)
-        running = xp.cumsum(xp.concatenate((room, degree, self.capacity[vertices])))
-        ends = [int(t) for t in self.ops.to_host(running[k - 1::k])]     # the three segment ends
-        room_total, moved, released = ends[0], ends[1] - ends[0], ends[2] - ends[1]
-        self._ensure_slots(self.end + room_total)
-        new_start = self.end + running[:k] - room
-        first = running[k:2 * k] - degree - room_total
-        self.journal.save(self.start, vertices)       # the lists move past the end: the old
-        self.journal.save(self.capacity, vertices)    # slots stay as they were
-        moves = Moves(*self.ops.move_lists(self, vertices, new_start, room, first, moved))
-        self.journal.assign(self, "garbage", self.garbage + released)
-        self.journal.assign(self, "end", self.end + room_total)
+        """Move the lists of ``vertices`` to fresh space at the end (whole units of
+        room: every start stays aligned; see :func:`~cugraph_stream.backends.base.grown_room`)."""
+        plan = self.ops.plan_moves(self, vertices, need, self.end, self.align)
+        self._ensure_slots(self.end + plan.room_total)
+        journal = self.journal                  # the lists move past the end: the old slots stay as they were
+        journal.checkpoint()
+        journal.saved(self.start, vertices, plan.old_start)
+        journal.saved(self.capacity, vertices, plan.old_capacity)
+        moves = Moves(*self.ops.move_lists(self, vertices, plan.new_start, plan.room, plan.first, plan.moved))
+        journal.assign(self, "garbage", self.garbage + plan.released)
+        journal.assign(self, "end", self.end + plan.room_total)
         self.version += 1
         return moves
 

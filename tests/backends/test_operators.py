@@ -290,6 +290,92 @@ def test_close_holes_keeps_the_surviving_entries(ops, seed):
     assert all(start[o] <= t < start[o] + degree_after[o] for o, t in zip(owner, target))
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, dtype):
+    """Rows in any order where the backend takes them so (grouped by owner
+    otherwise); rows placed before are left alone; a second call after the
+    outgrown lists moved places the rest (the per-list scratch starts clean)."""
+    rng = np.random.default_rng(seed)
+    n, rows = 12, 80
+    adj = Adjacency(ops, dtype, with_twin=False)
+    adj.ensure_vertices(n)
+    key = np.unique(rng.integers(0, n, 150) * n + rng.integers(0, n, 150))
+    u, v = key // n, key % n
+    adj.build(ops.asarray(u), ops.asarray(v), ops.asarray(rng.integers(1, 9, u.size).astype(dtype)))
+    owners = rng.choice(n, rows, p=np.arange(1, n + 1) / (n * (n + 1) / 2))      # a few long lists
+    neighbours = rng.integers(0, 1000, rows)
+    weights = rng.integers(1, 99, rows).astype(dtype)
+    weights[::7] = np.finfo(dtype).smallest_subnormal * rng.integers(1, 9, weights[::7].size)
+    preset = rng.random(rows) < 0.2
+    if not ops.place_entries_any_order:
+        order = np.argsort(owners, kind="stable")
+        owners, neighbours, weights, preset = owners[order], neighbours[order], weights[order], preset[order]
+    start, degree, capacity = (host(ops, a)[:n].copy() for a in (adj.start, adj.degree, adj.capacity))
+    nbr_before, wgt_before = host(ops, adj.nbr).copy(), host(ops, adj.wgt).copy()
+    pending = np.bincount(owners[~preset], minlength=n)
+    fits = degree + pending <= capacity
+    slots = ops.asarray(np.where(preset, 10**9, -1))
+
+    outgrown, need = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights),
+                                       slots)
+
+    assert dict(zip(host(ops, outgrown).tolist(), host(ops, need).tolist())) == {
+        x: int(degree[x] + pending[x]) for x in range(n) if not fits[x]}
+    got = host(ops, slots)
+    assert (got[preset] == 10**9).all()
+    assert (got[~preset & ~fits[owners]] == -1).all()
+    placed = ~preset & fits[owners]
+    assert (host(ops, adj.degree)[:n] == np.where(fits, degree + pending, degree)).all()
+    nbr, wgt = host(ops, adj.nbr), host(ops, adj.wgt)
+    for x in range(n):
+        mine = got[placed & (owners == x)]
+        assert sorted(mine.tolist()) == list(range(start[x] + degree[x], start[x] + degree[x] + len(mine)))
+    assert (nbr[got[placed]] == neighbours[placed]).all() and (wgt[got[placed]] == weights[placed]).all()
+    untouched = np.ones(nbr.size, dtype=bool)
+    untouched[got[placed]] = False
+    bits = {4: np.int32, 8: np.int64}[wgt.itemsize]          # (unused slots may hold NaNs)
+    assert (nbr[untouched] == nbr_before[untouched]).all()
+    assert (wgt.view(bits)[untouched] == wgt_before.view(bits)[untouched]).all()
+
+    adj._relocate(outgrown, need)           # the outgrown lists move; the rest of the rows follow them
+    more, _ = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots)
+    assert more.size == 0
+    got, nbr, wgt = host(ops, slots), host(ops, adj.nbr), host(ops, adj.wgt)
+    assert (got[preset] == 10**9).all() and (got[~preset] >= 0).all()
+    assert (host(ops, adj.degree)[:n] == degree + pending).all()
+    assert (nbr[got[~preset]] == neighbours[~preset]).all() and (wgt[got[~preset]] == weights[~preset]).all()
+    start, degree = host(ops, adj.start), host(ops, adj.degree)
+    assert all(start[o] <= s < start[o] + degree[o] for o, s in zip(owners[~preset], got[~preset]))
+    assert np.unique(got[~preset]).size == int((~preset).sum())
+
+
+@pytest.mark.parametrize("lists", [0, 1, 37, 3000])      # (3000: more than one block's chunk on the GPU)
+def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
+    rng = np.random.default_rng(lists)
+    n, align, base = 4000, 32, 1 << 20
+    adj = Adjacency(ops, np.float32, with_twin=False)
+    adj.ensure_vertices(n)
+    start, degree = rng.integers(0, 1 << 19, n), rng.integers(0, 300, n)
+    capacity = degree + rng.integers(0, 40, n)
+    for name, values in (("start", start), ("degree", degree), ("capacity", capacity)):
+        getattr(adj, name)[:n] = ops.asarray(values)
+    vertices = rng.choice(n, lists, replace=False)
+    need = degree[vertices] + rng.integers(1, 200, lists)
+
+    plan = ops.plan_moves(adj, ops.asarray(vertices), ops.asarray(need), base, align)
+
+    room = np.array([max((x + x // 2 + align - 1) // align, 1) * align for x in need.tolist()], dtype=np.int64)
+    assert host(ops, plan.room).tolist() == room.tolist()
+    assert host(ops, plan.new_start).tolist() == (base + np.cumsum(room) - room).tolist()
+    assert host(ops, plan.first).tolist() == (np.cumsum(degree[vertices]) - degree[vertices]).tolist()
+    assert host(ops, plan.old_start).tolist() == start[vertices].tolist()
+    assert host(ops, plan.old_capacity).tolist() == capacity[vertices].tolist()
+    assert (plan.room_total, plan.moved, plan.released) == (
+        int(room.sum()), int(degree[vertices].sum()), int(capacity[vertices].sum()))
+    assert all(type(t) is int for t in (plan.room_total, plan.moved, plan.released))
+
+
 def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
     rng = np.random.default_rng(3)
     n = 5

@@ -95,7 +95,7 @@ class ArcIndex:
 
     def slots_at(self, positions):
         """The slots at table ``positions`` (all holding arcs, from :meth:`locate`), as int64."""
-        return self.table[positions].astype(self.ops.xp.int64)
+        return self.ops.take(self.table, positions).astype(self.ops.xp.int64)
 
     def get(self, keys):
         """Slots of arcs ``keys``; -1 where absent."""

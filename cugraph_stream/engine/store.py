@@ -476,8 +476,9 @@ class GraphStore:
         if at is None:
             at = self.index.locate(arc_key(xp, u, v))      # deleted arcs are present (see reduce_batch)
         slots = self.index.slots_at(at)
-        weights = self.out.wgt[slots]
-        in_slots = self.out.twin[slots].astype(xp.int64) if self.directed else None
+        take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
+        weights = take(self.out.wgt, slots)
+        in_slots = take(self.out.twin, slots).astype(xp.int64) if self.directed else None
         self._follow_out(self.out.remove(u, slots))
         self.index.erase(at)                  # moves changed slots only, not positions
         if self.directed:
@@ -492,10 +493,10 @@ class GraphStore:
         if at is None:
             at = self.index.locate(arc_key(self.ops.xp, u, v))
         slots = self.index.slots_at(at)
-        old = self.out.wgt[slots]
+        old = self.ops.take(self.out.wgt, slots)
         self.journal.write(self.out.wgt, slots, w)
         if self.directed:
-            self.journal.write(self.inn.wgt, self.out.twin[slots], w)
+            self.journal.write(self.inn.wgt, self.ops.take(self.out.twin, slots).astype(self.ops.xp.int64), w)
         return old
 
     def _insert(self, u, v, w):
@@ -513,7 +514,7 @@ class GraphStore:
         """Point the arc index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
-        keys = arc_key(self.ops.xp, moves.owner, self.out.nbr[moves.target])
+        keys = arc_key(self.ops.xp, moves.owner, self.ops.take(self.out.nbr, moves.target))
         self.index.repoint(keys, moves.source, moves.target)
 
     def _follow_in(self, moves):
@@ -524,7 +525,8 @@ class GraphStore:
         if moves is None or moves.size == 0:
             return
         xp = self.ops.xp
-        out_slots = self.index.slots_at(self.index.locate(arc_key(xp, self.inn.nbr[moves.target], moves.owner)))
+        out_slots = self.index.slots_at(self.index.locate(arc_key(xp, self.ops.take(self.inn.nbr, moves.target),
+                                                                   moves.owner)))
         self.journal.write(self.out.twin, out_slots, moves.target)
 
     def _compact_if_needed(self):

@@ -69,3 +69,22 @@ def ordered_bits(values):
     bits = values.view(_SIGNED[values.dtype.itemsize])
     keys = bits ^ ((bits >> (8 * bits.dtype.itemsize - 1)) & bits.dtype.type(np.iinfo(bits.dtype).max))
     return keys + (keys < 0)      # -0.0 (key -1) joins 0.0; the negatives keep their order
+
+
+_SIGNED_AND_MINUS_ZERO = {4: (np.int32, np.int32(np.iinfo(np.int32).min)),
+                          8: (np.int64, np.int64(np.iinfo(np.int64).min))}
+
+
+def negative(values):
+    """``ordered_bits(values) < 0``: where a float is below zero (-0.0 is not,
+    -1e-45 is), told by the bits; NumPy or CuPy arrays alike.  On the host,
+    the sign bit set on anything but -0.0 (three NumPy calls).
+
+    >>> negative(np.array([-1.0, -0.0, 0.0, -1e-45, 1e-45], dtype=np.float32)).tolist()
+    [True, False, False, True, False]
+    """
+    if type(values) is np.ndarray:
+        signed, minus_zero = _SIGNED_AND_MINUS_ZERO[values.dtype.itemsize]
+        bits = values.view(signed)
+        return (bits < 0) & (bits != minus_zero)
+    return ordered_bits(values) < 0

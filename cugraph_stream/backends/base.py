@@ -41,6 +41,8 @@ from typing import Any, NamedTuple, Optional, Protocol, Sequence, runtime_checka
 
 import numpy as np
 
+from . import rows
+
 #: keys of an edge-index table slot that holds no key: never used, and freed (a tombstone)
 EMPTY_KEY = -1
 DELETED_KEY = -2
@@ -757,6 +759,35 @@ class Backend(abc.ABC):
         """
 
     # ------------------------------------------------------ batch reduction
+    def check_rows(self, ops, weights, weight_dtype, nonnegative=False):
+        """Check and convert a batch's op and weight columns in one pass.
+
+        ``ops`` holds numeric op values (1 insert, -1 delete; anything else,
+        NaN included, is an unknown op), or is None (every row inserts);
+        ``weights`` holds numbers (integers or floats), one a row.  Both are
+        arrays of one library (NumPy, or CuPy), read where they are.
+
+        Returns a :class:`~cugraph_stream.backends.rows.RowCheck`: the int8
+        op codes (0 for an unknown op), the weights converted to
+        ``weight_dtype`` as NumPy converts (through float64, rounded to
+        nearest: subnormals kept, an overflow infinite) on insert rows and 0
+        on the others, and as host values whether some row is in error (an
+        unknown op, a weight that is not finite in ``weight_dtype`` on an
+        insert row, or, with ``nonnegative``, a negative one: -1e-45 is,
+        -0.0 is not), the largest weight magnitude and whether some weight
+        has a fraction.  Device columns are read back once (a synchronisation,
+        counted only then); host columns are checked with NumPy.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> check = get_backend("cpu").check_rows(np.array([1, -1, 7], dtype=np.int8), np.array([3, 9, 1]), np.float32)
+        >>> check.codes.tolist(), check.weights.tolist(), check.bad, check.largest, check.fractional
+        ([1, -1, 0], [3.0, 0.0, 0.0], True, 3.0, False)
+        """
+        check, synced = rows.check_rows(ops, weights, weight_dtype, nonnegative)
+        DEVICE_CALLS.syncs += synced
+        return check
+
     @abc.abstractmethod
     def net_changes(self, keys, codes, weights, table, adj: AdjacencyLists):
         """Net change of each edge named by batch rows, rows sorted by arc key

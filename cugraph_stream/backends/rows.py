@@ -1,0 +1,98 @@
+"""Checking a batch's op and weight columns: what :meth:`Backend.check_rows` returns,
+and the array code (NumPy, or CuPy for device columns) every backend may use.
+
+The frame layer (:func:`cugraph_stream.frame.batch.read_rows`) hands over the
+columns as numbers; this pass codes the ops, converts the weights to the
+graph's weight dtype and summarises the batch (whether some row is in error,
+the largest weight, whether a weight has a fraction) in one read.  Only a
+batch in error is checked again, column by column, by the frame layer, to
+name the first offending row.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..arrays import is_cupy
+from ..floats import exact_astype, negative
+
+#: op codes of batch rows (those of :mod:`cugraph_stream.engine.reduce` and of the kernels)
+INSERT = 1
+DELETE = -1
+
+
+class RowCheck(NamedTuple):
+    """What :meth:`Backend.check_rows` returns (arrays where the columns are)."""
+
+    #: per row (int8): 1 insert, -1 delete, 0 an unknown op
+    codes: Any
+    #: per row, in the weight dtype: the insert rows' weights, 0 on the others
+    weights: Any
+    #: whether some row holds an unknown op, some insert row a weight that is not
+    #: finite in the weight dtype or, where weights must be non-negative, a negative one
+    bad: bool
+    #: the largest weight magnitude (0.0 for no rows); of a batch that is not bad
+    largest: float
+    #: whether some weight is not a whole number; of a batch that is not bad
+    fractional: bool
+
+
+def array_module(values):
+    """NumPy, or CuPy for CuPy arrays."""
+    if type(values) is np.ndarray:      # the common case, told without asking for the library
+        return np
+    if is_cupy(values):
+        import cupy
+        return cupy
+    return np
+
+
+def op_codes(values):
+    """Op codes (int8: 1 insert, -1 delete, 0 anything else) of numeric op values;
+    as NumPy compares, no unsigned value equals -1.
+
+    >>> op_codes(np.array([1, -1, 2, 0], dtype=np.int64)).tolist(), op_codes(np.array([1, 255], np.uint8)).tolist()
+    ([1, -1, 0, 0], [1, 0])
+    """
+    xp = array_module(values)
+    if xp is np:        # three NumPy calls
+        return (values == 1).view(np.int8) - (values == -1).view(np.int8)
+    deletes = DELETE if values.dtype.kind == "u" else xp.where(values == -1, DELETE, 0)
+    return xp.where(values == 1, INSERT, deletes).astype(xp.int8)
+
+
+def _astype(values, dtype):
+    """:func:`exact_astype`; NumPy's own ``astype`` for NumPy arrays, which keeps subnormals anyway."""
+    if type(values) is np.ndarray:
+        return values.astype(dtype, copy=False)
+    return exact_astype(values, dtype)
+
+
+def check_rows(ops, values, weight_dtype, nonnegative=False):
+    """:meth:`Backend.check_rows` with array calls of the columns' library, and
+    whether it read device values (a synchronisation): ``(RowCheck, synced)``.
+
+    >>> check, synced = check_rows(np.array([1, -1, 1]), np.array([2.5, np.nan, -1e-45]), np.float32)
+    >>> check.codes.tolist(), check.weights.tolist(), check.bad, check.largest, check.fractional, synced
+    ([1, -1, 1], [2.5, 0.0, -1.401298464324817e-45], False, 2.5, True, False)
+    >>> check_rows(None, np.array([-1e-45]), np.float32, nonnegative=True)[0].bad
+    True
+    """
+    xp = array_module(values)
+    n = values.size
+    codes = op_codes(ops) if ops is not None else xp.full(n, INSERT, dtype=xp.int8)
+    is_insert = codes == INSERT
+    with np.errstate(over="ignore", invalid="ignore"):      # an overflow is infinite: reported as bad
+        weights = _astype(xp.where(is_insert, _astype(values, np.float64), 0.0), weight_dtype)
+    problems = (codes == 0) | ~xp.isfinite(weights)
+    if nonnegative:
+        problems |= negative(weights)          # delete rows hold 0; -1e-45 is negative on the GPU too
+    fractional = weights != xp.floor(weights)      # (NaN and infinities are problems anyway)
+    if xp is np:
+        return RowCheck(codes, weights, bool(problems.any()), float(np.abs(weights).max()) if n else 0.0,
+                        bool(fractional.any())), False
+    largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
+    bad, largest, fractional = xp.stack((problems.any(), largest, fractional.any())).astype(
+        xp.float64).tolist()                                                        # one transfer
+    return RowCheck(codes, weights, bool(bad), largest, bool(fractional)), True

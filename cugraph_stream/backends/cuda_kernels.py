@@ -85,6 +85,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
            "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
+           "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: ["take_tickets", "plan_moves"] + [
                f"{k}<{w}>" for k in ("remove_entries", "place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],

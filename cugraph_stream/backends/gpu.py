@@ -37,6 +37,7 @@ import weakref
 
 import numpy as np
 
+from ..arrays import is_cupy
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
@@ -44,6 +45,7 @@ from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTY
                    Backend, MovePlan, NetChanges, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
+from .rows import RowCheck
 
 #: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
 DEVICE_FAULTS = {1: "arc_locate: an arc is not in the index at its slot"}
@@ -61,6 +63,19 @@ _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends t
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
+_CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
+
+#: the column types kernels/validate.cu reads (its ColumnType codes)
+_COLUMN_TYPES = {np.dtype(t): code for code, t in enumerate(
+    (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))}
+_COLUMN_NONE = len(_COLUMN_TYPES)
+
+
+def _column_type(values):
+    """The ColumnType code of a 1-D CuPy array that ``kernels/validate.cu`` reads, else None."""
+    if not is_cupy(values) or values.ndim != 1:
+        return None
+    return _COLUMN_TYPES.get(values.dtype)
 
 
 def engine_memory_pool():
@@ -698,6 +713,30 @@ class GPUBackend(Backend):
         return outgrown[:k], need[:k]
 
     # ------------------------------------------------------ batch reduction
+    def check_rows(self, ops, weights, weight_dtype, nonnegative=False):
+        """One launch of ``kernels/validate.cu`` for CuPy columns of the types it
+        reads (codes, converted weights, and the summary by atomics) and one
+        read of the summary; other columns take the base class's array code."""
+        xp = self.xp
+        if (_column_type(weights) is None or (ops is not None and _column_type(ops) is None)
+                or np.dtype(weight_dtype) not in cuda_kernels.WEIGHT_TYPES):
+            return super().check_rows(ops, weights, weight_dtype, nonnegative)
+        n = int(weights.size)
+        codes, converted = xp.empty(n, dtype=xp.int8), xp.empty(n, dtype=weight_dtype)
+        if n == 0:
+            return RowCheck(codes, converted, False, 0.0, False)
+        op_type = _COLUMN_NONE if ops is None else _column_type(ops)
+        ops = codes if ops is None else xp.ascontiguousarray(ops)      # (codes: not read without an op column)
+        summary = xp.zeros(3, dtype=xp.uint64)
+        name = f"check_rows<{cuda_kernels.WEIGHT_TYPES[np.dtype(weight_dtype)]}>"
+        cuda_kernels.get_kernel("validate", name)(
+            (min(_blocks(n), _CHECK_ROWS_BLOCKS),), (_THREADS,),
+            (ops, np.int32(op_type), xp.ascontiguousarray(weights), np.int32(_column_type(weights)), np.int64(n),
+             np.int32(bool(nonnegative)), codes, converted, summary))
+        host = summary.get()            # the one sync: (bad, the largest weight's bits, fractional)
+        DEVICE_CALLS.syncs += 1
+        return RowCheck(codes, converted, bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
+
     def net_changes(self, keys, codes, weights, table, adj):
         xp = self.xp
         n = int(keys.size)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 import cugraph_stream as cgs
+from cugraph_stream.backends import get_backend
 from cugraph_stream.frame.batch import read_rows
 
 
@@ -34,10 +35,11 @@ def main(argv=None):
     n, m = 1 << 14, 1 << 17
     edges = pd.DataFrame({"src": rng.integers(0, n, m), "dst": rng.integers(0, n, m),
                           "weight": rng.random(m).astype(np.float32)})
+    ops = get_backend("cpu")
     reads = []
     for frame in _frames(rng, n, args.batches):
         start = time.perf_counter()
-        read_rows(frame, "src", "dst", "weight", "op", np.float32)
+        read_rows(frame, "src", "dst", "weight", "op", np.float32, ops)
         reads.append(time.perf_counter() - start)
     g = cgs.StreamGraph.from_edgelist(edges, source="src", destination="dst", weight="weight")
     g.track(cgs.SSSP(source=0))

@@ -639,7 +639,7 @@ class StreamGraph:
         (committed by the transaction that applies the rows)."""
         keys = self._keys.encoder()
         rows = read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
-                         nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
+                         self._ops, nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
                          missing_weight=columns.missing_weight, keys=keys)
         if self._times is not None:         # each row's time, checked with the other columns
             rows.time = read_times(batch, self._times[0], rows.op == INSERT, columns.time)

@@ -3,8 +3,10 @@
 Every check runs before anything changes, and each error names the column
 and the first offending row (0-based position; the error carries it as
 ``.row``, see :func:`row_error`), so a batch applies whole or not at all.
-Columns that arrive on the GPU (cuDF, CuPy) are checked there with CuPy;
-only the offending value travels to the host, for the message.
+Columns that arrive on the GPU (cuDF, CuPy) are checked there: the op and
+weight columns by the graph's backend in one pass
+(:meth:`~cugraph_stream.backends.base.Backend.check_rows`), the rest with
+CuPy; only the offending value travels to the host, for the message.
 """
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..arrays import is_cudf, is_cupy
+from ..arrays import is_cudf
+from ..backends.rows import array_module, op_codes
 from ..engine.reduce import DELETE, INSERT
-from ..floats import exact_astype, ordered_bits
+from ..floats import exact_astype, negative
 from .columns import column_names, num_rows, read_column, require_columns
 
 _INT64_LIMIT = 2.0 ** 63
@@ -49,37 +52,6 @@ class Rows:
 
     def __len__(self):
         return int(self.src.size)
-
-
-def array_module(values):
-    """NumPy, or CuPy for CuPy arrays."""
-    if type(values) is np.ndarray:      # the common case, told without asking for the library
-        return np
-    if is_cupy(values):
-        import cupy
-        return cupy
-    return np
-
-
-def _astype(values, dtype):
-    """:func:`exact_astype`; NumPy's own ``astype`` for NumPy arrays, which keeps subnormals anyway."""
-    if type(values) is np.ndarray:
-        return values.astype(dtype, copy=False)
-    return exact_astype(values, dtype)
-
-
-_SIGNED = {4: (np.int32, np.int32(np.iinfo(np.int32).min)), 8: (np.int64, np.int64(np.iinfo(np.int64).min))}
-
-
-def _negative(weights):
-    """``ordered_bits(weights) < 0``: where a weight is below zero (-0.0 is not,
-    -1e-45 is), told by the bits.  On the host, the sign bit set on anything
-    but -0.0 (three NumPy calls)."""
-    if type(weights) is np.ndarray:
-        signed, minus_zero = _SIGNED[weights.dtype.itemsize]
-        bits = weights.view(signed)
-        return (bits < 0) & (bits != minus_zero)
-    return ordered_bits(weights) < 0
 
 
 def _first(mask):
@@ -122,10 +94,12 @@ def parse_ids(values, nulls, column):
         raise row_error(f"column {column!r} holds a null vertex id at row {row}", row)
     if _is_cudf_strings(values):
         raise ValueError(f"column {column!r} must hold integer vertex ids, not {values.dtype}")
+    if values.dtype == np.int64:         # (told here: on the GPU, no launch, whatever astype does)
+        return values
     xp = array_module(values)
     kind = values.dtype.kind
     if kind == "i":
-        return values.astype(xp.int64, copy=False)
+        return values.astype(xp.int64)
     if kind == "u":
         too_big = values > np.iinfo(np.int64).max
         if too_big.any():
@@ -178,11 +152,7 @@ def parse_ops(values, nulls, column, check=True):
         codes = (lowered == "insert").values.astype("int8") - (lowered == "delete").values.astype("int8")
         shown = values.to_pandas()
     elif values.dtype.kind in "iuf":
-        xp = array_module(values)
-        if xp is np:        # the same codes (INSERT 1, DELETE -1) in three NumPy calls
-            codes = (values == 1).view(np.int8) - (values == -1).view(np.int8)
-        else:
-            codes = xp.where(values == 1, INSERT, xp.where(values == -1, DELETE, 0)).astype(xp.int8)
+        codes = op_codes(values)
         shown = values
     elif values.dtype.kind in "OUS":
         codes = _object_ops(values)
@@ -243,14 +213,14 @@ def _object_ops(values):
     return codes
 
 
-def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
-    """Weights in ``weight_dtype``; insert rows must hold finite numbers.
+def weight_numbers(values, nulls, column, is_insert):
+    """The numbers of a weight column (integers or floats; objects read as
+    float64, NaN where null), which must hold real numbers and no null on an
+    insert row; ``ValueError`` naming ``column`` and the row otherwise.
 
-    ``check=False`` leaves non-finite (or overflowing) weights of insert rows
-    in the result instead of raising (the caller checks them).
-
-    >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
-    [1.5, 0.0]
+    >>> weight_numbers(np.array([2, "1.5", None], dtype=object), np.array([False, False, True]), "w",
+    ...                np.array([True, True, False])).tolist()
+    [2.0, 1.5, nan]
     """
     if _is_cudf_strings(values):
         raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
@@ -260,15 +230,28 @@ def parse_weights(values, nulls, column, is_insert, weight_dtype, check=True):
         raise ValueError(f"column {column!r} must hold numeric weights, not {values.dtype}")
     if values.dtype.kind == "O":
         values = _object_weights(values, column)
-    xp = array_module(values)
     if nulls is not None and (nulls & is_insert).any():
         row = _first(nulls & is_insert)
         raise row_error(f"column {column!r} holds a null weight at row {row}, an insert row", row)
-    weights = _astype(values, np.float64)                 # (subnormals kept on the GPU too)
+    return values
+
+
+def parse_weights(values, nulls, column, is_insert, weight_dtype):
+    """Weights in ``weight_dtype`` (0 on rows that are not inserts); insert rows
+    must hold finite numbers, within the range of ``weight_dtype``.
+
+    >>> parse_weights(np.array([1.5, np.nan]), None, "w", np.array([True, False]), np.float32).tolist()
+    [1.5, 0.0]
+    >>> parse_weights(np.array([1.5, 1e39]), None, "w", np.array([True, True]), np.float32)
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'w' holds weight 1e+39 at row 1, beyond the range of float32
+    """
+    values = weight_numbers(values, nulls, column, is_insert)
+    xp = array_module(values)
+    weights = exact_astype(values, np.float64)            # (subnormals kept on the GPU too)
     with np.errstate(over="ignore", invalid="ignore"):     # reported below, by row
-        cast = _astype(xp.where(is_insert, weights, 0.0), weight_dtype)
-    if not check:
-        return cast
+        cast = exact_astype(xp.where(is_insert, weights, 0.0), weight_dtype)
     bad = ~xp.isfinite(cast)        # on insert rows only: delete rows hold 0
     if bad.any():
         row = _first(bad)
@@ -307,7 +290,16 @@ def _flat(names):
     return out
 
 
-def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_for=None,
+def _plain_numbers(column):
+    """Whether a column as :func:`read_column` reads it (or None: no column)
+    holds numbers without nulls, which :meth:`Backend.check_rows` takes as they are."""
+    if column is None:
+        return True
+    values, nulls = column
+    return nulls is None and not _is_cudf_strings(values) and values.dtype.kind in "iuf"
+
+
+def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnegative_for=None,
               default_weight=1.0, missing_weight=None, keys=None):
     """Validate ``table`` and return its :class:`Rows`.
 
@@ -322,8 +314,11 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
     for multi-column keys) into int64 ids; without it they must hold int64
     ids.
 
-    The op and weight checks run as one pass over the rows (one copy to the
-    host when the columns are on the GPU); only a batch that fails it is
+    The op and weight checks run as one pass over the rows, the operator
+    :meth:`~cugraph_stream.backends.base.Backend.check_rows` of ``ops`` (the
+    graph's backend): one launch and one copy to the host on the GPU for
+    columns of numbers there; columns of strings or objects, or with nulls,
+    are first parsed into numbers here.  Only a batch that fails it is
     checked again, column by column, to name the first offending row.
     Without a weight column the ops are checked all the same.
     """
@@ -336,10 +331,10 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
         src, dst = keys.encode(table, source), keys.encode(table, destination)
     xp = array_module(src)
     op_column = read_column(table, op) if op is not None else None
-    codes = parse_ops(*op_column, op, check=False) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
-    codes = xp.asarray(codes)        # ops parsed on the host (strings) join device ids
-    is_insert = codes == INSERT
     if weight is None:
+        codes = parse_ops(*op_column, op, check=False) if op is not None else xp.full(n, INSERT, dtype=xp.int8)
+        codes = xp.asarray(codes)        # ops parsed on the host (strings) join device ids
+        is_insert = codes == INSERT
         if op is not None and (codes == 0).any():
             parse_ops(*op_column, op)        # raises, naming the first unknown op
         if missing_weight is not None and n and (op is None or is_insert.any()):
@@ -348,7 +343,7 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
                              f"this graph is weighted (built with weight column {missing_weight!r}); "
                              f"the table has columns {column_names(table)}: pass weight= to name its "
                              "weight column, or default_weight= to weigh its inserts")
-        if nonnegative_for is not None and _negative(np.array([default_weight], dtype=weight_dtype))[0] \
+        if nonnegative_for is not None and negative(np.array([default_weight], dtype=weight_dtype))[0] \
                 and n and is_insert.any():
             raise ValueError(f"default_weight is {default_weight}, but {nonnegative_for} needs "
                              "non-negative weights")
@@ -357,25 +352,20 @@ def read_rows(table, source, destination, weight, op, weight_dtype, nonnegative_
         return Rows(src, dst, xp.where(is_insert, default_weight, 0).astype(weight_dtype), codes, largest,
                     fractional)
     weight_column = read_column(table, weight)
-    weights = xp.asarray(parse_weights(*weight_column, weight, is_insert, weight_dtype, check=False))
-    problems = (codes == 0) | ~xp.isfinite(weights)
-    if nonnegative_for is not None:
-        negative = _negative(weights)          # delete rows hold 0; -1e-45 is negative on the GPU too
-        problems |= negative
-    fractional = weights != xp.floor(weights)        # (NaN and infinities are problems anyway)
-    if xp is np:
-        bad, largest = bool(problems.any()), float(np.abs(weights).max()) if n else 0.0
-        fractional = bool(fractional.any())
-    else:
-        largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
-        bad, largest, fractional = xp.stack((problems.any(), largest, fractional.any())).astype(
-            xp.float64).tolist()                                                        # one transfer
-        fractional = bool(fractional)
-    if bad:
+    if _plain_numbers(op_column) and _plain_numbers(weight_column):     # the columns as they are
+        values = xp.asarray(weight_column[0])
+        checked = ops.check_rows(None if op is None else xp.asarray(op_column[0]), values, weight_dtype,
+                                 nonnegative_for is not None)
+    else:                                   # parsed into numbers first (ops parsed on the host join device ids)
+        codes = xp.asarray(parse_ops(*op_column, op, check=False)) if op is not None else None
+        is_insert = codes == INSERT if codes is not None else True      # (no op column: every row inserts)
+        values = xp.asarray(weight_numbers(*weight_column, weight, is_insert))
+        checked = ops.check_rows(codes, values, weight_dtype, nonnegative_for is not None)
+    if checked.bad:                         # name the first offending row
         if op is not None:
             parse_ops(*op_column, op)
-        parse_weights(*weight_column, weight, is_insert, weight_dtype)
-        row = _first(negative)
-        raise row_error(f"column {weight!r} holds a negative weight {float(weights[row])} at row {row}, "
+        parse_weights(values, None, weight, checked.codes == INSERT, weight_dtype)
+        row = _first(negative(checked.weights))
+        raise row_error(f"column {weight!r} holds a negative weight {float(checked.weights[row])} at row {row}, "
                         f"but {nonnegative_for} needs non-negative weights", row)
-    return Rows(src, dst, weights, codes, largest, fractional)
+    return Rows(src, dst, checked.weights, checked.codes, checked.largest, checked.fractional)

@@ -13,15 +13,16 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from cugraph_stream.floats import ordered_bits
-from cugraph_stream.frame.batch import _negative, parse_ops, read_rows
+from cugraph_stream.backends import get_backend
+from cugraph_stream.floats import negative, ordered_bits
+from cugraph_stream.frame.batch import parse_ops, read_rows
 from cugraph_stream.frame.columns import read_column, require_columns
 
 NAMES = ("src", "dst", "weight", "op")
 
 
 def read(table, weight="weight", op="op", weight_dtype=np.float32, nonnegative_for=None):
-    return read_rows(table, "src", "dst", weight, op, weight_dtype, nonnegative_for=nonnegative_for)
+    return read_rows(table, "src", "dst", weight, op, weight_dtype, get_backend("cpu"), nonnegative_for=nonnegative_for)
 
 
 def rejects(table, message, **kw):
@@ -135,7 +136,7 @@ def test_negative_matches_ordered_bits():
         noise = np.random.default_rng(0).integers(np.iinfo(width).min, np.iinfo(width).max, 10_000,
                                                   dtype=width).view(dtype)
         for weights in (special, noise):
-            assert _negative(weights).tolist() == (ordered_bits(weights) < 0).tolist()
+            assert negative(weights).tolist() == (ordered_bits(weights) < 0).tolist()
 
 
 OP_WORDS = ["insert", "DELETE", " Insert ", "delete\n", "iNsErT", "Delete"]

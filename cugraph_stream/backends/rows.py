@@ -49,8 +49,8 @@ def array_module(values):
 
 
 def op_codes(values):
-    """Op codes (int8: 1 insert, -1 delete, 0 anything else) of numeric op values;
-    as NumPy compares, no unsigned value equals -1.
+    """Op codes (int8: 1 insert, -1 delete, 0 anything else) of numeric op values
+    (no unsigned value equals -1, in NumPy 2 and CuPy 14 alike).
 
     >>> op_codes(np.array([1, -1, 2, 0], dtype=np.int64)).tolist(), op_codes(np.array([1, 255], np.uint8)).tolist()
     ([1, -1, 0, 0], [1, 0])
@@ -58,8 +58,7 @@ def op_codes(values):
     xp = array_module(values)
     if xp is np:        # three NumPy calls
         return (values == 1).view(np.int8) - (values == -1).view(np.int8)
-    deletes = DELETE if values.dtype.kind == "u" else xp.where(values == -1, DELETE, 0)
-    return xp.where(values == 1, INSERT, deletes).astype(xp.int8)
+    return xp.where(values == 1, INSERT, xp.where(values == -1, DELETE, 0)).astype(xp.int8)
 
 
 def _astype(values, dtype):

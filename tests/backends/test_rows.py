@@ -229,3 +229,45 @@ def test_read_rows_of_device_columns_is_one_launch_and_one_sync():
     with CuptiCounter() as counter:
         read_rows(table, "src", "dst", "weight", "op", np.float32, gpu, nonnegative_for="SSSP")
     assert (counter.launches, counter.syncs) == (1, 1), counter.by_name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("weight_dtype", WEIGHT_DTYPES)
+def test_a_gpu_graph_applies_device_columns_as_the_cpu_applies_them(weight_dtype):
+    """Batches of CuPy columns on a GPU graph (the fused check) and the same columns as an
+    Arrow table on a CPU graph: the same edges, bit for bit, or the same error and no change."""
+    import pandas as pd
+
+    import cugraph_stream as cgs
+
+    gpu = _gpu()
+    tiny = float(np.finfo(weight_dtype).smallest_subnormal)
+    edges = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3], "w": [1.0, 2.0, 3.0]})
+    graphs = {}
+    for backend in ("cpu", "gpu"):
+        graphs[backend] = cgs.StreamGraph.from_edgelist(edges, source="src", destination="dst", weight="w",
+                                                        backend=backend, weight_dtype=weight_dtype)
+        graphs[backend].track(cgs.SSSP(0))
+    batches = [([0, 1, 3], [2, 2, 4], [tiny, -4.0, 0.5], [1, -1, 1]),      # a subnormal; -4 on a delete row
+               ([0, 3], [3, 0], [-0.0, 7.0], [1.0, 1.0]),                    # -0.0 is not negative
+               ([0, 3], [4, 1], [1.0, -tiny], [1, 1]),                       # negative: SSSP refuses it
+               ([0, 1], [4, 4], [1.0, np.nan], [1, -1]),                     # NaN on a delete row: fine
+               ([0], [4], [np.inf], [1]),
+               ([0, 1], [4, 3], [1.0, 2.0], [1, 3]),                         # an unknown op
+               ([2], [0], [1e39], [1])]                                      # beyond float32
+    for src, dst, w, op in batches:
+        columns = {"src": np.array(src, np.int64), "dst": np.array(dst, np.int64), "w": np.array(w, np.float64),
+                   "op": np.array(op, np.float64 if isinstance(op[0], float) else np.int8)}
+        outcomes = {}
+        for backend, table in (("cpu", pa.table(columns)), ("gpu", {k: gpu.asarray(v) for k, v in columns.items()})):
+            try:
+                graphs[backend].apply(table, weight="w")
+                outcomes[backend] = "applied"
+            except ValueError as error:
+                outcomes[backend] = str(error)
+            frame = graphs[backend].edges()
+            frame = frame.to_pandas() if hasattr(frame, "to_pandas") else frame
+            bits = f"u{np.dtype(weight_dtype).itemsize}"
+            outcomes[backend] = (outcomes[backend], frame["src"].tolist(), frame["dst"].tolist(),
+                                 np.asarray(frame["w"], dtype=weight_dtype).view(bits).tolist())
+        assert outcomes["gpu"] == outcomes["cpu"], (src, dst, w, op)

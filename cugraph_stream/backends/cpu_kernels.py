@@ -36,6 +36,7 @@ import os
 import numpy as np
 
 from .base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, NetChanges, RemovedEntries
+from .cpu_threads import split, thread_count
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -58,6 +59,10 @@ _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 _NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
 #: the weights of an unweighted gather (never read)
 _NO_WEIGHTS = np.empty(0, dtype=np.float64)
+#: keys per thread from which the arc-index probes run on several threads (cpu_threads.split)
+_SPLIT_PROBES = 4096
+#: arcs per thread from which a gather_sum runs on several threads
+_SPLIT_ARCS = 1 << 17
 #: lookup_sorted searches unsorted queries in key arrays up to this size (they stay in cache)
 _SEARCH_UNSORTED_KEYS = 1 << 18
 
@@ -197,8 +202,8 @@ def _arc_probe(table, key, start, degree, nbr):
 
 
 @_jit
-def _arc_find(table, keys, start, degree, nbr):
-    """:func:`_arc_probe` of every key, in passes of independent loads (the table and
+def _arc_find(table, keys, start, degree, nbr, found):
+    """``found[i]``: :func:`_arc_probe` of ``keys[i]``, in passes of independent loads (the table and
     the lists are far larger than the caches: the misses of one pass overlap):
     each key's home entry and list range, then the neighbour at the home entry
     where it lies in the list, then a whole probe only for the keys their
@@ -220,7 +225,6 @@ def _arc_find(table, keys, start, degree, nbr):
         u = key >> 32
         first[i] = start[u]
         end[i] = first[i] + degree[u]
-    found = np.empty(n, dtype=np.int64)
     for i in range(n):
         s = seen[i]
         if home[i] < 0 or s == _EMPTY_SLOT:
@@ -232,7 +236,6 @@ def _arc_find(table, keys, start, degree, nbr):
     for i in range(n):
         if found[i] == -2:
             found[i] = _arc_probe(table, keys[i], start, degree, nbr)
-    return found
 
 
 @_jit
@@ -253,9 +256,8 @@ def _arc_claim(table, keys, slots):
 
 
 @_jit
-def _arc_locate(table, keys, slots):
+def _arc_locate(table, keys, slots, found):
     capacity = table.size
-    found = np.empty(keys.size, dtype=np.int64)
     for i in range(keys.size):
         slot = _arc_home(keys[i], capacity)
         wanted = np.uint32(slots[i])
@@ -266,12 +268,11 @@ def _arc_locate(table, keys, slots):
             if slot == capacity:
                 slot = 0
         found[i] = slot
-    return found
 
 
 # ------------------------------------------------------------- batch reduction
 @_jit
-def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights, group_bits):
+def _net_changes(keys, codes, weights, at, table, stored_weights, group_bits):
     n = keys.size
     size = np.int64(1) << group_bits
     gmask = size - 1
@@ -284,9 +285,8 @@ def _net_changes(keys, codes, weights, table, start, degree, nbr, stored_weights
     present = np.empty(n, dtype=np.bool_)
     weight = np.empty(n, dtype=weights.dtype)
     effect = np.empty(n, dtype=np.bool_)
-    # each row's edge in the store first, in loops of independent loads (the
-    # table and weights are far larger than the caches: the misses overlap)
-    at = _arc_find(table, keys, start, degree, nbr)
+    # each row's edge in the store (at: its arc_find), in loops of independent
+    # loads (the table and weights are far larger than the caches: the misses overlap)
     slot = np.empty(n, dtype=np.int64)
     for i in range(n):
         slot[i] = np.int64(table[at[i]]) if at[i] >= 0 else -1
@@ -808,13 +808,14 @@ def _sides(adjs, with_weights):
 
 # ------------------------------------------------------------------ PageRank
 @_jit
-def _gather_sum(neighbours, offsets, nonempty, values, weights, weighted, sums):
-    """``sums[i]``: the sum of ``values`` (times ``weights``) over the neighbours of
-    the ``i``-th nonempty vertex, ``neighbours[offsets[k]:offsets[k + 1]]``, in
-    one pass (no gathered copy, no second pass to reduce it)."""
-    k = 0
+def _gather_sum(neighbours, offsets, nonempty, values, weights, weighted, sums, lo, hi, k):
+    """``sums[i]`` for ``lo <= i < hi``: the sum of ``values`` (times ``weights``) over the
+    neighbours of the ``i``-th vertex when it is the ``k``-th nonempty one,
+    ``neighbours[offsets[k]:offsets[k + 1]]`` (``k`` starts at the number of
+    nonempty vertices before ``lo``), in one pass (no gathered copy, no second
+    pass to reduce it)."""
     count = offsets.size
-    for i in range(nonempty.size):
+    for i in range(lo, hi):
         if not nonempty[i]:
             continue
         first = offsets[k]
@@ -845,14 +846,33 @@ class Kernels:
         return _hash_claim(table, _i64(keys), _shift(table))[0]
 
     def arc_find(self, table, adj, keys):
-        return _arc_find(table, _i64(keys), adj.start, adj.degree, adj.nbr)
+        keys = _i64(keys)
+        found = np.empty(keys.size, dtype=np.int64)
+        split(lambda lo, hi: _arc_find(table, keys[lo:hi], adj.start, adj.degree, adj.nbr, found[lo:hi]),
+              keys.size, _SPLIT_PROBES)
+        return found
 
     def gather_sum(self, plan, values):
         neighbours, offsets, nonempty, weights = plan
         sums = np.zeros(nonempty.size, dtype=np.float64)
         weighted = weights is not None
-        _gather_sum(neighbours, offsets, nonempty, values.astype(np.float64, copy=False),
-                    weights if weighted else _NO_WEIGHTS, weighted, sums)
+        values64 = values.astype(np.float64, copy=False)
+        weights = weights if weighted else _NO_WEIGHTS
+        # ranges of vertices with about the same number of arcs each (a list is
+        # never cut); range p starts at its firsts[p]-th nonempty vertex
+        parts = min(thread_count(), int(neighbours.size) // _SPLIT_ARCS, int(offsets.size))
+        firsts = [0]
+        if parts > 1:
+            cuts = np.searchsorted(offsets, np.arange(1, parts) * (int(neighbours.size) // parts))
+            firsts = sorted(set([0] + [k for k in cuts.tolist() if k < offsets.size]))
+        starts = np.flatnonzero(nonempty)
+        bounds = [0] + [int(starts[k]) for k in firsts[1:]] + [int(nonempty.size)]
+
+        def sum_ranges(lo, hi):
+            for p in range(lo, hi):
+                _gather_sum(neighbours, offsets, nonempty, values64, weights, weighted, sums, bounds[p],
+                            bounds[p + 1], firsts[p])
+        split(sum_ranges, len(firsts), 1)
         return sums.astype(values.dtype, copy=False), int(neighbours.size)
 
     def arc_claim(self, table, keys, slots):
@@ -862,14 +882,19 @@ class Kernels:
         _arc_claim(table, _i64(keys), _i64(slots))
 
     def arc_locate(self, table, keys, slots):
-        return _arc_locate(table, _i64(keys), _i64(slots))
+        keys, slots = _i64(keys), _i64(slots)
+        found = np.empty(keys.size, dtype=np.int64)
+        split(lambda lo, hi: _arc_locate(table, keys[lo:hi], slots[lo:hi], found[lo:hi]), keys.size,
+              _SPLIT_PROBES)
+        return found
 
     def net_changes(self, keys, codes, weights, table, adj):
         n = int(keys.size)
         bits = max(4, (2 * n - 1).bit_length())
         weights = np.ascontiguousarray(weights)
+        keys = _i64(keys)
         inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at = _net_changes(
-            _i64(keys), np.ascontiguousarray(codes), weights, table, adj.start, adj.degree, adj.nbr,
+            keys, np.ascontiguousarray(codes), weights, self.arc_find(table, adj, keys), table,
             adj.wgt.astype(weights.dtype, copy=False), bits)
         names = ("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored")
         return NetChanges(inserted, inserted_w, deleted, updated, updated_w,

@@ -50,6 +50,7 @@ from .frame.times import TimeSpec, read_times
 from .interrupts import DeferredInterrupts
 from .log import log_report, logger
 from .report import BatchReport, PhaseClock
+from .warm_up import warm_up
 
 
 #: ``from_edgelist`` shows a progress bar by default from this many rows (a few seconds on the CPU)
@@ -577,6 +578,8 @@ class StreamGraph:
                     raise ValueError(f"{query.name} needs non-negative weights, but edge "
                                      f"({self._keys.show(external[u[row]])!r}, "
                                      f"{self._keys.show(external[v[row]])!r}) weighs {float(w[row])}")
+        # (once per process and kind: the kernels the batches will call load now, not in the first batches)
+        warm_up(self._ops, self._store.directed, self._store.weight_dtype, type(query))
         started = time.perf_counter()
         query._keys = self._keys                 # the source is a key; results come back in keys
         with self._transaction():

@@ -75,7 +75,7 @@ BFS_BETA = 24
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
-    "elapsed", "unavailable_reason", "host_read_bandwidth"})
+    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare"})
 
 #: Bytes per second of 128-byte transactions at which a kernel reads short lists
 #: (32 ``int32``) of pinned host memory in place: the prior where nothing is measured
@@ -327,6 +327,14 @@ class Backend(abc.ABC):
     def calls(self):
         """This thread's :class:`DeviceCalls` (operator calls and synchronisation points)."""
         return DEVICE_CALLS
+
+    #: whether the operators' kernels load on first use in a process, at a cost a
+    #: batch would notice (:func:`cugraph_stream.warm_up.warm_up` loads them earlier)
+    loads_kernels_lazily = False
+
+    def spare(self):
+        """A new backend of the same kind and options, with scratch of its own."""
+        return type(self)()
 
     # ------------------------------------------------------------------ memory
     @abc.abstractmethod

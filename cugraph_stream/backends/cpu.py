@@ -105,6 +105,13 @@ class CPUBackend(Backend):
         """Whether the compiled (numba) kernels run the hottest operators."""
         return self.kernels is not None
 
+    @property
+    def loads_kernels_lazily(self):
+        return self.compiled            # (numba loads each from its disk cache on first call)
+
+    def spare(self):
+        return CPUBackend(compiled=self.compiled)
+
     def discard_scratch(self):
         # scratch arrays reused across calls; only positions written in a
         # call are read back, so they never need clearing (except the flags)

@@ -40,7 +40,7 @@ from .base import Backend
 #: scatters (``take``, ``put``: a failure there is one at the journal entry beside
 #: it, whose pre-image is entered after its gather and before its write)
 NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "unavailable_reason",
-                           "mark", "elapsed", "take", "put"})
+                           "mark", "elapsed", "take", "put", "spare"})
 
 
 def operator_names():

@@ -1,0 +1,73 @@
+"""Tracking a query loads the compiled kernels its batches will call (cugraph_stream.warm_up)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cugraph_stream as cgs
+from cugraph_stream import warm_up as warm_up_module
+from cugraph_stream.backends import get_backend
+from cugraph_stream.backends.faults import FaultInjector
+
+pytest.importorskip("numba")
+
+
+def test_the_first_batches_load_no_kernel_once_a_query_is_tracked():
+    """In a fresh process (numba loads a kernel on its first call there): after ``track``,
+    batches that insert, relocate lists, create vertices and cut paths call no kernel
+    for the first time."""
+    script = textwrap.dedent("""
+        import numba, numpy as np, pandas as pd
+        import cugraph_stream as cgs
+        from cugraph_stream.backends import cpu_kernels
+
+        def loaded():
+            return {name: len(f.signatures) for name, f in vars(cpu_kernels).items()
+                    if isinstance(f, numba.core.registry.CPUDispatcher)}
+
+        rng = np.random.default_rng(1)
+        n, m = 3000, 20000
+        for directed, kind in ((True, cgs.SSSP), (False, cgs.BFS), (True, cgs.WCC), (True, cgs.PageRank)):
+            edges = pd.DataFrame({"source": rng.integers(0, n, m), "destination": rng.integers(0, n, m),
+                                  "weight": rng.random(m) + 1})
+            g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed)
+            g.track(kind() if kind in (cgs.WCC, cgs.PageRank) else kind(source=int(edges.source[0])))
+            before = loaded()
+            for _ in range(3):
+                k = 2000
+                present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
+                batch = pd.DataFrame({
+                    "source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
+                    "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
+                    "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
+                    "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)})
+                g.apply(batch, weight="weight")
+            after = loaded()
+            print(kind.__name__, {k: (before[k], after[k]) for k in after if after[k] != before[k]})
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    for line in out.strip().splitlines():
+        assert line.endswith("{}"), line
+
+
+def test_warm_up_runs_once_per_kind_on_a_spare_backend(monkeypatch):
+    monkeypatch.setattr(warm_up_module, "_warmed", set())
+    ops = get_backend("cpu", compiled=True)
+    with FaultInjector(ops, at=0) as fault:          # the caller's operators are not the ones it runs
+        assert warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath)
+    assert not fault.fired and fault.calls == 0
+    assert not warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath)
+    assert warm_up_module.warm_up(ops, False, np.float64, cgs.WidestPath)
+    assert not warm_up_module.warm_up(get_backend("cpu", compiled=False), True, np.float32, cgs.SSSP)
+
+
+def test_tracking_still_fails_cleanly_after_a_warm_up(monkeypatch):
+    monkeypatch.setattr(warm_up_module, "_warmed", set())
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": [0, 1], "destination": [1, 2], "w": [1.0, -1.0]}),
+                                      weight="w")
+    with pytest.raises(ValueError, match="non-negative"):
+        g.track(cgs.SSSP(source=0))
+    assert not g.queries

@@ -30,8 +30,8 @@ def column_names(table):
     ['src', 'dst']
     """
     if isinstance(table, pd.DataFrame):
-        names = table.columns.tolist()          # (iterating the Index itself costs 5x more)
-        return names if all(type(c) is str for c in names) else [str(c) for c in names]
+        names = _LabelCache.labels(table.columns)       # (iterating the Index itself costs 5x more)
+        return list(names) if all(type(c) is str for c in names) else [str(c) for c in names]
     if is_cudf(table):
         return [str(c) for c in table.columns]
     if _is_arrow(table):
@@ -66,7 +66,7 @@ def _unique_string_names(table):
     if isinstance(table, pd.DataFrame):
         # (a list of the labels: asking a new frame's Index is_unique or
         # inferred_type costs 20-40 us, a third of a one-row batch's reading)
-        names = table.columns.tolist()
+        names = _LabelCache.labels(table.columns)
         if all(type(name) is str for name in names) and len(set(names)) == len(names):
             return names
         return None
@@ -204,23 +204,29 @@ def _numeric(values):
 
 
 class _LabelCache:
-    """The labels of the last pandas column Index asked about, as a list.
+    """The labels of the last pandas column Index asked about, as a tuple.
 
     A batch's columns are read one by one from the same frame; a new
     frame's ``Index.get_loc`` builds a hash table first (40 us), while a
-    list of four labels is searched in well under a microsecond.  Holds the
-    Index itself (not its id), so a recycled id is never mistaken for it.
+    tuple of four labels is searched in well under a microsecond, and the
+    labels of pandas 3's string Index cost about 15 us each time they are
+    listed.  Holds the Index itself (not its id), so a recycled id is never
+    mistaken for it.
     """
 
-    index, labels = None, None
+    cached = (None, None)       # (Index, its labels), replaced whole (another thread may read it)
+
+    @classmethod
+    def labels(cls, columns):
+        index, labels = cls.cached
+        if index is not columns:
+            labels = tuple(columns.tolist())
+            cls.cached = (columns, labels)
+        return labels
 
     @classmethod
     def position(cls, columns, name):
-        cached = cls.index, cls.labels          # (read once: another thread may replace both)
-        labels = cached[1] if cached[0] is columns else None
-        if labels is None:
-            labels = columns.tolist()
-            cls.index, cls.labels = columns, labels
+        labels = cls.labels(columns)
         if labels.count(name) != 1:
             return None
         return labels.index(name)

@@ -718,6 +718,8 @@ class CPUBackend(Backend):
         return super().converge(adjs, frontier, value, parent, rule)
 
     def gather_plan(self, adj, vertices, weighted=False):
+        if self.kernels is not None:      # the lists read in place, not gathered into a plan
+            return self.kernels.gather_plan(adj, vertices, weighted)
         degree = adj.degree[vertices]
         pos, _ = self.expand_segments(adj.start[vertices], degree)
         nonempty = degree > 0

@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,11 +58,9 @@ _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 #: the twin pointers of an adjacency without them: of their dtype, so that a kernel
 #: compiled (and loaded from numba's cache) for one adjacency serves the other
 _NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
-#: the weights of an unweighted gather (never read)
-_NO_WEIGHTS = np.empty(0, dtype=np.float64)
 #: keys per thread from which the arc-index probes run on several threads (cpu_threads.split)
 _SPLIT_PROBES = 4096
-#: arcs per thread from which a gather_sum runs on several threads
+#: list entries per thread from which a gather_sum runs on several threads
 _SPLIT_ARCS = 1 << 17
 #: lookup_sorted searches unsorted queries in key arrays up to this size (they stay in cache)
 _SEARCH_UNSORTED_KEYS = 1 << 18
@@ -808,27 +807,31 @@ def _sides(adjs, with_weights):
 
 # ------------------------------------------------------------------ PageRank
 @_jit
-def _gather_sum(neighbours, offsets, nonempty, values, weights, weighted, sums, lo, hi, k):
-    """``sums[i]`` for ``lo <= i < hi``: the sum of ``values`` (times ``weights``) over the
-    neighbours of the ``i``-th vertex when it is the ``k``-th nonempty one,
-    ``neighbours[offsets[k]:offsets[k + 1]]`` (``k`` starts at the number of
-    nonempty vertices before ``lo``), in one pass (no gathered copy, no second
-    pass to reduce it)."""
-    count = offsets.size
+def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo, hi):
+    """``sums[i]`` for ``lo <= i < hi``: the sum of ``values`` (times the arc weights,
+    as float64) over the list of ``vertices[i]``, read where it lies in the
+    adjacency, in list order (no gathered copy of the lists, no second pass)."""
     for i in range(lo, hi):
-        if not nonempty[i]:
-            continue
-        first = offsets[k]
-        end = offsets[k + 1] if k + 1 < count else neighbours.size
+        first = start[vertices[i]]
+        end = first + degree[vertices[i]]
         total = 0.0
         if weighted:
             for j in range(first, end):
-                total += weights[j] * values[neighbours[j]]
+                total += np.float64(wgt[j]) * values[nbr[j]]
         else:
             for j in range(first, end):
-                total += values[neighbours[j]]
+                total += values[nbr[j]]
         sums[i] = total
-        k += 1
+
+
+class ListsPlan(NamedTuple):
+    """The compiled kernels' gather plan: the lists themselves (read in place, so a
+    plan costs no copy of them), the vertices, and the running total of their degrees."""
+
+    adj: object
+    vertices: object
+    ends: object          # ends[i]: the entries of the lists of vertices[0..i]
+    weighted: bool
 
 
 class Kernels:
@@ -852,28 +855,26 @@ class Kernels:
               keys.size, _SPLIT_PROBES)
         return found
 
+    def gather_plan(self, adj, vertices, weighted=False):
+        vertices = _i64(vertices)
+        return ListsPlan(adj, vertices, np.cumsum(adj.degree[vertices]), bool(weighted))
+
     def gather_sum(self, plan, values):
-        neighbours, offsets, nonempty, weights = plan
-        sums = np.zeros(nonempty.size, dtype=np.float64)
-        weighted = weights is not None
+        adj, vertices, ends, weighted = plan
+        sums = np.empty(vertices.size, dtype=np.float64)
+        entries = int(ends[-1]) if ends.size else 0
         values64 = values.astype(np.float64, copy=False)
-        weights = weights if weighted else _NO_WEIGHTS
-        # ranges of vertices with about the same number of arcs each (a list is
-        # never cut); range p starts at its firsts[p]-th nonempty vertex
-        parts = min(thread_count(), int(neighbours.size) // _SPLIT_ARCS, int(offsets.size))
-        firsts = [0]
-        if parts > 1:
-            cuts = np.searchsorted(offsets, np.arange(1, parts) * (int(neighbours.size) // parts))
-            firsts = sorted(set([0] + [k for k in cuts.tolist() if k < offsets.size]))
-        starts = np.flatnonzero(nonempty)
-        bounds = [0] + [int(starts[k]) for k in firsts[1:]] + [int(nonempty.size)]
+        # ranges of vertices holding about the same number of entries each (a list is never cut)
+        parts = max(1, min(thread_count(), entries // _SPLIT_ARCS))
+        bounds = np.searchsorted(ends, np.arange(parts + 1) * (entries / parts), side="right").tolist()
+        bounds[0], bounds[-1] = 0, int(vertices.size)
 
         def sum_ranges(lo, hi):
             for p in range(lo, hi):
-                _gather_sum(neighbours, offsets, nonempty, values64, weights, weighted, sums, bounds[p],
-                            bounds[p + 1], firsts[p])
-        split(sum_ranges, len(firsts), 1)
-        return sums.astype(values.dtype, copy=False), int(neighbours.size)
+                _gather_lists(adj.start, adj.degree, adj.nbr, adj.wgt, weighted, vertices, values64, sums,
+                              bounds[p], bounds[p + 1])
+        split(sum_ranges, parts, 1)
+        return sums.astype(values.dtype, copy=False), entries
 
     def arc_claim(self, table, keys, slots):
         return _arc_claim(table, _i64(keys), _i64(slots))

@@ -406,15 +406,15 @@ def test_move_lists(seed, n, edges, with_twin):
 
 @given(seeds, st.integers(1, 40), st.integers(0, 300), st.booleans())
 def test_gather_sum(seed, n, edges, weighted):
-    """One fused pass against a gather and ``np.add.reduceat``, over the lists of
-    any subset of vertices (empty lists included), unweighted and weighted."""
+    """One pass over the lists where they lie against a gathered plan and
+    ``np.add.reduceat``, over the lists of any subset of vertices, in any order
+    (empty lists included), unweighted and weighted."""
     rng = np.random.default_rng(seed)
     adj = _adjacency(NUMPY, n, rng, edges)
-    vertices = np.flatnonzero(rng.random(n) < 0.7)
+    vertices = rng.permutation(np.flatnonzero(rng.random(n) < 0.7))
     values = rng.standard_normal(n)
-    plan = NUMPY.gather_plan(adj, vertices, weighted=weighted)
-    expected, read = NUMPY.gather_sum(plan, values)
-    got, read_compiled = COMPILED.gather_sum(plan, values)
+    expected, read = NUMPY.gather_sum(NUMPY.gather_plan(adj, vertices, weighted=weighted), values)
+    got, read_compiled = COMPILED.gather_sum(COMPILED.gather_plan(adj, vertices, weighted=weighted), values)
     assert read_compiled == read == int(adj.degree[vertices].sum())
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     assert got.dtype == expected.dtype and got.shape == (vertices.size,)

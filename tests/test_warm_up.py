@@ -63,6 +63,10 @@ def test_warm_up_runs_once_per_kind_on_a_spare_backend(monkeypatch):
     assert warm_up_module.warm_up(ops, False, np.float64, cgs.WidestPath)
     assert not warm_up_module.warm_up(get_backend("cpu", compiled=False), True, np.float32, cgs.SSSP)
 
+    class MySSSP(cgs.SSSP):                      # a kind of the user's: not warmed (and not refused)
+        pass
+    assert not warm_up_module.warm_up(ops, True, np.float64, MySSSP)
+
 
 def test_tracking_still_fails_cleanly_after_a_warm_up(monkeypatch):
     monkeypatch.setattr(warm_up_module, "_warmed", set())

@@ -71,10 +71,6 @@ def ordered_bits(values):
     return keys + (keys < 0)      # -0.0 (key -1) joins 0.0; the negatives keep their order
 
 
-_SIGNED_AND_MINUS_ZERO = {4: (np.int32, np.int32(np.iinfo(np.int32).min)),
-                          8: (np.int64, np.int64(np.iinfo(np.int64).min))}
-
-
 def negative(values):
     """``ordered_bits(values) < 0``: where a float is below zero (-0.0 is not,
     -1e-45 is), told by the bits; NumPy or CuPy arrays alike.  On the host,
@@ -84,7 +80,7 @@ def negative(values):
     [True, False, False, True, False]
     """
     if type(values) is np.ndarray:
-        signed, minus_zero = _SIGNED_AND_MINUS_ZERO[values.dtype.itemsize]
+        signed = _SIGNED[values.dtype.itemsize]
         bits = values.view(signed)
-        return (bits < 0) & (bits != minus_zero)
+        return (bits < 0) & (bits != np.iinfo(signed).min)       # (the bits of -0.0)
     return ordered_bits(values) < 0

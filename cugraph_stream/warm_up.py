@@ -78,8 +78,10 @@ def warm_up(ops, directed, weight_dtype, kind):
     bool
         Whether it ran now.
     """
+    if not ops.loads_kernels_lazily:
+        return False
     example = _example(kind)
-    if not ops.loads_kernels_lazily or example is None:
+    if example is None:
         return False
     key = (ops.name, bool(directed), np.dtype(weight_dtype).str, kind)
     with _lock:

@@ -17,7 +17,7 @@ import numpy as np
 from ..arrays import is_cupy
 from ..floats import exact_astype, negative
 
-#: op codes of batch rows (those of :mod:`cugraph_stream.engine.reduce` and of the kernels)
+#: op codes of batch rows, as :func:`cugraph_stream.engine.reduce.reduce_batch` and the kernels read them
 INSERT = 1
 DELETE = -1
 

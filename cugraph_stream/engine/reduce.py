@@ -13,9 +13,6 @@ from dataclasses import dataclass, field
 
 from .hash_index import arc_key
 
-#: op codes of batch rows (the frame layer parses ``"insert"``/``"delete"`` and 1/-1 into them)
-INSERT = 1
-DELETE = -1
 _LOW = 0xFFFFFFFF      # the target half of an arc key
 
 

@@ -38,10 +38,10 @@ import math
 
 import numpy as np
 
+from ..backends.rows import INSERT
 from ..floats import exact_astype, ordered_bits
 from .hash_index import EdgeIndex, arc_key
 from .journal import Journal
-from .reduce import INSERT
 
 _LOW = 0xFFFFFFFF
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1

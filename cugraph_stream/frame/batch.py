@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..arrays import is_cudf
-from ..backends.rows import array_module, op_codes
-from ..engine.reduce import DELETE, INSERT
+from ..backends.rows import DELETE, INSERT, array_module, op_codes
 from ..floats import exact_astype, negative
 from .columns import column_names, num_rows, read_column, require_columns
 

@@ -1,74 +1,220 @@
 // Updates of the gapped CSR (cugraph_stream.engine.adjacency) that run per list.
 
-// Remove entries: rows (owner, slot) sorted by slot, so each list's rows are
-// contiguous and in slot order.  One thread per row; the first row of each
-// list does the list's work: the list keeps its first `kept` = degree - rows
-// positions, every removed slot below that boundary (a hole) takes the next
-// surviving entry from the tail beyond it, and the list's degree drops.
-// `twin` (slot pointers: 4 bytes, see adjacency.SLOT_DTYPE) is read only where `has_twin`.  Each move is written out (owner,
-// source, target) so that whoever indexes slots can follow it, with the
-// values it moved (moved_nbr, moved_wgt, moved_twin: what the source slot
-// still holds).  With `keep`, the pre-images a journal needs are written too,
-// per row: the removed entry's values (old_nbr, old_wgt, old_twin) and its
-// list's degree before the call (old_degree); the list's thread reads them
-// all before it writes any hole, so no row reads a value another row wrote.
-template <typename W>
-__global__ void remove_entries(const long long* slots, const long long* owners, long long rows, const long long* start,
-                               long long* degree, int* nbr, W* wgt, unsigned int* twin, int has_twin, int keep,
-                               int* old_nbr, W* old_wgt, unsigned int* old_twin, long long* old_degree,
-                               long long* move_owner, long long* move_source, long long* move_target, int* moved_nbr,
-                               W* moved_wgt, unsigned int* moved_twin, unsigned long long* moved)
-{
-  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (first >= rows) return;
-  long long u = owners[first];
-  if (first > 0 && owners[first - 1] == u) return;
+// Remove entries: rows (owner, slot) in any order, slots distinct.  A list
+// that loses `c` entries keeps its first degree - c positions (below its
+// boundary); every removed slot below the boundary (a hole) takes one of the
+// entries that survive in the tail [boundary, end), and the degree drops.
+// `twin` (slot pointers: 4 bytes, see adjacency.SLOT_DTYPE) is read only where
+// `has_twin`.  Each move is written out (owner, source, target) so that
+// whoever indexes slots can follow it, with the values it moved (moved_nbr,
+// moved_wgt, moved_twin: what the source slot still holds).  With `keep`, the
+// pre-images a journal needs are written too, per row: the removed entry's
+// values (old_nbr, old_wgt, old_twin) and its list's degree before the call
+// (old_degree).
+//
+// Four phases, each over every row, with no sort: the rows of a list meet
+// through `counts` (per-vertex scratch, zero before and after, shared with
+// place_entries) and `pairs` (batch scratch of 5 words a row).
+//   mark:    row i takes ticket t of its list (low half of counts[u]), writes
+//            its pre-images, then marks its slot removed (nbr -1: ids are
+//            never negative);
+//   reserve: the ticket-0 row reserves the list's 3 + 2c words of `pairs`
+//            (a header: survivors, holes, c; then c hole slots, c survivor
+//            slots) and publishes the base in the high half of counts[u];
+//   pair:    row t looks at tail position boundary + t: unmarked, it is a
+//            survivor and takes the next survivor rank; the row's own slot, if
+//            below the boundary, is a hole and takes the next hole rank;
+//   move:    row t moves survivor t into hole t (holes and survivors are as
+//            many); the ticket-0 row lowers the degree and clears counts[u].
+// Marked tail slots stay marked: they lie past the new degree, and a journal
+// restores them from the pre-images.  `top` and `moved` are cleared by the
+// first phase's thread 0.  remove_entries_block runs the four phases in one
+// block (one launch, for batches of few rows); the four kernels after it run
+// them in four launches.
+struct RemoveRows {
+  const long long* slots;
+  const long long* owners;
+  long long rows;
+  unsigned long long* counts;
+  unsigned long long* pairs;
+  unsigned int* tickets;
+  unsigned long long* bases;
+  unsigned long long* top;
+};
 
-  long long count = 0;
-  while (first + count < rows && owners[first + count] == u) ++count;
-  long long end = start[u] + degree[u];
-  if (keep) {
-    for (long long i = first; i < first + count; ++i) {
-      long long s = slots[i];
-      old_nbr[i] = nbr[s];
-      old_wgt[i] = wgt[s];
-      if (has_twin) old_twin[i] = twin[s];
-      old_degree[i] = end - start[u];
-    }
+template <typename W>
+struct RemoveLists {
+  const long long* start;
+  long long* degree;
+  int* nbr;
+  W* wgt;
+  unsigned int* twin;
+  int has_twin;
+};
+
+template <typename W>
+struct RemoveOut {
+  int keep;
+  int* old_nbr;
+  W* old_wgt;
+  unsigned int* old_twin;
+  long long* old_degree;
+  long long* move_owner;
+  long long* move_source;
+  long long* move_target;
+  int* moved_nbr;
+  W* moved_wgt;
+  unsigned int* moved_twin;
+  unsigned long long* moved;
+};
+
+constexpr unsigned long long LOW_HALF = 0xFFFFFFFFull;
+
+template <typename W>
+__device__ void remove_mark_row(const RemoveRows& r, const RemoveLists<W>& l, const RemoveOut<W>& o, long long i)
+{
+  long long u = r.owners[i];
+  long long s = r.slots[i];
+  r.tickets[i] = static_cast<unsigned int>(atomicAdd(&r.counts[u], 1ull) & LOW_HALF);
+  if (o.keep) {
+    o.old_nbr[i] = l.nbr[s];
+    o.old_wgt[i] = l.wgt[s];
+    if (l.has_twin) o.old_twin[i] = l.twin[s];
+    o.old_degree[i] = l.degree[u];
   }
-  long long boundary = end - count;
-  long long holes = 0;
-  while (holes < count && slots[first + holes] < boundary) ++holes;
-  if (holes) {
-    unsigned long long out = atomicAdd(moved, static_cast<unsigned long long>(holes));
-    long long removed_in_tail = first + holes;   // next removed slot at or beyond the boundary
-    long long hole = 0;
-    for (long long tail = boundary; tail < end && hole < holes; ++tail) {
-      if (removed_in_tail < first + count && slots[removed_in_tail] == tail) {
-        ++removed_in_tail;
-        continue;
-      }
-      long long target = slots[first + hole];
-      long long m = out + hole;
-      int n = nbr[tail];
-      W w = wgt[tail];
-      nbr[target] = n;
-      wgt[target] = w;
-      moved_nbr[m] = n;
-      moved_wgt[m] = w;
-      if (has_twin) {
-        unsigned int t = twin[tail];
-        twin[target] = t;
-        moved_twin[m] = t;
-      }
-      move_owner[m] = u;
-      move_source[m] = tail;
-      move_target[m] = target;
-      ++hole;
-    }
-  }
-  degree[u] = end - count - start[u];
+  l.nbr[s] = -1;
 }
+
+__device__ void remove_reserve_row(const RemoveRows& r, long long i)
+{
+  if (r.tickets[i] != 0) return;
+  long long u = r.owners[i];
+  unsigned long long c = r.counts[u] & LOW_HALF;
+  unsigned long long base = atomicAdd(r.top, 3 + 2 * c);
+  r.pairs[base] = 0;
+  r.pairs[base + 1] = 0;
+  r.pairs[base + 2] = c;
+  r.counts[u] = c | (base << 32);
+}
+
+template <typename W>
+__device__ void remove_pair_row(const RemoveRows& r, const RemoveLists<W>& l, long long i)
+{
+  long long u = r.owners[i];
+  unsigned long long held = r.counts[u];
+  long long c = static_cast<long long>(held & LOW_HALF);
+  unsigned long long base = held >> 32;
+  r.bases[i] = base;
+  long long boundary = l.start[u] + l.degree[u] - c;
+  long long tail = boundary + r.tickets[i];
+  if (l.nbr[tail] != -1) {
+    unsigned long long rank = atomicAdd(&r.pairs[base], 1ull);
+    r.pairs[base + 3 + c + rank] = static_cast<unsigned long long>(tail);
+  }
+  if (r.slots[i] < boundary) {
+    unsigned long long rank = atomicAdd(&r.pairs[base + 1], 1ull);
+    r.pairs[base + 3 + rank] = static_cast<unsigned long long>(r.slots[i]);
+  }
+}
+
+template <typename W>
+__device__ void remove_move_row(const RemoveRows& r, const RemoveLists<W>& l, const RemoveOut<W>& o, long long i)
+{
+  long long u = r.owners[i];
+  unsigned long long base = r.bases[i];
+  unsigned long long c = r.pairs[base + 2];
+  unsigned long long t = r.tickets[i];
+  if (t < r.pairs[base + 1]) {
+    long long target = static_cast<long long>(r.pairs[base + 3 + t]);
+    long long source = static_cast<long long>(r.pairs[base + 3 + c + t]);
+    unsigned long long m = atomicAdd(o.moved, 1ull);
+    int n = l.nbr[source];
+    W w = l.wgt[source];
+    l.nbr[target] = n;
+    l.wgt[target] = w;
+    o.moved_nbr[m] = n;
+    o.moved_wgt[m] = w;
+    if (l.has_twin) {
+      unsigned int tw = l.twin[source];
+      l.twin[target] = tw;
+      o.moved_twin[m] = tw;
+    }
+    o.move_owner[m] = u;
+    o.move_source[m] = source;
+    o.move_target[m] = target;
+  }
+  if (t == 0) {
+    l.degree[u] -= static_cast<long long>(c);
+    r.counts[u] = 0;
+  }
+}
+
+// The kernels take the three structs' fields flat, in their order (CuPy
+// passes scalars and pointers), and build the structs.
+#define REMOVE_PARAMS                                                                                    \
+  const long long *slots, const long long *owners, long long rows, unsigned long long *counts,          \
+      unsigned long long *pairs, unsigned int *tickets, unsigned long long *bases, unsigned long long *top, \
+      const long long *start, long long *degree, int *nbr, W *wgt, unsigned int *twin, int has_twin,      \
+      int keep, int *old_nbr, W *old_wgt, unsigned int *old_twin, long long *old_degree,                  \
+      long long *move_owner, long long *move_source, long long *move_target, int *moved_nbr,              \
+      W *moved_wgt, unsigned int *moved_twin, unsigned long long *moved
+#define REMOVE_STRUCTS                                                                                   \
+  RemoveRows r{slots, owners, rows, counts, pairs, tickets, bases, top};                                 \
+  RemoveLists<W> l{start, degree, nbr, wgt, twin, has_twin};                                             \
+  RemoveOut<W> o{keep, old_nbr, old_wgt, old_twin, old_degree, move_owner, move_source, move_target,     \
+                 moved_nbr, moved_wgt, moved_twin, moved};                                               \
+  (void)l; (void)o
+
+template <typename W>
+__global__ void remove_entries_block(REMOVE_PARAMS)
+{
+  REMOVE_STRUCTS;
+  if (threadIdx.x == 0) { *r.top = 0; *o.moved = 0; }
+  __syncthreads();
+  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_mark_row(r, l, o, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_reserve_row(r, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_pair_row(r, l, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_move_row(r, l, o, i);
+}
+
+template <typename W>
+__global__ void remove_mark(REMOVE_PARAMS)
+{
+  REMOVE_STRUCTS;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0) { *r.top = 0; *o.moved = 0; }
+  if (i < r.rows) remove_mark_row(r, l, o, i);
+}
+
+template <typename W>
+__global__ void remove_reserve(REMOVE_PARAMS)
+{
+  REMOVE_STRUCTS;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < r.rows) remove_reserve_row(r, i);
+}
+
+template <typename W>
+__global__ void remove_pair(REMOVE_PARAMS)
+{
+  REMOVE_STRUCTS;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < r.rows) remove_pair_row(r, l, i);
+}
+
+template <typename W>
+__global__ void remove_move(REMOVE_PARAMS)
+{
+  REMOVE_STRUCTS;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < r.rows) remove_move_row(r, l, o, i);
+}
+
+#undef REMOVE_STRUCTS
+#undef REMOVE_PARAMS
 
 // Append entries: rows (owner, neighbour, weight) in any order, in two
 // launches that share `counts`, per-vertex scratch that is zero before the

@@ -1,36 +1,34 @@
 // Batch reduction (cugraph_stream.engine.reduce): the net change of each edge
-// named by a batch, from its rows sorted by arc key (row order kept within a key).
+// named by a batch, from its rows in any order (net_group, then net_walk), or
+// sorted by arc key with row order kept within a key (net_changes: the
+// fallback for keys that repeat more than WALK_LIMIT times).
 #include "hash.cuh"
 
 namespace cgs {
 
-// counters[] slots: net outcome per edge, plus delete rows that found no edge
+// counters[] slots: net outcome per edge, plus delete rows that found no edge,
+// plus keys that repeat too often for net_walk
 enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGED = 3, NET_CANCELLED = 4,
-                NET_IGNORED_ROWS = 5, NET_COUNTERS = 6 };
+                NET_IGNORED_ROWS = 5, NET_OVERFLOW = 6, NET_COUNTERS = 7 };
 
-}  // namespace cgs
+// rows of one key that net_walk puts in row order itself
+constexpr int WALK_LIMIT = 128;
 
-// One thread per row; the first row of each key walks its key's rows in order
-// (keys repeat rarely, so the walk is short) starting from the edge's state in
-// the store, and appends the edge to the inserted, deleted or updated list at
-// an atomically claimed position.  A negative key (a delete row naming a vertex
-// the graph lacks) names no edge: its rows are ignored.
-// The edge's state before the batch comes from the arc index (`table`, over the
-// out-adjacency `start`, `degree`, `nbr`) and the stored weights; deleted and
-// updated edges are written out with their table positions.
-template <typename W>
-__global__ void net_changes(const long long* keys, const signed char* ops, const W* weights, long long rows,
+// The net change of one edge (`key`) through its `count` rows, row(j) being
+// the j-th in row order, from the edge's state in the store: appended to the
+// inserted, deleted or updated list at an atomically claimed position, or
+// counted.  A negative key (a delete row naming a vertex the graph lacks)
+// names no edge: its rows are ignored.  The edge's state before the batch
+// comes from the arc index (`table`, over the out-adjacency `start`, `degree`,
+// `nbr`) and the stored weights; deleted and updated edges are written out
+// with their table positions.
+template <typename W, typename Row>
+__device__ void settle_edge(long long key, long long count, Row row, const signed char* ops, const W* weights,
                             const unsigned int* table, long long capacity, const long long* start,
-                            const long long* degree,
-                            const int* nbr, const W* stored, long long* inserted, W* inserted_w, long long* deleted,
-                            long long* deleted_at, long long* updated, long long* updated_at, W* updated_w,
-                            unsigned long long* counters)
+                            const long long* degree, const int* nbr, const W* stored, long long* inserted,
+                            W* inserted_w, long long* deleted, long long* deleted_at, long long* updated,
+                            long long* updated_at, W* updated_w, unsigned long long* counters)
 {
-  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (first >= rows) return;
-  long long key = keys[first];
-  if (first > 0 && keys[first - 1] == key) return;
-
   long long at = arc_probe(table, capacity, start, degree, nbr, key);
   bool present_before = at >= 0;
   W weight_before = present_before ? stored[table[at]] : W(0);
@@ -38,35 +36,135 @@ __global__ void net_changes(const long long* keys, const signed char* ops, const
   W weight = weight_before;
   bool any_effect = false;
   unsigned long long ignored = 0;
-  for (long long row = first; row < rows && keys[row] == key; ++row) {
-    if (ops[row] == 1) {
-      any_effect |= !present || weights[row] != weight;
+  for (long long j = 0; j < count; ++j) {
+    long long r = row(j);
+    if (ops[r] == 1) {
+      any_effect |= !present || weights[r] != weight;
       present = true;
-      weight = weights[row];
+      weight = weights[r];
     } else {
       any_effect |= present;
       ignored += !present;
       present = false;
     }
   }
-  if (ignored) atomicAdd(counters + cgs::NET_IGNORED_ROWS, ignored);
+  if (ignored) atomicAdd(counters + NET_IGNORED_ROWS, ignored);
 
   if (!present_before && present) {
-    unsigned long long k = atomicAdd(counters + cgs::NET_INSERTED, 1ull);
+    unsigned long long k = atomicAdd(counters + NET_INSERTED, 1ull);
     inserted[k] = key;
     inserted_w[k] = weight;
   } else if (present_before && !present) {
-    unsigned long long k = atomicAdd(counters + cgs::NET_DELETED, 1ull);
+    unsigned long long k = atomicAdd(counters + NET_DELETED, 1ull);
     deleted[k] = key;
     deleted_at[k] = at;
   } else if (present && weight != weight_before) {
-    unsigned long long k = atomicAdd(counters + cgs::NET_UPDATED, 1ull);
+    unsigned long long k = atomicAdd(counters + NET_UPDATED, 1ull);
     updated[k] = key;
     updated_at[k] = at;
     updated_w[k] = weight;
   } else if (any_effect) {
-    atomicAdd(counters + cgs::NET_CANCELLED, 1ull);
+    atomicAdd(counters + NET_CANCELLED, 1ull);
   } else if (present) {
-    atomicAdd(counters + cgs::NET_UNCHANGED, 1ull);
+    atomicAdd(counters + NET_UNCHANGED, 1ull);
   }
 }
+
+}  // namespace cgs
+
+#define NET_OUTPUTS                                                                                       \
+  const signed char *ops, const W *weights, const unsigned int *table, long long capacity,              \
+      const long long *start, const long long *degree, const int *nbr, const W *stored, long long *inserted, \
+      W *inserted_w, long long *deleted, long long *deleted_at, long long *updated, long long *updated_at, \
+      W *updated_w, unsigned long long *counters
+#define NET_OUTPUT_ARGS                                                                                   \
+  ops, weights, table, capacity, start, degree, nbr, stored, inserted, inserted_w, deleted, deleted_at,  \
+      updated, updated_at, updated_w, counters
+
+// Rows sorted by key (row order kept within a key): one thread per row; the
+// first row of each key walks its key's rows.
+template <typename W>
+__global__ void net_changes(const long long* keys, long long rows, NET_OUTPUTS)
+{
+  long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (first >= rows) return;
+  long long key = keys[first];
+  if (first > 0 && keys[first - 1] == key) return;
+  long long count = 1;
+  while (first + count < rows && keys[first + count] == key) ++count;
+  cgs::settle_edge<W>(key, count, [=](long long j) { return first + j; }, NET_OUTPUT_ARGS);
+}
+
+// Rows in any order, in two launches over a batch table of `capacity_bits`
+// bits (a power of two at least twice the rows; `group_key` and `group_head`
+// all -1 before the first).
+//
+// net_group: each row of a non-negative key finds or claims its key's
+// position in the batch table (linear probing) and pushes itself on the
+// key's list of rows (`group_head`, `next_row`); the row that claimed the
+// position walks the key in net_walk (`walker`).  Thread 0 clears `counters`.
+__global__ void net_group(const long long* keys, long long rows, int capacity_bits, long long* group_key,
+                          long long* group_head, long long* next_row, long long* walker,
+                          unsigned long long* counters)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0) {
+    for (int c = 0; c < cgs::NET_COUNTERS; ++c) counters[c] = 0;
+  }
+  if (i >= rows) return;
+  long long key = keys[i];
+  walker[i] = -1;
+  if (key < 0) return;
+  long long mask = (1LL << capacity_bits) - 1;
+  long long slot = home_slot(key, capacity_bits);
+  while (true) {
+    unsigned long long seen = atomicCAS(reinterpret_cast<unsigned long long*>(group_key + slot),
+                                        static_cast<unsigned long long>(CGS_EMPTY),
+                                        static_cast<unsigned long long>(key));
+    if (seen == static_cast<unsigned long long>(CGS_EMPTY)) {
+      walker[i] = slot;
+      break;
+    }
+    if (seen == static_cast<unsigned long long>(key)) break;
+    slot = (slot + 1) & mask;
+  }
+  next_row[i] = static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(group_head + slot),
+                                                  static_cast<unsigned long long>(i)));
+}
+
+// net_walk: each walker gathers its key's rows from the list, puts them in row
+// order and settles the edge; a key of more than WALK_LIMIT rows is left
+// alone and counted (NET_OVERFLOW: the caller reduces the batch again from
+// rows sorted by key).  A row of a negative key is an ignored delete row.
+template <typename W>
+__global__ void net_walk(const long long* keys, long long rows, const long long* group_head,
+                         const long long* next_row, const long long* walker, NET_OUTPUTS)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows) return;
+  long long key = keys[i];
+  if (key < 0) {
+    atomicAdd(counters + cgs::NET_IGNORED_ROWS, 1ull);
+    return;
+  }
+  long long slot = walker[i];
+  if (slot < 0) return;
+  long long order[cgs::WALK_LIMIT];
+  long long count = 0;
+  for (long long r = group_head[slot]; r >= 0; r = next_row[r]) {
+    if (count == cgs::WALK_LIMIT) {
+      atomicAdd(counters + cgs::NET_OVERFLOW, 1ull);
+      return;
+    }
+    long long j = count++;               // insertion: rows come newest first, mostly
+    while (j > 0 && order[j - 1] > r) {
+      order[j] = order[j - 1];
+      --j;
+    }
+    order[j] = r;
+  }
+  cgs::settle_edge<W>(key, count, [&](long long j) { return order[j]; }, NET_OUTPUT_ARGS);
+}
+
+#undef NET_OUTPUT_ARGS
+#undef NET_OUTPUTS

@@ -78,16 +78,21 @@ def pagerank_name(kernel, weight_type, weighted):
     return f"{kernel}<{weight_type}, {int(bool(weighted))}>"
 
 
+#: the kernels of remove_entries (kernels/adjacency.cu): its four phases in one block, then one launch each
+REMOVE_KERNELS = ("remove_entries_block", "remove_mark", "remove_reserve", "remove_pair", "remove_move")
+
+
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
            "pagerank": lambda: ["bin_gather_lists"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
                                                        for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
-           "batch": lambda: [f"net_changes<{w}>" for w in WEIGHT_TYPES.values()],
+           "batch": lambda: ["net_group"] + [f"{k}<{w}>" for k in ("net_changes", "net_walk")
+                                             for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: ["take_tickets", "plan_moves"] + [
-               f"{k}<{w}>" for k in ("remove_entries", "place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
+               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "merge_sorted", "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}

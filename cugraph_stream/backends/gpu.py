@@ -63,6 +63,8 @@ _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends t
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
+_ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
+_REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
 
 #: the column types kernels/validate.cu reads (its ColumnType codes)
@@ -189,6 +191,8 @@ class GPUBackend(Backend):
     has_device_memory = True
     #: place_entries takes tickets per list (kernels/adjacency.cu): rows need no sort by owner
     place_entries_any_order = True
+    #: net_changes groups rows by key in a batch table (kernels/batch.cu): rows need no sort by key
+    net_changes_any_order = True
 
     @classmethod
     def unavailable_reason(cls):
@@ -599,19 +603,14 @@ class GPUBackend(Backend):
 
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
-        removed = self._remove_sorted(adj, owners, slots, keep=False)
+        removed = self.remove_entries(adj, owners, slots, keep=False)
         return removed.owner, removed.source, removed.target
 
     def remove_entries(self, adj, owners, slots, keep=True):
-        if slots.size > 1:
-            order = self.xp.argsort(slots)
-            owners, slots = owners[order], slots[order]
-        return self._remove_sorted(adj, owners, slots, keep)
-
-    def _remove_sorted(self, adj, owners, slots, keep):
-        """:meth:`remove_entries` of rows sorted by slot: one kernel writes the
-        moves, the moved values and (``keep``) the pre-images; one sync reads
-        how many entries moved."""
+        # rows in any order, no sort: the four phases of kernels/adjacency.cu meet
+        # through the per-vertex counts place_entries uses (zero between calls);
+        # one block runs them all for a small batch, else four launches; one
+        # sync reads how many entries moved
         xp = self.xp
         _check_slot_pointers(adj.twin)
         n = int(slots.size)
@@ -626,12 +625,23 @@ class GPUBackend(Backend):
         old_degree = xp.empty(rows, dtype=adj.degree.dtype)
         k = 0
         if n:
-            moved = xp.zeros(1, dtype=xp.uint64)
-            name = f"remove_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
-            cuda_kernels.get_kernel("adjacency", name)(
-                (_blocks(n),), (_THREADS,),
-                (slots, owners, np.int64(n), adj.start, adj.degree, adj.nbr, adj.wgt, twin, np.int32(with_twin),
-                 np.int32(keep), *old_values, old_degree, owner, source, target, *moved_values, moved))
+            owners = owners.astype(xp.int64, copy=False)
+            slots = slots.astype(xp.int64, copy=False)
+            counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
+            # pairs (5 words a row at most), the rows' bases and tickets, two counters
+            words = xp.empty(7 * n + 2, dtype=xp.uint64)
+            pairs, bases, top, moved = words[:5 * n], words[5 * n:6 * n], words[7 * n:7 * n + 1], words[7 * n + 1:]
+            tickets = words[6 * n:7 * n].view(xp.uint32)[:n]
+            args = (slots, owners, np.int64(n), counts, pairs, tickets, bases, top, adj.start, adj.degree, adj.nbr,
+                    adj.wgt, twin, np.int32(with_twin), np.int32(keep), *old_values, old_degree, owner, source,
+                    target, *moved_values, moved)
+            weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]
+            if n <= _ONE_BLOCK_REMOVE:
+                cuda_kernels.get_kernel("adjacency", f"remove_entries_block<{weight_type}>")(
+                    (1,), (_REMOVE_BLOCK_THREADS,), args)
+            else:
+                for phase in cuda_kernels.REMOVE_KERNELS[1:]:
+                    cuda_kernels.get_kernel("adjacency", f"{phase}<{weight_type}>")((_blocks(n),), (_THREADS,), args)
             k = int(moved.get()[0])
         owner, source, target = owner[:k], source[:k], target[:k]
         if not keep:
@@ -738,21 +748,45 @@ class GPUBackend(Backend):
         return RowCheck(codes, converted, bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
 
     def net_changes(self, keys, codes, weights, table, adj):
+        # rows in any order: net_group puts each key's rows on a list in a batch
+        # table, net_walk settles each key (kernels/batch.cu); one sync reads the
+        # counts.  A key of more rows than net_walk orders itself (rare) sends
+        # the batch through a stable sort and the sorted kernel instead.
         xp = self.xp
         n = int(keys.size)
         inserted, deleted, deleted_at, updated, updated_at = (xp.empty(n, dtype=xp.int64) for _ in range(5))
         inserted_w, updated_w = (xp.empty(n, dtype=weights.dtype) for _ in range(2))
-        counters = xp.zeros(6, dtype=xp.uint64)
+        counters = xp.empty(7, dtype=xp.uint64)
         _check_slot_pointers(table)
+        codes = codes.astype(xp.int8, copy=False)
+        outputs = (table, np.int64(table.size), adj.start, adj.degree, adj.nbr, exact_astype(adj.wgt, weights.dtype),
+                   inserted, inserted_w, deleted, deleted_at, updated, updated_at, updated_w, counters)
+        weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]
+        overflow = 0
         if n:
-            name = f"net_changes<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>"
-            cuda_kernels.get_kernel("batch", name)(
+            bits = max(int(2 * n - 1).bit_length(), 4)
+            groups = xp.empty(2 * (1 << bits) + 2 * n, dtype=xp.int64)
+            group_key, group_head = groups[:1 << bits], groups[1 << bits:2 << bits]
+            next_row, walker = groups[2 << bits:(2 << bits) + n], groups[(2 << bits) + n:]
+            groups[:2 << bits].fill(-1)
+            cuda_kernels.get_kernel("batch", "net_group")(
                 (_blocks(n),), (_THREADS,),
-                (keys, codes.astype(xp.int8, copy=False), weights, np.int64(n), table, np.int64(table.size),
-                 adj.start, adj.degree, adj.nbr,
-                 exact_astype(adj.wgt, weights.dtype), inserted, inserted_w, deleted, deleted_at, updated,
-                 updated_at, updated_w, counters))
-        ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in counters.get())   # the one sync
+                (keys, np.int64(n), np.int32(bits), group_key, group_head, next_row, walker, counters))
+            cuda_kernels.get_kernel("batch", f"net_walk<{weight_type}>")(
+                (_blocks(n),), (_THREADS,),
+                (keys, np.int64(n), group_head, next_row, walker, codes, weights) + outputs)
+            host = counters.get()                   # the one sync
+            overflow = int(host[6])
+        else:
+            host = np.zeros(7, dtype=np.uint64)
+        if overflow:
+            order = xp.argsort(keys, kind="stable")
+            counters.fill(0)
+            cuda_kernels.get_kernel("batch", f"net_changes<{weight_type}>")(
+                (_blocks(n),), (_THREADS,), (keys[order], np.int64(n), codes[order], weights[order]) + outputs)
+            host = counters.get()
+            DEVICE_CALLS.syncs += 1
+        ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in host[:6])
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)
         return NetChanges(inserted[:ins], inserted_w[:ins], deleted[:dels], updated[:upd], updated_w[:upd], counts,

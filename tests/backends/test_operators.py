@@ -227,15 +227,20 @@ def test_a_table_builder_that_copies_its_own_table_writes_every_position(ops, me
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_net_changes_follow_rows_in_order(ops, seed):
+@pytest.mark.parametrize("rows, named", [(300, 50), (900, 3)])      # keys of 1-20 rows; of about 300 rows
+@pytest.mark.parametrize("any_order", [False, True])
+def test_net_changes_follow_rows_in_order(ops, seed, rows, named, any_order):
+    """Rows sorted by key, or in batch order where the backend takes them so
+    (with keys of more rows than the GPU's walk orders itself: its fallback)."""
+    if any_order and not ops.net_changes_any_order:
+        pytest.skip(f"{ops.name} takes rows sorted by key")
     rng = np.random.default_rng(seed)
     stored = {int(k): float(rng.integers(1, 4)) for k in rng.choice(40, 20, replace=False)}
     adj, index = indexed_arcs(ops, 50, {(0, k): w for k, w in stored.items()})   # key k: the arc 0 -> k
-    rows = 300
-    row_keys = rng.integers(0, 50, rows)
+    row_keys = rng.choice(rng.choice(50, named, replace=False), rows)
     row_ops = rng.choice(np.array([1, -1], dtype=np.int8), rows)
     row_w = rng.integers(1, 4, rows).astype(np.float64)
-    order = np.argsort(row_keys, kind="stable")
+    order = np.arange(rows) if any_order else np.argsort(row_keys, kind="stable")
 
     net = ops.net_changes(ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
                           index.table, adj)
@@ -288,6 +293,65 @@ def test_close_holes_keeps_the_surviving_entries(ops, seed):
     assert (nbr_after[target] == nbr_before[source]).all()
     assert set(target.tolist()) <= set(removed.tolist())
     assert all(start[o] <= t < start[o] + degree_after[o] for o, t in zip(owner, target))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("rows", [1, 40, 9000])          # one row; one block on a GPU; four launches there
+@pytest.mark.parametrize("with_twin", [False, True])
+def test_remove_entries_in_any_order_and_undo(ops, seed, rows, with_twin):
+    """Rows in any order: every list keeps its other entries (in its first
+    positions), each move carries what its source holds, every target was a
+    removed slot below the list's new degree; the pre-images undo it all, as
+    the journal does; the per-list scratch is left clean for the next call."""
+    rng = np.random.default_rng(seed)
+    n = 64
+    degrees = rng.integers(0, 400, n)
+    degrees[:3] = [0, 1, 2000]                         # an empty list, one entry, a hub
+    u = np.repeat(np.arange(n), degrees)
+    v = rng.integers(0, 10**6, u.size)
+    adj = Adjacency(ops, np.float32, with_twin=with_twin)
+    adj.ensure_vertices(n)
+    w = rng.standard_normal(u.size).astype(np.float32)
+    w[::5] = np.finfo(np.float32).smallest_subnormal          # kept bit for bit
+    adj.build(ops.asarray(u), ops.asarray(v), ops.asarray(w))
+    if with_twin:
+        adj.twin[:] = ops.asarray(rng.integers(0, 2**32 - 3, adj.twin.size).astype(SLOT_DTYPE))
+    before = {name: host(ops, getattr(adj, name)).copy() for name in ("nbr", "wgt", "twin", "degree", "start")
+              if getattr(adj, name) is not None}
+    start, degree = before["start"][:n], before["degree"][:n]
+    slots = np.concatenate([np.arange(start[x], start[x] + degree[x]) for x in range(n)])
+    owners = np.repeat(np.arange(n), degree)
+    pick = rng.choice(slots.size, min(rows, slots.size), replace=False)       # unsorted
+    slots, owners = slots[pick], owners[pick]
+    for keep in (True, False):
+        removed = ops.remove_entries(adj, ops.asarray(owners), ops.asarray(slots), keep)
+        after = {name: host(ops, getattr(adj, name)) for name in before}
+        gone = set(slots.tolist())
+        for x in range(n):
+            kept = sorted((before["nbr"][s], before["wgt"][s].tobytes()) for s in range(start[x], start[x] + degree[x])
+                          if s not in gone)
+            assert after["degree"][x] == len(kept)
+            now = range(start[x], start[x] + after["degree"][x])
+            assert sorted((after["nbr"][s], after["wgt"][s].tobytes()) for s in now) == kept
+        owner, source, target = (host(ops, a) for a in (removed.owner, removed.source, removed.target))
+        assert set(target.tolist()) <= gone and not set(source.tolist()) & gone
+        assert all(start[o] <= t < start[o] + after["degree"][o] <= s for o, s, t in zip(owner, source, target))
+        for name in ("nbr", "wgt", "twin"):
+            if name in before:
+                assert after[name][target].tobytes() == before[name][source].tobytes()
+        if not keep:
+            assert removed.removed is None and removed.moved is None
+            break
+        arrays = (adj.nbr, adj.wgt, adj.twin)
+        for array, name, values in zip(arrays, ("nbr", "wgt", "twin"), removed.moved):
+            if array is not None:
+                assert host(ops, values).tobytes() == before[name][source].tobytes()
+        for array, values in zip(arrays, removed.removed):      # undo, as Journal.rollback does
+            if array is not None:
+                array[removed.slots] = values
+        adj.degree[removed.lists] = removed.degree
+        for name in before:
+            assert host(ops, getattr(adj, name)).tobytes() == before[name].tobytes(), name
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -904,21 +904,19 @@ class StreamGraph:
         """
         xp, store = self._ops.xp, self._store
         rows = int(src.size)
-        ends = xp.concatenate((src, dst))
         if fresh:
+            ends = xp.concatenate((src, dst))
             created = self._ops.sorted_distinct(ends)
             new_vertices = store.add_vertices(created)
             ids = store.vertices.lookup(ends)          # every endpoint is in the table now
             return ids[:rows], ids[rows:], new_vertices
-        ids = store.vertices.lookup(ends)
-        create = (ids < 0) & xp.concatenate((inserting, inserting))
+        ids, creating = store.vertices.lookup_rows(src, dst, inserting)
         new_vertices = xp.empty(0, dtype=xp.int64)
-        (creating,) = self._ops.compress(create, ends)
         if creating.size:          # rarely: most batches name known vertices only
             created = self._ops.sorted_distinct(creating)
             new_vertices = store.add_vertices(created)
             # every row naming a new vertex (delete rows after its insert too) gets its id
-            ids = store.vertices.lookup_again(ends, ids, created, new_vertices)
+            ids = store.vertices.lookup_again(xp.concatenate((src, dst)), ids, created, new_vertices)
         return ids[:rows], ids[rows:], new_vertices
 
     def _nonnegative_for(self):

@@ -168,3 +168,32 @@ __global__ void net_walk(const long long* keys, long long rows, const long long*
 
 #undef NET_OUTPUT_ARGS
 #undef NET_OUTPUTS
+
+// The arc key (u << 32 | v) of each row; with `undirected`, of its endpoints
+// in ascending order (u <= v).  A row naming a vertex the graph lacks (-1)
+// gets a negative key, as engine.hash_index.arc_key gives it.
+__global__ void arc_keys(const long long* u, const long long* v, long long rows, int undirected, long long* keys)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows) return;
+  long long a = u[i], b = v[i];
+  if (undirected && b < a) {
+    long long t = a;
+    a = b;
+    b = t;
+  }
+  keys[i] = static_cast<long long>(static_cast<unsigned long long>(a) << 32) | b;
+}
+
+// The ends of the arc keys of up to three arrays (`first`, `second`, `third`,
+// of `n1`, `n2`, `n3` keys) in one launch: source ids to `u`, targets to `v`,
+// the arrays one after another.
+__global__ void arc_ends(const long long* first, long long n1, const long long* second, long long n2,
+                         const long long* third, long long n3, long long* u, long long* v)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= n1 + n2 + n3) return;
+  long long key = i < n1 ? first[i] : i < n1 + n2 ? second[i - n1] : third[i - n1 - n2];
+  u[i] = key >> 32;
+  v[i] = key & 0xFFFFFFFFLL;
+}

@@ -127,3 +127,27 @@ __global__ void compact_flags(const bool* mask, long long count, long long* out,
   }
   if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
 }
+
+// The vertices of a batch's rows: for each endpoint k (the sources, then the
+// destinations, `rows` of each), the internal id paired with its external id
+// in (sorted keys, values), or -1; the external ids not found on insert rows
+// go to `missing` (repeats kept, in no order), `missing_count` counting them
+// (zero before the launch).
+__global__ void lookup_rows(const long long* keys, const long long* values, long long size, const long long* src,
+                            const long long* dst, const bool* inserting, long long rows, long long* ids,
+                            long long* missing, unsigned long long* missing_count)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= 2 * rows) return;
+  long long row = k < rows ? k : k - rows;
+  long long q = k < rows ? src[row] : dst[row];
+  long long low = 0, high = size;
+  while (low < high) {
+    long long mid = low + (high - low) / 2;
+    if (keys[mid] < q) low = mid + 1;
+    else high = mid;
+  }
+  long long found = (low < size && keys[low] == q) ? values[low] : -1;
+  ids[k] = found;
+  if (found < 0 && inserting[row]) missing[atomicAdd(missing_count, 1ull)] = q;
+}

@@ -61,7 +61,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves"})
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -554,6 +554,49 @@ class Backend(abc.ABC):
         union[at] = more_values
         union[~from_more] = values
         return union
+
+    def lookup_rows(self, keys, values, src, dst, inserting):
+        """The vertices of a batch's rows: ``(ids, missing)``.
+
+        ``ids`` holds :meth:`lookup_sorted` of the sources, then of the
+        destinations (``2 * rows`` entries, -1 where absent); ``missing`` the
+        external ids absent on insert rows (``inserting``, bool), repeats kept,
+        in no particular order.  One synchronisation (its length).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> ids, missing = get_backend("cpu").lookup_rows(np.array([3, 8]), np.array([0, 1]), np.array([8, 5]),
+        ...                                               np.array([9, 3]), np.array([True, False]))
+        >>> ids.tolist(), missing.tolist()
+        ([1, -1, -1, 0], [9])
+        """
+        xp = self.xp
+        ends = xp.concatenate((src, dst))
+        ids = self.lookup_sorted(keys, values, ends)
+        (missing,) = self.compress((ids < 0) & xp.concatenate((inserting, inserting)), ends)
+        return ids, missing
+
+    def arc_keys(self, u, v, undirected=False):
+        """The arc key (:func:`~cugraph_stream.engine.hash_index.arc_key`) of each
+        ``u[i] -> v[i]``; ``undirected``: of the ends in ascending order.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").arc_keys(np.array([2, 0]), np.array([1, 3]), undirected=True).tolist()
+        [4294967298, 3]
+        """
+        xp = self.xp
+        u, v = u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False)
+        if undirected:
+            u, v = xp.minimum(u, v), xp.maximum(u, v)
+        return (u << 32) | v
+
+    def arc_ends(self, *keys):
+        """``(u, v)`` of each array of arc keys, in one list.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> [(u.tolist(), v.tolist()) for u, v in get_backend("cpu").arc_ends(np.array([4294967298]), np.array([3]))]
+        [([1], [2]), ([0], [3])]
+        """
+        return [(k >> 32, k & 0xFFFFFFFF) for k in keys]
 
     @abc.abstractmethod
     def lookup_sorted(self, keys, values, queries):

@@ -88,13 +88,14 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists"] + [f"copy_value_lists<{w}>" for w in WEIGHT_TYPES.values()],
-           "batch": lambda: ["net_group"] + [f"{k}<{w}>" for k in ("net_changes", "net_walk")
-                                             for w in WEIGHT_TYPES.values()],
+           "batch": lambda: ["net_group", "arc_keys", "arc_ends"] + [
+               f"{k}<{w}>" for k in ("net_changes", "net_walk") for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "adjacency": lambda: ["take_tickets", "plan_moves"] + [
                f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
-           "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "merge_sorted", "compact_flags"]
+           "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "lookup_rows", "merge_sorted",
+                             "compact_flags"]
                             + [f"record_changes<{v}>" for v in VALUE_TYPES.values()])}
 
 

@@ -488,6 +488,50 @@ class GPUBackend(Backend):
                 (queries, np.int64(queries.size), keys, values, np.int64(keys.size), found))
         return found
 
+    def lookup_rows(self, keys, values, src, dst, inserting):
+        # one kernel looks every endpoint up and gathers the missing ones (kernels/sets.cu)
+        xp = self.xp
+        n = int(src.size)
+        ids, missing = xp.empty(2 * n, dtype=xp.int64), xp.empty(2 * n + 1, dtype=xp.int64)
+        count = missing[2 * n:].view(xp.uint64)
+        count.fill(0)
+        if n:
+            cuda_kernels.get_kernel("sets", "lookup_rows")(
+                (_blocks(2 * n),), (_THREADS,),
+                (keys, values, np.int64(keys.size), src.astype(xp.int64, copy=False),
+                 dst.astype(xp.int64, copy=False), xp.ascontiguousarray(inserting, dtype=xp.bool_), np.int64(n), ids,
+                 missing, count))
+        return ids, missing[:int(count.get()[0])]
+
+    def arc_keys(self, u, v, undirected=False):
+        xp = self.xp
+        keys = xp.empty(u.size, dtype=xp.int64)
+        if u.size:
+            cuda_kernels.get_kernel("batch", "arc_keys")(
+                (_blocks(u.size),), (_THREADS,),
+                (u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(u.size),
+                 np.int32(bool(undirected)), keys))
+        return keys
+
+    def arc_ends(self, *keys):
+        # up to three arrays in one launch (kernels/batch.cu)
+        if len(keys) > 3:
+            return self.arc_ends(*keys[:3]) + self.arc_ends(*keys[3:])
+        xp = self.xp
+        sizes = [int(k.size) for k in keys] + [0] * (3 - len(keys))
+        total = sum(sizes)
+        u, v = xp.empty(total, dtype=xp.int64), xp.empty(total, dtype=xp.int64)
+        if total:
+            arrays = [k.astype(xp.int64, copy=False) for k in keys] + [u] * (3 - len(keys))   # (empty ones unread)
+            cuda_kernels.get_kernel("batch", "arc_ends")(
+                (_blocks(total),), (_THREADS,),
+                (arrays[0], np.int64(sizes[0]), arrays[1], np.int64(sizes[1]), arrays[2], np.int64(sizes[2]), u, v))
+        ends, at = [], 0
+        for size in sizes[:len(keys)]:
+            ends.append((u[at:at + size], v[at:at + size]))
+            at += size
+        return ends
+
     def merge_sorted(self, keys, values, more_keys, more_values):
         xp = self.xp
         n, m = int(keys.size), int(more_keys.size)

@@ -1,19 +1,15 @@
 """Batch reduction: many rows in order, one net change per edge.
 
 A batch's effect equals applying its rows in order; this module computes
-that net effect without applying rows one by one.  Rows are grouped by edge
-(stable sort, so row order survives inside a group); the backend's
-``net_changes`` operator then follows each edge from its state in the store
-through its rows.  Insert-then-delete pairs, duplicates and re-inserts of
+that net effect without applying rows one by one.  The backend's
+``net_changes`` operator follows each edge from its state in the store
+through its rows, in row order: rows grouped by edge by a stable sort, or
+by the operator itself where it takes them in any order.  Insert-then-delete pairs, duplicates and re-inserts of
 the same weight therefore cost nothing downstream.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from .hash_index import arc_key
-
-_LOW = 0xFFFFFFFF      # the target half of an arc key
 
 
 @dataclass
@@ -62,14 +58,12 @@ def reduce_batch(store, u, v, w, op):
         whose rows changed them and then changed them back) and ``ignored``
         (delete rows that found their edge absent).
     """
-    xp = store.ops.xp
-    if not store.directed:
-        u, v = xp.minimum(u, v), xp.maximum(u, v)
-    key = arc_key(xp, u, v)
-    if key.size > 1 and not store.ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
-        order = xp.argsort(key, kind="stable")
+    ops = store.ops
+    key = ops.arc_keys(u, v, undirected=not store.directed)
+    if key.size > 1 and not ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
+        order = ops.xp.argsort(key, kind="stable")
         key, op, w = key[order], op[order], w[order]
-    net = store.ops.net_changes(key, op, w, store.index.table, store.out)
-    return ReducedBatch(net.inserted >> 32, net.inserted & _LOW, net.inserted_weights, net.deleted >> 32,
-                        net.deleted & _LOW, net.updated >> 32, net.updated & _LOW, net.updated_weights,
-                        net.counts, net.deleted_at, net.updated_at)
+    net = ops.net_changes(key, op, w, store.index.table, store.out)
+    (iu, iv), (du, dv), (uu, uv) = ops.arc_ends(net.inserted, net.deleted, net.updated)
+    return ReducedBatch(iu, iv, net.inserted_weights, du, dv, uu, uv, net.updated_weights, net.counts,
+                        net.deleted_at, net.updated_at)

@@ -72,6 +72,28 @@ class VertexTable:
             return self.ops.lookup_dense(self.dense, external)
         return self.ops.lookup_sorted(self.sorted_external, self.sorted_internal, external)
 
+    def lookup_rows(self, src, dst, inserting):
+        """The vertices of a batch's rows: ``(ids, missing)``, the internal ids of
+        ``src`` then ``dst`` (-1 where absent) and the external ids absent on
+        insert rows (``inserting``; repeats kept, in no order).  One
+        synchronisation.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> vt = VertexTable(get_backend("cpu"))
+        >>> _ = vt.add(np.array([4, 8]))
+        >>> ids, missing = vt.lookup_rows(np.array([8, 6]), np.array([5, 4]), np.array([True, False]))
+        >>> ids.tolist(), missing.tolist()
+        ([1, -1, -1, 0], [5])
+        """
+        if self.dense is not None:
+            xp = self.ops.xp
+            ends = xp.concatenate((src, dst))
+            ids = self.lookup(ends)
+            (missing,) = self.ops.compress((ids < 0) & xp.concatenate((inserting, inserting)), ends)
+            return ids, missing
+        return self.ops.lookup_rows(self.sorted_external, self.sorted_internal, src, dst, inserting)
+
     def lookup_again(self, external, found, added_external, added_internal):
         """:meth:`lookup` of ``external`` after :meth:`add`, given ``found``, its
         result before the add, and the add's ids: only the queries not found

@@ -1028,3 +1028,37 @@ def test_sorted_union_is_the_sorted_distinct_union(ops, pool, seed):
     values, more_values = (np.unique(pool[rng.random(pool.size) < 0.6]) for _ in range(2))
     got = ops.to_host(ops.sorted_union(ops.asarray(values), ops.asarray(more_values)))
     assert got.dtype == np.int64 and got.tolist() == np.union1d(values, more_values).tolist()
+
+
+@pytest.mark.parametrize("rows", [0, 1, 700])
+def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows):
+    rng = np.random.default_rng(rows)
+    keys = np.unique(rng.integers(-2**62, 2**62, 500))
+    values = rng.permutation(keys.size).astype(np.int64)
+    src = rng.choice(np.concatenate((keys, rng.integers(-2**62, 2**62, 50))), rows)
+    dst = rng.choice(np.concatenate((keys, [2**63 - 1, -2**63])), rows)
+    inserting = rng.random(rows) < 0.5
+    ids, missing = ops.lookup_rows(ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst),
+                                   ops.asarray(inserting))
+    table = dict(zip(keys.tolist(), values.tolist()))
+    ends = np.concatenate((src, dst))
+    assert host(ops, ids).tolist() == [table.get(x, -1) for x in ends.tolist()]
+    want = [x for x, ins in zip(ends.tolist(), np.concatenate((inserting, inserting))) if ins and x not in table]
+    assert sorted(host(ops, missing).tolist()) == sorted(want)
+
+
+@pytest.mark.parametrize("undirected", [False, True])
+def test_arc_keys_and_their_ends(ops, undirected):
+    rng = np.random.default_rng(7)
+    u, v = rng.integers(-1, 2**31 - 1, 300), rng.integers(-1, 2**31 - 1, 300)
+    u[:3], v[:3] = [-1, 5, -1], [4, -1, -1]             # rows naming a vertex the graph lacks
+    keys = host(ops, ops.arc_keys(ops.asarray(u), ops.asarray(v), undirected=undirected))
+    a, b = (np.minimum(u, v), np.maximum(u, v)) if undirected else (u, v)
+    assert keys.tolist() == arc_key(np, a, b).tolist()
+    assert (keys[:3] < 0).all()
+    good = keys[3:]
+    parts = [good[:100], good[100:100], good[100:], good[:7]]          # an empty array; more than three
+    ends = ops.arc_ends(*(ops.asarray(p) for p in parts))
+    assert len(ends) == 4
+    for part, (x, y) in zip(parts, ends):
+        assert host(ops, x).tolist() == (part >> 32).tolist() and host(ops, y).tolist() == (part & 0xFFFFFFFF).tolist()

@@ -27,6 +27,14 @@ counts every engine reports) turned into seconds by per-path rates::
   timed (a query restored from a checkpoint) the backend's prior rates
   (:data:`PRIOR_RATES`) apply.
 
+One timing far above its path's fitted line (more than :data:`OUTLIER`
+times the line's estimate: a pause of the process, a first call that
+loaded something) is held back rather than fitted: it would otherwise
+make its path look dear, the other path would be taken from then on, and
+nothing would time the first again until a probe.  The next timing of the
+same path decides: if it is high too, both are fitted (the path did get
+dearer), else the held one is dropped.
+
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
 rates are older than :data:`PROBE_AGE` timed updates (or were never
@@ -62,6 +70,8 @@ PROBE_AGE = 32
 PRIOR_RATES = {"cpu": (2e-4, 2e-8), "gpu": (2e-3, 2e-10)}
 #: weight of a new batch in the running mean of incremental work per changed arc
 WORK_SMOOTHING = 0.25
+#: a timing above this many times its path's fitted estimate is held back until the next one
+OUTLIER = 3.0
 
 
 @dataclass(frozen=True)
@@ -88,14 +98,27 @@ class PathChoice:
 class _Rates:
     """Timed ``(work, seconds)`` of one path and the least-squares line through them."""
 
+    held = None         # (a class default: models pickled before it existed hold nothing back)
+
     def __init__(self):
         self.history = deque(maxlen=HISTORY + 1)
         self.fitted = None          # (fixed, per_edge), or None before two timed updates
         self.age = 0                # timed updates of the *other* path since this one was last timed
+        self.held = None            # a timing far above the fit, until the next one decides (see OUTLIER)
 
     def add(self, work, seconds):
-        self.history.append((float(work), float(seconds)))
+        work, seconds = float(work), float(seconds)
         self.age = 0
+        if self.fitted is not None:
+            fixed, per_edge = self.fitted
+            high = seconds > OUTLIER * (fixed + per_edge * work)
+            held, self.held = self.held, None
+            if high and held is None:
+                self.held = (work, seconds)
+                return
+            if high:                # a second high one in a row: the path got dearer
+                self.history.append(held)
+        self.history.append((work, seconds))
         points = list(self.history)[1:] if len(self.history) > 1 else []   # the first may include compiling
         if len(points) >= 2:
             self.fitted = _fit(points)

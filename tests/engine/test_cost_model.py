@@ -77,6 +77,25 @@ def test_only_the_last_updates_are_fitted():
     assert model.rates["recompute"].fitted == (0.0, pytest.approx(0.02))
 
 
+def test_one_timing_far_above_the_fit_does_not_switch_paths():
+    """A pause of the process in one incremental update would have made the
+    recompute path the choice for good (nothing times the incremental path
+    again unless a close call probes it): it is held back, and fitted only
+    if the next timing of the path is high too."""
+    model = CostModel("gpu")
+    model.observe_recompute(work=10**6, size=10**6, seconds=0.010)
+    for _ in range(4):
+        model.observe("incremental", seconds=0.004, work=1000, changed=100)
+    model.observe("incremental", seconds=0.100, work=1000, changed=100)    # a pause
+    assert model.choose(changed=100, size=10**6).path == "incremental"
+    model.observe("incremental", seconds=0.004, work=1000, changed=100)    # normal again: the pause is dropped
+    assert all(t < 0.01 for _, t in model.rates["incremental"].history)
+    model.observe("incremental", seconds=0.100, work=1000, changed=100)
+    model.observe("incremental", seconds=0.100, work=1000, changed=100)    # twice in a row: dearer now
+    assert model.choose(changed=100, size=10**6).path == "recompute"
+    assert sum(t == 0.100 for _, t in model.rates["incremental"].history) == 2
+
+
 def test_a_close_call_probes_the_path_whose_rates_are_stale():
     model = CostModel("cpu")
     model.observe_recompute(work=1000, size=1000, seconds=1.1)

@@ -474,7 +474,7 @@ class GraphStore:
         if u.size == 0:
             return xp.empty(0, dtype=self.weight_dtype)
         if at is None:
-            at = self.index.locate(arc_key(xp, u, v))      # deleted arcs are present (see reduce_batch)
+            at = self.index.locate(self.ops.arc_keys(u, v))      # deleted arcs are present (see reduce_batch)
         slots = self.index.slots_at(at)
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
@@ -491,7 +491,7 @@ class GraphStore:
         if u.size == 0:
             return w
         if at is None:
-            at = self.index.locate(arc_key(self.ops.xp, u, v))
+            at = self.index.locate(self.ops.arc_keys(u, v))
         slots = self.index.slots_at(at)
         old = self.ops.take(self.out.wgt, slots)
         self.journal.write(self.out.wgt, slots, w)
@@ -504,7 +504,7 @@ class GraphStore:
             return
         slots, moves = self.out.append(u, v, w)
         self._follow_out(moves)
-        self.index.insert(arc_key(self.ops.xp, u, v), slots)
+        self.index.insert(self.ops.arc_keys(u, v), slots)
         if self.directed:
             in_slots, moves = self.inn.append(v, u, w)
             self._follow_in(moves)
@@ -514,7 +514,7 @@ class GraphStore:
         """Point the arc index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
-        keys = arc_key(self.ops.xp, moves.owner, self.ops.take(self.out.nbr, moves.target))
+        keys = self.ops.arc_keys(moves.owner, self.ops.take(self.out.nbr, moves.target))
         self.index.repoint(keys, moves.source, moves.target)
 
     def _follow_in(self, moves):
@@ -524,9 +524,8 @@ class GraphStore:
         inserted ones enter it before their in-entries are placed)."""
         if moves is None or moves.size == 0:
             return
-        xp = self.ops.xp
-        out_slots = self.index.slots_at(self.index.locate(arc_key(xp, self.ops.take(self.inn.nbr, moves.target),
-                                                                   moves.owner)))
+        out_slots = self.index.slots_at(self.index.locate(self.ops.arc_keys(self.ops.take(self.inn.nbr, moves.target),
+                                                                            moves.owner)))
         self.journal.write(self.out.twin, out_slots, moves.target)
 
     def _compact_if_needed(self):

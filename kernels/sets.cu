@@ -151,3 +151,41 @@ __global__ void lookup_rows(const long long* keys, const long long* values, long
   ids[k] = found;
   if (found < 0 && inserting[row]) missing[atomicAdd(missing_count, 1ull)] = q;
 }
+
+// The targets v[i] of the arcs u[i] -> v[i] that are their parent arcs
+// (parent[v[i]] == u[i]), in no order; `kept` (zero before) counts them.
+__global__ void children_of(const long long* parent, const long long* u, const long long* v, long long count,
+                            long long* out, unsigned long long* kept)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  long long child = v[i];
+  if (parent[child] == u[i]) out[atomicAdd(kept, 1ull)] = child;
+}
+
+// The entries of `vertices` whose value is not `unreachable`, in no order;
+// `kept` (zero before) counts them.
+template <typename V>
+__global__ void reached(const V* value, const long long* vertices, long long count, V unreachable, long long* out,
+                        unsigned long long* kept)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  long long v = vertices[i];
+  if (value[v] != unreachable) out[atomicAdd(kept, 1ull)] = v;
+}
+
+// value[v] = fill and parent[v] = -1 for each of `vertices`, then
+// value[source] = source_value (source >= 0): every write to the source
+// writes source_value, so no order between threads is needed.
+template <typename V>
+__global__ void reset_values(V* value, long long* parent, const long long* vertices, long long count, V fill,
+                             long long source, V source_value)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0 && source >= 0) value[source] = source_value;
+  if (i >= count) return;
+  long long v = vertices[i];
+  value[v] = v == source ? source_value : fill;
+  parent[v] = -1;
+}

@@ -61,7 +61,8 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows"})
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows",
+    "children_of", "reached"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -597,6 +598,44 @@ class Backend(abc.ABC):
         [([1], [2]), ([0], [3])]
         """
         return [(k >> 32, k & 0xFFFFFFFF) for k in keys]
+
+    def children_of(self, parent, u, v):
+        """The targets ``v[i]`` of the arcs ``u[i] -> v[i]`` that are their parent
+        arcs (``parent[v[i]] == u[i]``), in no particular order.  One
+        synchronisation (its length).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").children_of(np.array([-1, 0, 0, 1]), np.array([0, 2, 1]), np.array([1, 3, 2])).tolist()
+        [1]
+        """
+        (children,) = self.compress(parent[v] == u, v)
+        return children
+
+    def reached(self, value, vertices, unreachable):
+        """The entries of ``vertices`` whose ``value`` is not ``unreachable``, in no
+        particular order.  One synchronisation (its length).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").reached(np.array([0.0, np.inf, 2.0]), np.array([1, 2]), np.inf).tolist()
+        [2]
+        """
+        (kept,) = self.compress(value[vertices] != unreachable, vertices)
+        return kept
+
+    def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
+        """``value[vertices] = fill`` and ``parent[vertices] = -1``; then, with a
+        ``source``, ``value[source] = source_value``.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> value, parent = np.zeros(4), np.arange(4)
+        >>> get_backend("cpu").reset_values(value, parent, np.array([0, 2]), np.inf, source=0, source_value=0.0)
+        >>> value.tolist(), parent.tolist()
+        ([0.0, 0.0, inf, 0.0], [-1, 1, -1, 3])
+        """
+        value[vertices] = fill
+        parent[vertices] = -1
+        if source is not None:
+            value[source] = source_value
 
     @abc.abstractmethod
     def lookup_sorted(self, keys, values, queries):

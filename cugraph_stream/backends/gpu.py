@@ -532,6 +532,39 @@ class GPUBackend(Backend):
             at += size
         return ends
 
+    def children_of(self, parent, u, v):
+        xp = self.xp
+        out, kept = xp.empty(v.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        if v.size:
+            cuda_kernels.get_kernel("sets", "children_of")(
+                (_blocks(v.size),), (_THREADS,),
+                (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(v.size), out,
+                 kept))
+        return self._kept(out, kept)
+
+    def reached(self, value, vertices, unreachable):
+        xp = self.xp
+        out, kept = xp.empty(vertices.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        if vertices.size:
+            cuda_kernels.get_kernel("sets", f"reached<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
+                (_blocks(vertices.size),), (_THREADS,),
+                (value, vertices.astype(xp.int64, copy=False), np.int64(vertices.size), value.dtype.type(unreachable),
+                 out, kept))
+        return self._kept(out, kept)
+
+    def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
+        # one launch: every write to the source writes source_value (kernels/sets.cu)
+        if value.dtype not in cuda_kernels.VALUE_TYPES or parent.dtype != np.int64:
+            return super().reset_values(value, parent, vertices, fill, source, source_value)
+        n = int(vertices.size)
+        if n == 0 and source is None:
+            return
+        kind = value.dtype.type
+        cuda_kernels.get_kernel("sets", f"reset_values<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
+            (max(_blocks(n), 1),), (_THREADS,),
+            (value, parent, vertices.astype(self.xp.int64, copy=False), np.int64(n), kind(fill),
+             np.int64(-1 if source is None else source), kind(0 if source is None else source_value)))
+
     def merge_sorted(self, keys, values, more_keys, more_values):
         xp = self.xp
         n, m = int(keys.size), int(more_keys.size)

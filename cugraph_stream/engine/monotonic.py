@@ -46,6 +46,14 @@ class Work:
     edges_scanned: int = 0
 
 
+def _joined(xp, arrays):
+    """The int64 arrays one after another, copying only where two or more hold entries."""
+    full = [a for a in arrays if a.size]
+    if len(full) == 1:
+        return full[0]
+    return xp.concatenate(full) if full else xp.empty(0, dtype=xp.int64)
+
+
 class MonotonicEngine:
     """Incremental state of one monotonic query over a :class:`GraphStore`.
 
@@ -152,11 +160,12 @@ class MonotonicEngine:
         """Values a vertex holds before anything reaches it; parents -1."""
         if self.rule.unreachable is None:
             self.value[vertices] = self.store.vertices.external[vertices]
+            self.parent[vertices] = -1
+            if self.source is not None:
+                self.value[self.source] = self.rule.source_value
         else:
-            self.value[vertices] = self.rule.unreachable
-        self.parent[vertices] = -1
-        if self.source is not None:
-            self.value[self.source] = self.rule.source_value
+            self.ops.reset_values(self.value, self.parent, vertices, self.rule.unreachable, self.source,
+                                  self.rule.source_value)
 
     def _alive(self):
         return self.store.vertices.sorted_internal
@@ -206,14 +215,14 @@ class MonotonicEngine:
                 seeds += ops.compress(xp.concatenate(((parent[dv] == du) & gone, (parent[du] == dv) & gone)),
                                       xp.concatenate((dv, du)))
             else:
-                seeds += ops.compress(parent[dv] == du, dv)
+                seeds.append(ops.children_of(parent, du, dv))
         improved_u = improved_v = improved_w = None
         if rule.uses_weights and delta.updated_u.size:
             uu, uv, new_w = delta.updated_u, delta.updated_v, delta.updated_new
             worse = rule.is_worse_weight(delta.updated_old, new_w)
             seeds += ops.compress(worse & (parent[uv] == uu), uv)
             improved_u, improved_v, improved_w = ops.compress(~worse, uu, uv, new_w)
-        seeds = xp.concatenate(seeds) if seeds else xp.empty(0, dtype=xp.int64)
+        seeds = _joined(xp, seeds)
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
         if seeds.size:
@@ -246,7 +255,7 @@ class MonotonicEngine:
 
         frontier = [invalidated]
         if rule.unreachable is not None and invalidated.size:
-            frontier = ops.compress(self.value[invalidated] != rule.unreachable, invalidated)
+            frontier = [ops.reached(self.value, invalidated, rule.unreachable)]
         arcs = [(delta.inserted_u, delta.inserted_v, delta.inserted_w)]
         if improved_u is not None:
             arcs.append((improved_u, improved_v, improved_w))
@@ -255,7 +264,7 @@ class MonotonicEngine:
                 frontier.append(ops.relax_arcs(u, v, w, self.value, self.parent, rule))
                 if len(self.push_adjacencies) == 2:
                     frontier.append(ops.relax_arcs(v, u, w, self.value, self.parent, rule))
-        frontier = xp.concatenate(frontier)
+        frontier = _joined(xp, frontier)
         self._frontier = ops.unique(frontier, self.value.size) if frontier.size > 1 else frontier
         self._touched.append(invalidated)
         return work

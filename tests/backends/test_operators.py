@@ -1062,3 +1062,32 @@ def test_arc_keys_and_their_ends(ops, undirected):
     assert len(ends) == 4
     for part, (x, y) in zip(parts, ends):
         assert host(ops, x).tolist() == (part >> 32).tolist() and host(ops, y).tolist() == (part & 0xFFFFFFFF).tolist()
+
+
+@pytest.mark.parametrize("size", [0, 1, 500])
+def test_children_reached_and_reset_values(ops, size):
+    """The three small steps of a monotonic correction, against NumPy."""
+    rng = np.random.default_rng(size)
+    n = 600
+    parent = rng.integers(-1, n, n)
+    u, v = rng.integers(0, n, size), rng.integers(0, n, size)
+    u[: size // 2] = parent[v[: size // 2]]                    # half of them tree arcs
+    got = host(ops, ops.children_of(ops.asarray(parent), ops.asarray(u), ops.asarray(v)))
+    assert sorted(got.tolist()) == sorted(v[parent[v] == u].tolist())
+    for dtype, unreachable in ((np.float32, np.inf), (np.float64, np.inf), (np.int32, np.iinfo(np.int32).max),
+                               (np.int64, -1)):
+        value = rng.integers(0, 9, n).astype(dtype)
+        value[rng.random(n) < 0.4] = unreachable
+        vertices = rng.choice(n, size, replace=False)
+        got = host(ops, ops.reached(ops.asarray(value), ops.asarray(vertices), unreachable))
+        assert sorted(got.tolist()) == sorted(vertices[value[vertices] != unreachable].tolist())
+        for source in (None, int(vertices[0]) if size else 3, n - 1):
+            want_value, want_parent = value.copy(), parent.copy()
+            want_value[vertices], want_parent[vertices] = unreachable, -1
+            if source is not None:
+                want_value[source] = 0
+            device_value, device_parent = ops.asarray(value.copy()), ops.asarray(parent.copy())
+            ops.reset_values(device_value, device_parent, ops.asarray(vertices), unreachable, source,
+                             None if source is None else 0)
+            assert host(ops, device_value).tolist() == want_value.tolist()
+            assert host(ops, device_parent).tolist() == want_parent.tolist()

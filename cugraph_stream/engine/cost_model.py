@@ -28,8 +28,9 @@ counts every engine reports) turned into seconds by per-path rates::
   (:data:`PRIOR_RATES`) apply.
 
 One timing far above its path's fitted line (more than :data:`OUTLIER`
-times the line's estimate: a pause of the process, a first call that
-loaded something) is held back rather than fitted: it would otherwise
+times the line's estimate, for no more work than the fitted timings did:
+a pause of the process, a first call that loaded something) is held back
+rather than fitted: it would otherwise
 make its path look dear, the other path would be taken from then on, and
 nothing would time the first again until a probe.  The next timing of the
 same path decides: if it is high too, both are fitted (the path did get
@@ -111,7 +112,9 @@ class _Rates:
         self.age = 0
         if self.fitted is not None:
             fixed, per_edge = self.fitted
-            high = seconds > OUTLIER * (fixed + per_edge * work)
+            # (more work than any fitted timing is no outlier: it teaches the slope)
+            high = (seconds > OUTLIER * (fixed + per_edge * work)
+                    and work <= max(w for w, _ in self.history))
             held, self.held = self.held, None
             if high and held is None:
                 self.held = (work, seconds)

@@ -96,6 +96,22 @@ def test_one_timing_far_above_the_fit_does_not_switch_paths():
     assert sum(t == 0.100 for _, t in model.rates["incremental"].history) == 2
 
 
+def test_a_timing_of_more_work_than_ever_is_fitted_however_slow():
+    """Small updates fit a line whose slope says little about large ones; an
+    update that scanned far more than any before (a deletion that split a
+    large component) and took far longer than the line says teaches the slope:
+    it is fitted at once, not held back as a pause would be."""
+    model = CostModel("gpu")
+    model.observe_recompute(work=10**8, size=10**8, seconds=1.0)
+    for work, seconds in ((500, 0.001), (1000, 0.0010), (2000, 0.0011), (3000, 0.0012)):
+        model.observe("incremental", seconds=seconds, work=work, changed=1)
+    assert model.rates["incremental"].fitted[1] == pytest.approx(1e-7)
+    model.observe("incremental", seconds=0.050, work=100_000, changed=1)    # 4.6x the line's 10.9 ms
+    assert model.rates["incremental"].held is None
+    assert (100_000.0, 0.050) in model.rates["incremental"].history
+    assert model.rates["incremental"].fitted[1] > 2e-7
+
+
 def test_a_close_call_probes_the_path_whose_rates_are_stale():
     model = CostModel("cpu")
     model.observe_recompute(work=1000, size=1000, seconds=1.1)

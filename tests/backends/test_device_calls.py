@@ -58,12 +58,12 @@ def _path_graph(backend, n=64, query=None, weight=1.5):
 # Steady-state batches with SSSP tracked, and the synchronisation points each
 # requests today.  A change to the pipeline that adds one fails here; one that
 # removes some updates the numbers (issue 17 asks for at most two).
-#   3: new-vertex check (compress), net_changes, the commit's synchronize
+#   3: new-vertex check (lookup_rows), net_changes, the commit's synchronize
 #   +3 for an insert: the two place_entries (out, in) and relax_arcs
 #   +2 when it improves a value: the frontier's unique and converge (the
 #      commit's record_changes, +1, replaces nothing)
-#   a deleted tree edge: the two close_holes, the seeds' compress, invalidate,
-#      pull, the frontier's compress, converge, record_changes
+#   a deleted tree edge: the two remove_entries, the seeds (children_of), invalidate,
+#      pull, the frontier (reached), converge, record_changes
 # (The path's weights, 1.5, are not whole numbers: ties are not searched.)
 PINNED = [
     ("insert, improves nothing", {"src": [0], "dst": [5], "w": [10.0], "op": [1]}, 6),

@@ -34,13 +34,22 @@ rather than fitted: it would otherwise
 make its path look dear, the other path would be taken from then on, and
 nothing would time the first again until a probe.  The next timing of the
 same path decides: if it is high too, both are fitted (the path did get
-dearer), else the held one is dropped.
+dearer), else the held one is dropped.  A timing below the line by the
+same factor shows that what was fitted no longer holds (a probe after
+such a pause, say): the path's history starts again from it.
 
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
 rates are older than :data:`PROBE_AGE` timed updates (or were never
 measured), the other path runs once to refresh them (a probe), at most 25%
-above the chosen estimate by construction.
+above the chosen estimate by construction.  Where the incremental path is
+bounded by the give-up below (``choose(..., bounded=True)``: the monotonic
+queries), a query that keeps recomputing probes it after
+:data:`PROBE_AGE` updates whatever the estimates say: a misleading timing
+(a first update that compiled, a pause) would otherwise keep the
+recompute path chosen for good, and the probe costs about a recomputation
+at most.  Each probe that finds the path dear doubles the wait for the
+next (up to :data:`MAX_PROBE_AGE`).
 
 A wrong estimate is bounded by a give-up: :meth:`recompute_budget` is the
 work of a recomputation, and a monotonic engine whose incremental
@@ -67,6 +76,9 @@ HISTORY = 16
 AMBIGUOUS = 1.25
 #: ...and its rates were fitted more than this many timed updates ago (or never)
 PROBE_AGE = 32
+#: the longest wait between probes of a bounded incremental path (it doubles from PROBE_AGE
+#: after each probe that found the path dear)
+MAX_PROBE_AGE = 1024
 #: rates before anything was timed: (fixed seconds per update, seconds per edge scanned)
 PRIOR_RATES = {"cpu": (2e-4, 2e-8), "gpu": (2e-3, 2e-10)}
 #: weight of a new batch in the running mean of incremental work per changed arc
@@ -112,15 +124,18 @@ class _Rates:
         self.age = 0
         if self.fitted is not None:
             fixed, per_edge = self.fitted
+            expected = fixed + per_edge * work
             # (more work than any fitted timing is no outlier: it teaches the slope)
-            high = (seconds > OUTLIER * (fixed + per_edge * work)
-                    and work <= max(w for w, _ in self.history))
+            high = seconds > OUTLIER * expected and work <= max(w for w, _ in self.history)
             held, self.held = self.held, None
             if high and held is None:
                 self.held = (work, seconds)
                 return
             if high:                # a second high one in a row: the path got dearer
                 self.history.append(held)
+            elif OUTLIER * seconds < expected:      # far cheaper: what was fitted no longer holds
+                self.history.clear()
+                self.fitted = None
         self.history.append((work, seconds))
         points = list(self.history)[1:] if len(self.history) > 1 else []   # the first may include compiling
         if len(points) >= 2:
@@ -148,11 +163,16 @@ def _fit(points):
     mean_seconds = sum(t for _, t in points) / n
     spread = sum((w - mean_work) ** 2 for w, _ in points)
     if spread <= (0.05 * max(mean_work, 1.0)) ** 2 * n:       # one work level: a line through 0
-        return 0.0, mean_seconds / max(mean_work, 1.0)
+        if mean_work < 1.0:                                     # (no work at all: a fixed cost)
+            return mean_seconds, 0.0
+        return 0.0, mean_seconds / mean_work
     per_edge = sum((w - mean_work) * (t - mean_seconds) for w, t in points) / spread
     fixed = mean_seconds - per_edge * mean_work
-    if fixed < 0.0:                                             # through 0 instead
-        return 0.0, sum(w * t for w, t in points) / sum(w * w for w, _ in points)
+    if fixed < 0.0:
+        # superlinear timings: the cheapest update as the fixed cost, and the slope above it
+        # (a line through 0 would estimate updates of no work at nothing)
+        fixed = min(t for _, t in points)
+        return fixed, max(sum(w * (t - fixed) for w, t in points) / sum(w * w for w, _ in points), 0.0)
     if per_edge < 0.0:
         return mean_seconds, 0.0
     return fixed, per_edge
@@ -189,6 +209,8 @@ class CostModel:
         self.rates = {path: _Rates() for path in PATHS}
         self.work_per_change = None        # running mean of incremental work per changed arc
         self.recompute_work = None         # (work, graph size) of the last computation from scratch
+        self.bounded_probe_age = PROBE_AGE     # updates between probes of a bounded incremental path
+        self._probe = None                 # (path, the chosen path's estimate) of a probe under way
 
     # ------------------------------------------------------------- estimates
     def _rate(self, path):
@@ -206,17 +228,23 @@ class CostModel:
         incremental = inc_fixed + inc_edge * per_change * changed
         return incremental, rec_fixed + rec_edge * self.recompute_budget(size)
 
-    def choose(self, changed, size):
-        """The :class:`PathChoice` for a batch (see :meth:`estimate`)."""
+    def choose(self, changed, size, bounded=False):
+        """The :class:`PathChoice` for a batch (see :meth:`estimate`); ``bounded``: an
+        incremental update gives up at a recomputation's work (see the module docstring)."""
         incremental, recompute = self.estimate(changed, size)
         path = "incremental" if incremental <= recompute else "recompute"
         other = PATHS[1 - PATHS.index(path)]
         cheaper, dearer = sorted((incremental, recompute))
-        if (self.fixed_rates is None and dearer <= AMBIGUOUS * cheaper
-                and (not self.rates[other].observed() or self.rates[other].age > PROBE_AGE)):
-            reason = (f"probe: {other} estimated {1e3 * dearer:.3g} ms against {1e3 * cheaper:.3g} ms, "
-                      f"its rates {'never timed' if not self.rates[other].observed() else 'stale'}")
+        age = self.rates[other].age
+        never = not self.rates[other].observed()
+        close = dearer <= AMBIGUOUS * cheaper and (never or age > PROBE_AGE)
+        overdue = bounded and other == PATHS[0] and (never or age > self.bounded_probe_age)
+        if self.fixed_rates is None and (close or overdue):
+            self._probe = (other, cheaper)
+            reason = (f"probe: {other} estimated {1e3 * (incremental if other == PATHS[0] else recompute):.3g} ms "
+                      f"against {1e3 * cheaper:.3g} ms, its rates {'never timed' if never else 'stale'}")
             return PathChoice(other, reason, incremental, recompute)
+        self._probe = None
         reason = (f"estimated incremental {1e3 * incremental:.3g} ms, recompute {1e3 * recompute:.3g} ms "
                   f"({changed} changed)")
         return PathChoice(path, reason, incremental, recompute)
@@ -229,6 +257,11 @@ class CostModel:
             ratio = work / max(changed, 1)
             self.work_per_change = ratio if self.work_per_change is None else (
                 (1.0 - WORK_SMOOTHING) * self.work_per_change + WORK_SMOOTHING * ratio)
+        if self._probe is not None and self._probe[0] == path == PATHS[0]:
+            # a probe that confirmed its path dear waits twice as long for the next one
+            self.bounded_probe_age = (min(2 * self.bounded_probe_age, MAX_PROBE_AGE) if seconds > self._probe[1]
+                                      else PROBE_AGE)
+        self._probe = None
         if self.fixed_rates is None and seconds > 0.0:
             self.rates[path].add(work, seconds)
             self.rates[PATHS[1 - PATHS.index(path)]].age += 1

@@ -92,6 +92,10 @@ class MonotonicEngine:
     ([0.0, 1.0, 5.0], [-1, 0, 0])
     """
 
+    #: an incremental update gives up for a recomputation once its invalidation reads
+    #: more than ``give_up_above`` (see engine.cost_model)
+    gives_up = True
+
     #: whether a computation from scratch runs ``ops.bfs_levels`` (set per engine; the
     #: class defaults serve engines pickled before it existed)
     levels = False

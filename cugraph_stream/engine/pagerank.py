@@ -179,6 +179,8 @@ class PageRankEngine:
 
     #: (the cost model's give-up does not apply: sparse pushes turn into dense rounds by themselves)
     give_up_above = None
+    #: an incremental update never gives up for a recomputation (see engine.cost_model)
+    gives_up = False
     gave_up = False
 
     def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True, max_iter=None,

@@ -167,7 +167,7 @@ class Query:
             return PathChoice(self.mode, f"mode={self.mode!r}")
         if self.cost_model is None:             # (restored from a checkpoint)
             self.cost_model = CostModel(self.engine.ops.name)
-        return self.cost_model.choose(changed, size)
+        return self.cost_model.choose(changed, size, bounded=self.engine.gives_up)
 
     def _observe(self, query_report):
         """Teach the cost model the last update's time (its :class:`QueryReport`, once published)."""

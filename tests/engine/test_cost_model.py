@@ -233,3 +233,45 @@ def test_auto_streams_match_the_references_whatever_path_runs(batches, increment
             check_query(query, model)
             if query.kind != "PageRank":
                 check_changes(query, old)
+
+
+def test_a_query_stuck_recomputing_probes_the_bounded_incremental_path():
+    """One misleading incremental timing made recomputing look cheaper; the
+    estimates are too far apart for a close-call probe.  Where the incremental
+    path is bounded by the give-up, it is probed again every PROBE_AGE updates
+    anyway, and its fresh timings bring it back; where it is not (PageRank), it
+    is left alone."""
+    for bounded in (True, False):
+        model = CostModel("gpu")
+        model.observe_recompute(work=10**6, size=10**6, seconds=0.010)
+        for seconds in (0.001, 0.001, 0.001, 0.300, 0.300):        # twice in a row: fitted
+            model.observe("incremental", seconds=seconds, work=1000, changed=10)
+        paths = []
+        for _ in range(PROBE_AGE + 10):
+            choice = model.choose(changed=10, size=10**6, bounded=bounded)
+            paths.append(choice.path)
+            seconds = 0.010 if choice.path == "recompute" else 0.001
+            model.observe(choice.path, seconds=seconds, work=1000 if choice.path == "incremental" else 10**6,
+                          changed=10)
+        assert paths[0] == "recompute"
+        if bounded:      # the probe finds it 300x cheaper than fitted: the fit starts again, and holds
+            assert paths[:PROBE_AGE + 1] == ["recompute"] * (PROBE_AGE + 1)
+            assert paths[PROBE_AGE + 1:] == ["incremental"] * 9
+        else:
+            assert paths.count("incremental") == 0
+
+
+def test_probes_that_find_the_path_dear_come_less_often():
+    model = CostModel("gpu")
+    model.observe_recompute(work=10**6, size=10**6, seconds=0.010)
+    for _ in range(4):
+        model.observe("incremental", seconds=0.050, work=1000, changed=10)      # truly dearer
+    probes = []
+    for i in range(PROBE_AGE * 7 + 10):
+        choice = model.choose(changed=10, size=10**6, bounded=True)
+        if choice.path == "incremental":
+            probes.append(i)
+        model.observe(choice.path, seconds=0.050 if choice.path == "incremental" else 0.010,
+                      work=1000 if choice.path == "incremental" else 10**6, changed=10)
+    gaps = [b - a for a, b in zip(probes, probes[1:])]
+    assert len(probes) == 3 and gaps == [2 * PROBE_AGE + 2, 4 * PROBE_AGE + 2]

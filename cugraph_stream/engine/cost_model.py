@@ -126,7 +126,7 @@ class _Rates:
             fixed, per_edge = self.fitted
             expected = fixed + per_edge * work
             # (more work than any fitted timing is no outlier: it teaches the slope)
-            high = seconds > OUTLIER * expected and work <= max(w for w, _ in self.history)
+            high = 0.0 < OUTLIER * expected < seconds and work <= max(w for w, _ in self.history)
             held, self.held = self.held, None
             if high and held is None:
                 self.held = (work, seconds)

@@ -662,7 +662,8 @@ class Bench:
             report, t, counts = self.apply_timed(g, frame)
             seconds.append(t)
             records.append({"batch": i, "op": int(rows["op"][warm + i]), "apply_s": t, **counts,
-                            "edges_scanned": report.edges_scanned})
+                            "edges_scanned": report.edges_scanned,
+                            "path": report.queries[0].path if report.queries else None})
             if (i + 1) % max(1, (n - warm) // 10) == 0 or i + 1 == n - warm:
                 window = records[-max(1, (n - warm) // 10):]
                 s = latency_summary([r["apply_s"] for r in window])
@@ -672,7 +673,8 @@ class Bench:
                       f"p50 {s['p50_ms']:.3f} ms, max {s['max_ms']:.3f} ms{extra}", flush=True)
         summary = latency_summary(seconds)
         summary.update({"mean_syncs": mean_of([r["syncs"] for r in records]),
-                        "mean_launches": mean_of([r["launches"] for r in records])})
+                        "mean_launches": mean_of([r["launches"] for r in records]),
+                        "recomputed": sum(r["path"] == "recompute" for r in records)})
         baselines = self.check(kind, q, self.baselines(kind), mask, seen, f"latency {kind} final")
         summary["checked"] = bool(baselines)
         del g, q, frames
@@ -733,14 +735,15 @@ def print_tables(results, device):
     if results.get("latency"):
         lines += ["", f"Latency mode ({device}): single-row pandas batches",
                   ("| query | batches | p50 (ms) | p99 (ms) | mean (ms) | max (ms) | updates/s | syncs / batch "
-                   "| launches / batch | checked |"),
-                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+                   "| launches / batch | recomputed | checked |"),
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
         for kind, r in results["latency"].items():
             s = r["summary"]
             lines.append(f"| {kind} | {s['batches']} | {fmt(s['p50_ms'], '.3f')} | {fmt(s['p99_ms'], '.3f')} | "
                          f"{fmt(s['mean_ms'], '.3f')} | {fmt(s['max_ms'], '.3f')} | "
                          f"{fmt(s['updates_per_s'], ',.0f')} | {fmt(s['mean_syncs'], '.1f')} | "
-                         f"{fmt(s['mean_launches'], '.1f')} | {'yes' if s['checked'] else 'no'} |")
+                         f"{fmt(s['mean_launches'], '.1f')} | {s.get('recomputed', '-')} | "
+                         f"{'yes' if s['checked'] else 'no'} |")
     if results.get("sweep"):
         lines += ["", f"Batch-size sweep ({device}): means per batch; ratio = fastest variant / engine",
                   (f"| query | rows / batch | engine (ms) | updates/s |{heads} ratio vs fastest "

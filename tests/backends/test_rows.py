@@ -272,3 +272,36 @@ def test_a_gpu_graph_applies_device_columns_as_the_cpu_applies_them(weight_dtype
             outcomes[backend] = (outcomes[backend], frame["src"].tolist(), frame["dst"].tolist(),
                                  np.asarray(frame["w"], dtype=weight_dtype).view(bits).tolist())
         assert outcomes["gpu"] == outcomes["cpu"], (src, dst, w, op)
+
+
+@pytest.mark.parametrize("weight_dtype", WEIGHT_DTYPES)
+@pytest.mark.parametrize("value_dtype", COLUMN_DTYPES + ["float16", "bool"])
+@pytest.mark.parametrize("op_dtype", OP_DTYPES + ["bool", "uint64"])
+@pytest.mark.parametrize("nonnegative", [False, True])
+def test_a_few_host_rows_check_as_the_array_code_checks_them(weight_dtype, value_dtype, op_dtype, nonnegative):
+    """Batches of up to FEW_ROWS host rows take the element-by-element check: the
+    same codes, weights (bits), flags, largest weight and fractional flag as the
+    whole-array code, for the nasty weights and ops of every dtype."""
+    from cugraph_stream.backends import rows
+
+    rng = np.random.default_rng(zlib.crc32(f"{weight_dtype}{value_dtype}{op_dtype}{nonnegative}".encode()))
+    pool = np.array(NASTY + [1.0, 2.0, -1.0, 3.0, 255.0, 7.5])
+    for n in range(0, rows.FEW_ROWS + 1):
+        for _ in range(12):
+            weights = column(rng.choice(pool, n), value_dtype)
+            op_values = None if op_dtype is None else column(rng.choice([1, -1, 1, -1, 0, 2, 255, np.nan], n),
+                                                              op_dtype)
+            few = rows._check_few_rows(op_values, weights, weight_dtype, nonnegative)
+            with np.errstate(over="ignore", invalid="ignore"):
+                saved, rows.FEW_ROWS = rows.FEW_ROWS, -1          # the array code
+                try:
+                    whole, _ = rows.check_rows(op_values, weights, weight_dtype, nonnegative)
+                finally:
+                    rows.FEW_ROWS = saved
+            bits = np.dtype(f"u{np.dtype(weight_dtype).itemsize}")
+            assert few.codes.dtype == np.int8 and few.codes.tolist() == whole.codes.tolist()
+            assert few.weights.dtype == np.dtype(weight_dtype)
+            assert few.weights.view(bits).tolist() == whole.weights.view(bits).tolist()
+            assert few.bad == whole.bad
+            if not whole.bad:
+                assert (few.largest, few.fractional) == (whole.largest, whole.fractional)

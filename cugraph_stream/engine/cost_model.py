@@ -30,9 +30,9 @@ counts every engine reports) turned into seconds by per-path rates::
 One timing far above its path's fitted line (more than :data:`OUTLIER`
 times the line's estimate, for no more work than the fitted timings did:
 a pause of the process, a first call that loaded something) is held back
-rather than fitted: it would otherwise
-make its path look dear, the other path would be taken from then on, and
-nothing would time the first again until a probe.  The next timing of the
+rather than fitted: it would otherwise make its path look dear, the other
+path would be taken from then on, and nothing would time the first again
+until a probe.  The next timing of the
 same path decides: if it is high too, both are fitted (the path did get
 dearer), else the held one is dropped.  A timing below the line by the
 same factor shows that what was fitted no longer holds (a probe after
@@ -202,6 +202,10 @@ class CostModel:
     >>> choice.path, round(choice.recompute_s, 4)
     ('recompute', 0.011)
     """
+
+    #: (class defaults: models pickled before they existed probe as new ones do)
+    bounded_probe_age = PROBE_AGE
+    _probe = None
 
     def __init__(self, device="cpu", rates=None):
         self.prior = PRIOR_RATES["gpu" if device == "gpu" else "cpu"]

@@ -4,8 +4,9 @@ A batch's effect equals applying its rows in order; this module computes
 that net effect without applying rows one by one.  The backend's
 ``net_changes`` operator follows each edge from its state in the store
 through its rows, in row order: rows grouped by edge by a stable sort, or
-by the operator itself where it takes them in any order.  Insert-then-delete pairs, duplicates and re-inserts of
-the same weight therefore cost nothing downstream.
+by the operator itself where it takes them in any order.
+Insert-then-delete pairs, duplicates and re-inserts of the same weight
+therefore cost nothing downstream.
 """
 from __future__ import annotations
 

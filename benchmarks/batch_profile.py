@@ -139,8 +139,10 @@ def main(argv=None):
     ap.add_argument("--batches", type=int, default=100, help="profiled batches (after 5 untimed ones)")
     ap.add_argument("--top", type=int, default=30, help="rows of the table")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mode", choices=("auto", "incremental", "recompute"), default="auto",
-                    help="the SSSP query's mode (recompute: every batch pushes from the source)")
+    ap.add_argument("--mode", choices=("auto", "incremental", "recompute"), default="incremental",
+                    help="the SSSP query's mode (default incremental: the path a batch's floor is about; auto "
+                         "learns from timings the wrappers and CUPTI inflate; recompute: every batch pushes "
+                         "from the source)")
     args = ap.parse_args(argv)
 
     import cugraph_stream as cgs

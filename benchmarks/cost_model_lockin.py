@@ -1,0 +1,122 @@
+"""The cost model of ``mode="auto"`` alone, on simulated streams: does it get stuck recomputing?
+
+    python -m benchmarks.cost_model_lockin
+    python -m benchmarks.cost_model_lockin --model /tmp/old/cugraph_stream/engine/cost_model.py
+
+No graph runs: each stream feeds :class:`~cugraph_stream.engine.cost_model.CostModel`
+the timings a path would have taken (drawn from a seeded generator), so the
+figures say what the model decides, not how fast the engine is.  Two
+scenarios, each over ``--streams`` streams of ``--batches`` single-change
+updates on a graph of 138M vertices + edges (R-MAT 2^22's size):
+
+* ``lockin``: incremental updates are cheap (0.3 ms, plus 2 us per entry
+  scanned, most scanning nothing), a recomputation costs 7.5-9.5 ms, and up
+  to three early incremental updates are slow (10-300 ms: a compilation, a
+  pause).  Figure: the streams that still recompute in most of their last
+  100 updates (stuck), and the mean recomputations among them.
+* ``comparable``: 10,000-change updates whose incremental cost (4-30 ms a
+  stream) may be above or below the recomputation's 8 ms.  Figure: the time
+  spent over the last 100 updates against the cheaper path's, mean and worst,
+  and the share of streams above 1.1x (issue 18's criterion).
+
+``--model`` loads another checkout's ``cost_model.py`` (one whose ``choose``
+has no ``bounded`` argument is called without it).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import sys
+
+import numpy as np
+
+SIZE = 138e6                 # vertices + edges of R-MAT 2^22
+RECOMPUTE_WORK = 260e6       # entries a recomputation scans there
+
+
+def load_model(path):
+    """The ``cost_model`` module at ``path``, or the installed one."""
+    if path is None:
+        from cugraph_stream.engine import cost_model
+        return cost_model
+    name = "cost_model_under_test"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_stream(module, rng, batches, changed, incremental_cost, slow_at=()):
+    """The paths one simulated stream took, and the seconds each update cost."""
+    model = module.CostModel("gpu")
+    bounded = {"bounded": True} if "bounded" in inspect.signature(model.choose).parameters else {}
+    model.observe_recompute(work=RECOMPUTE_WORK, size=SIZE, seconds=rng.uniform(0.008, 0.02))
+    paths, seconds = [], []
+    for i in range(batches):
+        path = model.choose(changed=changed, size=SIZE, **bounded).path
+        if path == "incremental":
+            work, t = incremental_cost(rng)
+            if i in slow_at:
+                t += rng.uniform(0.01, 0.3)
+        else:
+            work, t = RECOMPUTE_WORK, rng.uniform(0.0075, 0.0095)
+        model.observe(path, seconds=t, work=work, changed=changed)
+        paths.append(path)
+        seconds.append(t)
+    return paths, seconds
+
+
+def lockin(module, streams, batches, seed):
+    """``(stuck streams, mean recomputations in the last 100 updates)``."""
+    def cheap(rng):
+        work = 0 if rng.random() < 0.6 else int(rng.choice([1, 5, 30, 99, 500]))
+        return work, 0.0003 + 2e-6 * work + abs(rng.normal(0, 0.0001))
+
+    stuck, recomputed = 0, []
+    for s in range(streams):
+        rng = np.random.default_rng(seed + s)
+        slow_at = set(rng.choice(60, rng.integers(0, 4), replace=False).tolist())
+        paths, _ = run_stream(module, rng, batches, 1, cheap, slow_at)
+        last = paths[-100:].count("recompute")
+        recomputed.append(last)
+        stuck += last > 50
+    return stuck, float(np.mean(recomputed))
+
+
+def comparable(module, streams, batches, seed):
+    """Per stream, seconds spent over the last 100 updates / the cheaper path's."""
+    ratios = []
+    for s in range(streams):
+        rng = np.random.default_rng(seed + s)
+        cost = rng.uniform(0.004, 0.03)             # this stream's incremental cost of 1.25M entries
+
+        def incremental(rng, cost=cost):
+            work = int(rng.uniform(0.5e6, 2e6))
+            return work, cost * work / 1.25e6 * rng.uniform(0.9, 1.1)
+
+        _, seconds = run_stream(module, rng, batches, 10_000, incremental)
+        ratios.append(sum(seconds[-100:]) / (100 * min(cost, 0.0085)))
+    return np.array(ratios)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.cost_model_lockin", description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=None, help="a cost_model.py to load instead of the installed one")
+    ap.add_argument("--streams", type=int, default=400, help="streams per scenario (default 400)")
+    ap.add_argument("--batches", type=int, default=300, help="updates per stream (default 300)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    module = load_model(args.model)
+    stuck, mean = lockin(module, args.streams, args.batches, args.seed)
+    print(f"lockin: {stuck} of {args.streams} streams stuck recomputing; "
+          f"{mean:.2f} recomputations in the last 100 updates on average")
+    ratios = comparable(module, args.streams // 2, args.batches, args.seed)
+    print(f"comparable: spent / cheaper path {ratios.mean():.3f} mean, {ratios.max():.3f} worst; "
+          f"{(ratios > 1.1).mean():.1%} of {ratios.size} streams above 1.1x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,12 +37,20 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   one is measured).  These worths add up in :attr:`RefreshPolicy.credit_s`
   since the last full refresh, which runs again once the credit reaches
   :data:`PAYBACK` times its own measured cost (a smoothed mean of the full
-  refreshes' seconds).  So the full refreshes never cost more, over time,
+  refreshes' seconds).  A batch whose traffic is more than
+  :data:`TRAFFIC_GROWTH` times that of the full refreshes' batches reads
+  something else (a query tracked since, PageRank's dense rounds after
+  SSSP's frontiers), so their share says nothing of it: it counts at 1.  So the full refreshes never cost more, over time,
   than half of what they would have saved, and a cache whose refresh does
   not pay is refreshed rarely (its stale lists still serve hits).  The
   margin is there because bytes priced at the read bandwidth are an upper
   bound of the time they take: a batch bound by kernel launches hides part
   of its reads.  Without a measured cost, a refresh runs to measure it.
+* The first :data:`COLD_MEASUREMENTS` measurements of each kind teach the
+  shares but not the cost: the first refresh of a process compiles its
+  kernels and grows the memory pools.  On the lent H200 at R-MAT scale 24
+  the first full refresh took 11.4 s, and with that cost a cache that would
+  have saved 140 ms a batch (PageRank's reads) was never refreshed again.
 * Otherwise a partial refresh runs when the changed lists it would load
   again are worth more than its measured extra cost over a skipped
   refresh (times :data:`PAYBACK`): their reads over the hotness window
@@ -69,6 +77,9 @@ Examples
 >>> policy = RefreshPolicy(host_read_bandwidth=1e9)
 >>> policy.decide_full().kind                      # nothing measured: refresh, to measure it
 'full'
+>>> policy.observe("full", refresh_s=2.5, saved_bytes=4_000_000, missed_bytes=1_000_000, cached_lists=100)
+>>> policy.decide_full().reason                    # the first one compiled kernels: its cost is not the cost
+'only a cold full refresh measured yet (the first: compiling kernels, growing pools)'
 >>> policy.observe("full", refresh_s=0.010, saved_bytes=4_000_000, missed_bytes=1_000_000, cached_lists=100)
 >>> policy.fresh_share, policy.decide_full()       # 80% saved when fresh; no credit yet
 (0.8, None)
@@ -93,6 +104,14 @@ REFRESH_KINDS = ("full", "partial", "skipped")
 #: the least share of the host-list traffic a fresh cache is assumed to save (so that a
 #: cache that saved nothing when last refreshed is tried again once the traffic is large)
 MIN_FRESH_SHARE = 1 / 32
+
+#: measurements of each refresh kind whose cost is not learned: the first ones of a process
+#: compile kernels and grow memory pools (their shares are learned)
+COLD_MEASUREMENTS = 1
+
+#: how many times the host-list traffic of the full refreshes' batches a batch's traffic may be
+#: before their fresh share no longer applies to it
+TRAFFIC_GROWTH = 4.0
 
 #: weight of a new measurement in the smoothed costs and shares
 DEFAULT_SMOOTHING = 0.5
@@ -143,19 +162,28 @@ class RefreshPolicy:
         share (0 < smoothing <= 1).
     payback : float
         How many times its cost a refresh must promise to save (>= 1).
+    cold_measurements : int
+        Measurements of each kind whose cost is not learned (see
+        :data:`COLD_MEASUREMENTS`).
 
     Attributes
     ----------
     cost_s : dict
-        Smoothed measured seconds of a refresh, per kind (None until measured).
+        Smoothed measured seconds of a refresh, per kind (None until measured
+        after the cold ones).
+    measured : dict
+        Refreshes measured so far, per kind (cold ones included).
     credit_s : float
         Seconds a full refresh would have saved since the last one.
     fresh_share : float or None
         Smoothed share of the host-list traffic the cache saved in the
         batches of full refreshes (None until measured).
+    fresh_traffic : float or None
+        Smoothed host-list bytes read in those batches.
     """
 
-    def __init__(self, host_read_bandwidth, smoothing=DEFAULT_SMOOTHING, payback=PAYBACK):
+    def __init__(self, host_read_bandwidth, smoothing=DEFAULT_SMOOTHING, payback=PAYBACK,
+                 cold_measurements=COLD_MEASUREMENTS):
         host_read_bandwidth = float(host_read_bandwidth)
         if not host_read_bandwidth > 0 or math.isinf(host_read_bandwidth):
             raise ValueError(f"host_read_bandwidth must be a positive number of bytes per second, "
@@ -164,12 +192,17 @@ class RefreshPolicy:
             raise ValueError(f"smoothing must be in (0, 1], got {smoothing!r}")
         if not payback >= 1 or math.isinf(payback):
             raise ValueError(f"payback must be a number >= 1, got {payback!r}")
+        if not isinstance(cold_measurements, int) or isinstance(cold_measurements, bool) or cold_measurements < 0:
+            raise ValueError(f"cold_measurements must be an int >= 0, got {cold_measurements!r}")
         self.host_read_bandwidth = host_read_bandwidth
         self.smoothing = float(smoothing)
         self.payback = float(payback)
+        self.cold_measurements = cold_measurements
         self.cost_s = dict.fromkeys(REFRESH_KINDS)
+        self.measured = dict.fromkeys(REFRESH_KINDS, 0)
         self.credit_s = 0.0
         self.fresh_share = None
+        self.fresh_traffic = None
 
     def seconds(self, host_bytes):
         """Seconds of reading ``host_bytes`` from host memory."""
@@ -179,7 +212,9 @@ class RefreshPolicy:
         """A full :class:`RefreshDecision` when one pays (or was never measured), else None."""
         cost = self.cost_s["full"]
         if cost is None:
-            return RefreshDecision("full", "no full refresh measured yet")
+            return RefreshDecision("full", "no full refresh measured yet" if not self.measured["full"] else
+                                   "only a cold full refresh measured yet (the first: compiling kernels, "
+                                   "growing pools)")
         if self.credit_s >= self.payback * cost:
             return RefreshDecision("full", f"a fresh cache would have saved {1e3 * self.credit_s:.3f} ms since the "
                                            f"last full refresh, >= {self.payback:g} x its cost {1e3 * cost:.3f} ms")
@@ -215,12 +250,18 @@ class RefreshPolicy:
         memory, and the lists cached after its refresh."""
         if kind not in REFRESH_KINDS:
             raise ValueError(f"kind must be one of {list(REFRESH_KINDS)}, got {kind!r}")
-        self.cost_s[kind] = _smooth(self.cost_s[kind], max(float(refresh_s), 0.0), self.smoothing)
+        self.measured[kind] += 1
+        if self.measured[kind] > self.cold_measurements:
+            self.cost_s[kind] = _smooth(self.cost_s[kind], max(float(refresh_s), 0.0), self.smoothing)
         traffic = saved_bytes + missed_bytes
         if kind == "full":
             self.credit_s = 0.0
             if traffic > 0 and cached_lists > 0:      # an empty cache says nothing of what one would save
                 self.fresh_share = _smooth(self.fresh_share, saved_bytes / traffic, self.smoothing)
+                self.fresh_traffic = _smooth(self.fresh_traffic, traffic, self.smoothing)
             return
-        share = 1.0 if self.fresh_share is None else max(self.fresh_share, MIN_FRESH_SHARE)
+        if self.fresh_share is None or traffic > TRAFFIC_GROWTH * self.fresh_traffic:
+            share = 1.0
+        else:
+            share = max(self.fresh_share, MIN_FRESH_SHARE)
         self.credit_s += self.seconds(max(share * traffic - saved_bytes, 0.0))

@@ -9,8 +9,8 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.cache import RefreshReport
-from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, RefreshDecision,
-                                                RefreshPolicy)
+from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, TRAFFIC_GROWTH,
+                                                RefreshDecision, RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
 from cugraph_stream.engine.store import GraphStore
 from reference import Harness, random_batch
@@ -18,15 +18,50 @@ from reference import Harness, random_batch
 
 # ------------------------------------------------------------------ decisions
 def test_a_refresh_runs_first_to_be_measured():
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     assert policy.decide_full().kind == "full"
     policy.observe("full", 0.005, saved_bytes=0, missed_bytes=0, cached_lists=0)
     assert policy.decide_full() is None and policy.cost_s["full"] == 0.005
 
 
+def test_the_first_refresh_of_each_kind_teaches_no_cost():
+    """The first full refresh compiles kernels and grows pools (11.4 s on the lent H200 at
+    R-MAT scale 24): it is measured again rather than priced, and its share is learned."""
+    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy.observe("full", 11.4, saved_bytes=8, missed_bytes=2, cached_lists=5)
+    assert policy.cost_s["full"] is None and policy.fresh_share == 0.8
+    assert "cold" in policy.decide_full().reason
+    policy.observe("full", 0.02, saved_bytes=8, missed_bytes=2, cached_lists=5)
+    assert policy.cost_s["full"] == 0.02 and policy.decide_full() is None
+    policy.observe("partial", 3.0, saved_bytes=8, missed_bytes=2, cached_lists=5)
+    assert policy.decide_partial(value_bytes=1).kind == "partial"       # measured again
+    policy.observe("partial", 0.004, saved_bytes=8, missed_bytes=2, cached_lists=5)
+    assert policy.cost_s["partial"] == 0.004 and policy.measured == {"full": 2, "partial": 2, "skipped": 0}
+
+
+def test_a_cold_first_refresh_does_not_shut_a_paying_cache_out():
+    """The run that found it: a first full refresh of 11.4 s, then PageRank reading
+    5.6 GB of host memory a batch; the cache is refreshed at the next batch."""
+    policy = RefreshPolicy(host_read_bandwidth=40e9)
+    policy.observe("full", 11.4, saved_bytes=0, missed_bytes=700_000, cached_lists=3_000)
+    assert policy.decide_full().kind == "full"
+    policy.observe("full", 0.05, saved_bytes=0, missed_bytes=700_000, cached_lists=3_000)
+    policy.observe("skipped", 0.0004, saved_bytes=0, missed_bytes=5.6e9, cached_lists=3_000)
+    assert policy.decide_full().kind == "full"        # 140 ms of credit > 2 x 50 ms
+
+
+def test_a_share_learned_on_light_batches_does_not_price_heavy_ones():
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
+    policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=TRAFFIC_GROWTH * 10**6, cached_lists=3)
+    assert policy.credit_s == pytest.approx(MIN_FRESH_SHARE * TRAFFIC_GROWTH * 1e-3)     # the learned share
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**8, cached_lists=3)
+    assert policy.credit_s == pytest.approx(MIN_FRESH_SHARE * TRAFFIC_GROWTH * 1e-3 + 0.1)  # all of it
+
+
 def test_a_refresh_that_does_not_pay_is_skipped():
     """SSSP-like batches: a few hundred KB read from host memory, a refresh of 20 ms."""
-    policy = RefreshPolicy(host_read_bandwidth=10e9)
+    policy = RefreshPolicy(host_read_bandwidth=10e9, cold_measurements=0)
     policy.observe("full", 0.020, saved_bytes=200_000, missed_bytes=200_000, cached_lists=1000)
     assert policy.fresh_share == 0.5
     for _ in range(100):
@@ -40,7 +75,7 @@ def test_a_refresh_that_does_not_pay_is_skipped():
 
 def test_a_refresh_that_pays_runs():
     """PageRank-like batches: gigabytes read, most of them saved by a fresh cache."""
-    policy = RefreshPolicy(host_read_bandwidth=10e9)
+    policy = RefreshPolicy(host_read_bandwidth=10e9, cold_measurements=0)
     policy.observe("full", 0.020, saved_bytes=6e9, missed_bytes=2e9, cached_lists=10**6)
     assert policy.fresh_share == 0.75
     policy.observe("skipped", 0.001, saved_bytes=4e9, missed_bytes=4e9, cached_lists=10**6)
@@ -51,7 +86,7 @@ def test_a_refresh_that_pays_runs():
 
 
 def test_a_refresh_must_promise_payback_times_its_cost():
-    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK, cold_measurements=0)
     policy.observe("full", 0.010, saved_bytes=1, missed_bytes=0, cached_lists=1)     # fresh share 1
     policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=15_000_000, cached_lists=1)
     assert policy.credit_s == pytest.approx(0.015) and policy.decide_full() is None   # 15 ms < 2 x 10 ms
@@ -61,7 +96,7 @@ def test_a_refresh_must_promise_payback_times_its_cost():
 
 
 def test_a_cache_as_good_as_fresh_is_not_refreshed():
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     policy.observe("full", 0.001, saved_bytes=900, missed_bytes=100, cached_lists=5)
     for _ in range(50):
         policy.observe("skipped", 0.0, saved_bytes=900, missed_bytes=100, cached_lists=5)
@@ -69,7 +104,7 @@ def test_a_cache_as_good_as_fresh_is_not_refreshed():
 
 
 def test_a_cache_that_saved_nothing_is_tried_again_once_the_traffic_is_large():
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
     assert policy.fresh_share == 0
     batches = 0
@@ -82,7 +117,7 @@ def test_a_cache_that_saved_nothing_is_tried_again_once_the_traffic_is_large():
 def test_an_empty_cache_does_not_teach_the_fresh_share():
     """A full refresh with nothing hot yet (right after a load) holds no list: its
     batch's traffic says nothing of what a cache saves."""
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
     assert policy.fresh_share is None
     policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**7, cached_lists=0)
@@ -90,7 +125,7 @@ def test_an_empty_cache_does_not_teach_the_fresh_share():
 
 
 def test_partial_refresh_by_value_against_its_extra_cost():
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     policy.observe("full", 1.0, saved_bytes=10, missed_bytes=10, cached_lists=1)
     assert policy.decide_partial(value_bytes=1).kind == "partial"      # not measured yet
     policy.observe("partial", 0.003, saved_bytes=10, missed_bytes=10, cached_lists=1)
@@ -107,6 +142,8 @@ def test_policy_arguments_are_checked():
         RefreshPolicy(1e9, smoothing=0)
     with pytest.raises(ValueError, match="payback"):
         RefreshPolicy(1e9, payback=0.5)
+    with pytest.raises(ValueError, match="cold_measurements"):
+        RefreshPolicy(1e9, cold_measurements=-1)
     with pytest.raises(ValueError, match="kind"):
         RefreshPolicy(1e9).observe("sometimes", 0.0, 0, 0, 0)
     with pytest.raises(ValueError, match="kind"):
@@ -163,8 +200,8 @@ def test_refreshes_without_selection_evict_exactly_the_changed_lists(backend, ki
 
 
 def test_policy_fed_by_batches_skips_when_nothing_is_read(backend):
-    """Without reads the cache saves nothing: after the first (measuring) refresh, no
-    other full refresh runs, and the store reports why."""
+    """Without reads the cache saves nothing: after the first two (measuring: the first
+    is cold) refreshes, no other full refresh runs, and the store reports why."""
     ops = get_backend(backend)
     store, ids, rng, batch = _store_with_batches(ops, seed=6)
     kinds = []
@@ -172,7 +209,7 @@ def test_policy_fed_by_batches_skips_when_nothing_is_read(backend):
         store.refresh_cache(store.apply(batch()))
         kinds.append(store.last_refresh.kind)
         store.observe_refresh(0.001, saved_bytes=0, missed_bytes=0)
-    assert kinds == ["full"] + ["skipped"] * 4
+    assert kinds == ["full"] * 2 + ["skipped"] * 3
     assert "no changed cached list" in store.last_refresh.reason
 
 
@@ -245,7 +282,7 @@ def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
 
 def test_a_partial_refresh_is_never_priced_above_a_full_one():
     """One outlying partial measurement (its kernels compiling) does not shut partial refreshes out."""
-    policy = RefreshPolicy(host_read_bandwidth=1e9)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
     policy.observe("full", 0.010, saved_bytes=10, missed_bytes=10, cached_lists=1)
     policy.observe("partial", 0.221, saved_bytes=10, missed_bytes=10, cached_lists=1)
     policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)

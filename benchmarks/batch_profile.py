@@ -2,6 +2,7 @@
 
     python -m benchmarks.batch_profile --backend gpu --scale 22 --rows 1 --batches 200
     python -m benchmarks.batch_profile --backend cpu --scale 16 --rows 10000 --batches 5
+    python -m benchmarks.batch_profile --backend gpu --scale 22 --rows 10000 --batches 20 --placement cached
 
 A diagnostic for issue 17 (the per-batch floor), not a comparison: it
 builds an R-MAT graph, tracks SSSP from its hub, applies a few untimed
@@ -43,6 +44,23 @@ STEPS = [
     ("cugraph_stream.engine.monotonic", "MonotonicEngine.correct"),
     ("cugraph_stream.engine.monotonic", "MonotonicEngine.converge"),
     ("cugraph_stream.engine.monotonic", "MonotonicEngine._record_changes"),
+    # placements host and cached: read counts, hotness, the cache refresh
+    ("cugraph_stream.engine.store", "GraphStore.record_reads"),
+    ("cugraph_stream.engine.store", "GraphStore.refresh_cache"),
+    ("cugraph_stream.engine.store", "GraphStore._reload_value"),
+    ("cugraph_stream.engine.hotness", "Hotness.record"), ("cugraph_stream.engine.hotness", "Hotness.advance"),
+    ("cugraph_stream.engine.cache", "HotCache.evict_changed"), ("cugraph_stream.engine.cache", "HotCache.evict"),
+    ("cugraph_stream.engine.cache", "HotCache.load"), ("cugraph_stream.engine.cache", "HotCache.report_state"),
+    ("cugraph_stream.engine.reads", "ReadCounters.add"), ("cugraph_stream.engine.cache", "HotCache._drop"),
+    ("cugraph_stream.engine.cache", "HotCache._compact"), ("cugraph_stream.engine.cache", "HotCache._place"),
+    # PageRank (--queries sssp,pagerank)
+    ("cugraph_stream.engine.pagerank", "PageRankEngine.correct"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine.converge"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine._spread"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine._spread_plan"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine._refresh_residual"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine._push"),
+    ("cugraph_stream.engine.pagerank", "PageRankEngine.error_bound"),
 ]
 
 
@@ -143,6 +161,12 @@ def main(argv=None):
                     help="the SSSP query's mode (default incremental: the path a batch's floor is about; auto "
                          "learns from timings the wrappers and CUPTI inflate; recompute: every batch pushes "
                          "from the source)")
+    ap.add_argument("--queries", default="sssp", help="tracked queries, comma-separated: sssp, pagerank "
+                                                       "(unweighted, as the benchmarks track it)")
+    ap.add_argument("--placement", choices=("device", "host", "cached"), default="device")
+    ap.add_argument("--cache-fraction", type=float, default=0.125,
+                    help="placement cached: the cache budget as a share of the adjacency bytes (8 per edge "
+                         "and direction)")
     args = ap.parse_args(argv)
 
     import cugraph_stream as cgs
@@ -153,9 +177,17 @@ def main(argv=None):
     xp = ops.xp
     edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=args.backend)
     g0, batches = make_batches(xp, edges, args.rows, args.batches + 5, args.seed + 1)
-    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops)
+    placement = {"placement": args.placement}
+    if args.placement == "cached":
+        placement["cache_budget"] = int(args.cache_fraction * int(g0["src"].size) * 2 * 8)
+    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops,
+                                          **placement)
     hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
-    graph.track(cgs.SSSP(hub, mode=args.mode))
+    queries = args.queries.split(",")
+    if "sssp" in queries:
+        graph.track(cgs.SSSP(hub, mode=args.mode))
+    if "pagerank" in queries:
+        graph.track(cgs.PageRank(weighted=False, mode=args.mode))
     if args.rows == 1:       # single rows arrive as pandas frames
         batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
     for batch in batches[:5]:
@@ -176,7 +208,8 @@ def main(argv=None):
         wall = time.perf_counter() - start
     n = args.batches
     report = graph.last_report
-    print(f"{args.backend}: R-MAT scale {args.scale}, {graph.number_of_edges():,} edges, SSSP from {hub}; "
+    print(f"{args.backend}, placement {args.placement}: R-MAT scale {args.scale}, {graph.number_of_edges():,} "
+          f"edges, {args.queries} (source {hub}); "
           f"{n} batches of {args.rows} rows: {1e6 * wall / n:,.0f} us a batch (wrapped); "
           f"last report: {report.syncs} syncs, {report.launches} operator calls"
           + (f"; CUPTI: {counter.launches / n:.1f} launches, {counter.syncs / n:.1f} syncs a batch" if counter else ""))

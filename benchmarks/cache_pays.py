@@ -55,14 +55,14 @@ def _always_full_policy(store):
     return AlwaysFull(store.refresh_policy.host_read_bandwidth)
 
 
-def build_graphs(workload, backend, cache_fraction):
-    """The three graphs (placement name -> (StreamGraph, build seconds))."""
+def build_graphs(workload, backend, cache_fraction, placements=PLACEMENTS):
+    """The graphs of ``placements`` (placement name -> (StreamGraph, build seconds))."""
     import cugraph_stream as cgs
 
     adjacency_bytes = len(workload.initial) * 2 * (4 + 4)      # both directions, int32 ids, float32 weights
     budget = int(cache_fraction * adjacency_bytes)
     graphs = {}
-    for name in PLACEMENTS:
+    for name in placements:
         options = {"placement": "host"} if name == "host" else {"placement": "cached", "cache_budget": budget}
         t0 = perf_counter()
         g = cgs.StreamGraph.from_edgelist(workload.initial, source="src", destination="dst",
@@ -170,8 +170,11 @@ def main(argv=None):
     ap.add_argument("--cache-fraction", type=positive(float), default=0.125,
                     help="cache budget as a share of the adjacency bytes (8 per edge and direction)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-cached-full", action="store_true",
+                    help="leave out placement cached-full (a full refresh every batch)")
     ap.add_argument("--json", help="write every batch's figures here")
     args = ap.parse_args(argv)
+    placements = PLACEMENTS[:2] if args.no_cached_full else PLACEMENTS
 
     per_phase = args.warmup + args.batches
     generate = "gpu" if args.backend == "gpu" else "cpu"
@@ -183,7 +186,7 @@ def main(argv=None):
     source = int(np.argmax(np.bincount(initial_src)))          # the hub: most out-edges
     write(f"R-MAT scale {args.scale}: {len(workload.initial):,} edges in G0, "
           f"{len(PHASES) * per_phase} batches of {args.batch_size:,} ({perf_counter() - t0:.1f} s to make)")
-    graphs, budget = build_graphs(workload, args.backend, args.cache_fraction)
+    graphs, budget = build_graphs(workload, args.backend, args.cache_fraction, placements)
     write("built: " + ", ".join(f"{name} {seconds:.1f} s" for name, (_, seconds) in graphs.items())
           + f"; cache budget {budget / 2**20:.1f} MiB")
     first = next(iter(graphs.values()))[0]._store

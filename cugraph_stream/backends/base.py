@@ -622,6 +622,86 @@ class Backend(abc.ABC):
         (kept,) = self.compress(value[vertices] != unreachable, vertices)
         return kept
 
+    def add_to_field(self, words, vertices, added, field_max, distinct=False):
+        """For each entry ``i``, add ``added[i]`` (or the scalar ``added``) to the low
+        field of ``words[vertices[i]]`` (``uint32``; the bits of ``field_max``, one
+        less than a power of two), saturating at ``field_max``; the other bits are
+        kept and repeated vertices accumulate (``distinct``: a promise that
+        ``vertices`` holds no repeats).  Every addition is at most ``field_max``.
+        No synchronisation.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> words = np.array([0x100, 0x1FE, 0], dtype=np.uint32)
+        >>> get_backend("cpu").add_to_field(words, np.array([0, 1, 1, 0]), np.array([3, 1, 1, 2], np.uint32), 0xFF)
+        >>> [hex(w) for w in words.tolist()]
+        ['0x105', '0x1ff', '0x0']
+        """
+        xp = self.xp
+        vertices = vertices.astype(xp.int64, copy=False)
+        per_entry = (xp.full(vertices.size, added, dtype=xp.float64) if xp.isscalar(added) or added.ndim == 0
+                     else added.astype(xp.float64))
+        if not distinct:
+            # a tally over the words (no sort): repeated vertices then write the same word twice;
+            # float64 sums are exact up to 2**53, and anything that large saturates anyway
+            tally = xp.zeros(int(words.size), dtype=xp.float64)
+            self.scatter_add(tally, vertices, per_entry)
+            per_entry = tally[vertices]
+        field_max = xp.uint32(field_max)
+        total = xp.minimum(per_entry, field_max).astype(xp.uint32)
+        word = words[vertices]
+        current = word & field_max
+        # min(current + total, field_max) in uint32, without passing 2**32 when a field has 32 bits
+        words[vertices] = (word ^ current) | (xp.minimum(current, field_max - total) + total)
+
+    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1):
+        """Add ``times`` the cost of reading the whole lists of ``frontier`` to ``counts``.
+
+        ``counts`` (int64, 8 entries, on the device) takes, in this order: lists
+        read and their entries (non-empty lists only), the lists read from host
+        memory, their entries and their 128-byte transactions, the cache hits
+        (``in_cache[v]``; ``in_cache`` None: no cache), their entries and the
+        transactions they saved.  A list of ``degree[v]`` entries from slot
+        ``start[v]`` costs the 128-byte segments its 4-byte neighbour ids span,
+        plus (``weight_itemsize`` > 0: the weights are read) those its weights
+        span; a hit costs nothing, except its weights when the cache holds none
+        (``cached_weights`` False).  No synchronisation: the engine's
+        :class:`~cugraph_stream.engine.reads.ReadCounters` reads the totals once
+        a batch.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> counts = np.zeros(8, dtype=np.int64)
+        >>> get_backend("cpu").count_reads(counts, np.array([0, 1, 2]), np.array([40, 1, 0]), np.array([0, 64, 96]),
+        ...                                np.array([False, True, False]), 4, True)
+        >>> counts.tolist()
+        [2, 41, 1, 40, 4, 1, 1, 2]
+        """
+        xp = self.xp
+        if frontier.size == 0 or times == 0:
+            return
+        frontier = frontier.astype(xp.int64, copy=False)
+        d = degree[frontier].astype(xp.int64)
+        s = start[frontier].astype(xp.int64)
+        nonempty = d > 0
+        hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
+        miss = nonempty & ~hit
+
+        def segments(itemsize):             # 128-byte segments of each list's entries
+            first = (s * itemsize) // 128
+            return xp.where(nonempty, ((s + d) * itemsize - 1) // 128 - first + 1, 0)
+
+        nbr_cost = segments(4)
+        cost, saved = xp.where(miss, nbr_cost, 0), xp.where(hit, nbr_cost, 0)
+        if weight_itemsize:
+            weight_cost = segments(weight_itemsize)
+            cost = cost + (xp.where(miss, weight_cost, 0) if cached_weights else weight_cost)
+            if cached_weights:
+                saved = saved + xp.where(hit, weight_cost, 0)
+        zero = xp.zeros((), dtype=xp.int64)
+        counts += times * xp.stack([
+            nonempty.sum(dtype=xp.int64), d.sum(dtype=xp.int64), miss.sum(dtype=xp.int64),
+            xp.where(miss, d, zero).sum(dtype=xp.int64), cost.sum(dtype=xp.int64), hit.sum(dtype=xp.int64),
+            xp.where(hit, d, zero).sum(dtype=xp.int64), saved.sum(dtype=xp.int64)])
+
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         """``value[vertices] = fill`` and ``parent[vertices] = -1``; then, with a
         ``source``, ``value[source] = source_value``.

@@ -91,6 +91,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "batch": lambda: ["net_group", "arc_keys", "arc_ends"] + [
                f"{k}<{w}>" for k in ("net_changes", "net_walk") for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
+           "reads": lambda: ["count_reads", "add_to_field"],
            "adjacency": lambda: ["take_tickets", "plan_moves"] + [
                f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],

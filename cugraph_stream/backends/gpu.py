@@ -58,6 +58,7 @@ _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no b
 _FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
 _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
+_COUNT_READS_BLOCKS = 1024      # most blocks of count_reads (each adds its sums to the counts once)
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
@@ -551,6 +552,37 @@ class GPUBackend(Backend):
                 (value, vertices.astype(xp.int64, copy=False), np.int64(vertices.size), value.dtype.type(unreachable),
                  out, kept))
         return self._kept(out, kept)
+
+    def add_to_field(self, words, vertices, added, field_max, distinct=False):
+        # one launch (kernels/reads.cu): a compare-and-swap loop per entry, no tally
+        xp = self.xp
+        n = int(vertices.size)
+        if n == 0:
+            return
+        if words.dtype != np.uint32 or not words.flags.c_contiguous:
+            return super().add_to_field(words, vertices, added, field_max, distinct)
+        scalar = xp.isscalar(added) or added.ndim == 0
+        per_entry = xp.zeros(1, dtype=xp.uint32) if scalar else added.astype(xp.uint32, copy=False)
+        cuda_kernels.get_kernel("reads", "add_to_field")(
+            (_blocks(n),), (_THREADS,),
+            (words, vertices.astype(xp.int64, copy=False), np.int64(n), per_entry, np.int32(not scalar),
+             np.uint32(added if scalar else 0), np.uint32(field_max)))
+
+    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1):
+        # one launch (kernels/reads.cu): a grid-stride pass, sums reduced per warp and block
+        n = int(frontier.size)
+        if n == 0 or times == 0:
+            return
+        if counts.dtype != np.int64 or degree.dtype != np.int64 or start.dtype != np.int64:
+            return super().count_reads(counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights,
+                                       times)
+        xp = self.xp
+        cached = 0 if in_cache is None else int(in_cache.size)         # ids from `cached` on: not cached
+        in_cache = xp.zeros(1, dtype=bool) if in_cache is None else in_cache.astype(bool, copy=False)
+        cuda_kernels.get_kernel("reads", "count_reads")(
+            (min(_blocks(n), _COUNT_READS_BLOCKS),), (_THREADS,),
+            (frontier.astype(xp.int64, copy=False), np.int64(n), degree, start, in_cache, np.int64(cached),
+             np.int64(weight_itemsize), np.int32(bool(cached_weights)), np.int64(times), counts))
 
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         # one launch: every write to the source writes source_value (kernels/sets.cu)

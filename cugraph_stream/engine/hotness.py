@@ -107,12 +107,10 @@ class Hotness:
             Accesses per entry of ``vertices`` (non-negative; default ``times`` each).
         distinct : bool
             Promise that ``vertices`` holds no repeats (a frontier compacted
-            from a byte map), which skips the aggregation.
+            from a byte map), which skips the NumPy backend's tally.
         bound : int, optional
             Promise that every vertex is below ``bound`` (the store's vertex
-            bound), which saves finding their maximum (a synchronisation),
-            and lets repeated vertices be added up in a tally over the
-            vertices instead of by sorting them (another).
+            bound), which saves finding their maximum (a synchronisation).
         times : int
             Accesses per entry when ``counts`` is not given (default 1): rounds
             that read the same lists record them once.
@@ -124,32 +122,12 @@ class Hotness:
             return
         vertices = vertices.astype(xp.int64, copy=False)
         self.ensure_vertices(int(vertices.max()) + 1 if bound is None else int(bound))
-        if counts is None and distinct:         # the same count everywhere: no per-entry array
-            added = xp.uint32(min(max(int(times), 0), self.field_max))
+        if counts is None:                      # the same count everywhere: no per-entry array
+            added = min(max(int(times), 0), self.field_max)
         else:
-            added = (xp.full(vertices.size, max(int(times), 0), dtype=xp.float64) if counts is None
-                     else xp.clip(counts.astype(xp.float64), 0, self.field_max))
-            if not distinct and bound is not None:
-                # a tally over every vertex the counts hold (a removal may have lowered the bound
-                # below vertices still read): no sort, no synchronisation; repeated vertices then
-                # write the same word twice
-                tally = xp.zeros(int(self.counts.size), dtype=xp.float64)
-                self.ops.scatter_add(tally, vertices, added)
-                added = tally[vertices]
-            elif not distinct:
-                vertices, codes = self.ops.factorize(vertices)
-                summed = xp.zeros(vertices.size, dtype=xp.float64)
-                self.ops.scatter_add(summed, codes, added)
-                added = summed
-            # float64 sums are exact up to 2**53; anything that large saturates anyway
-            added = xp.minimum(added, self.field_max).astype(xp.uint32)
-        field_max = xp.uint32(self.field_max)
+            added = xp.clip(counts, 0, self.field_max).astype(xp.uint32)
         self.journal.save_all(self.counts)
-        word = self.counts[vertices]
-        current = word & field_max
-        # min(current + added, field_max) in the words' own uint32, without passing 2**32
-        # when a field has 32 bits (tau=1); the other fields are kept
-        self.counts[vertices] = (word ^ current) | (xp.minimum(current, field_max - added) + added)
+        self.ops.add_to_field(self.counts, vertices, added, self.field_max, distinct)
 
     def advance(self, upto=None):
         """Close the current batch: shift every word by one field, dropping the oldest batch

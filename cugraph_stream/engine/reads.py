@@ -61,7 +61,8 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     ``cache_transactions`` (the host transactions the hits saved: what they
     would have cost without the cache, less the weight transactions a
     neighbour-only cache leaves to host memory).
-    Stays on the device (no synchronisation).
+    Stays on the device (no synchronisation; one operator call,
+    :meth:`Backend.count_reads <cugraph_stream.backends.base.Backend.count_reads>`).
 
     >>> from cugraph_stream.backends import get_backend
     >>> from cugraph_stream.engine.adjacency import Adjacency
@@ -74,27 +75,10 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     {'lists_read': 2, 'edges_read': 41, 'host_lists': 1, 'host_edges': 40, 'host_transactions': 4,
      'cache_lists': 1, 'cache_edges': 1, 'cache_transactions': 2}
     """
-    xp = ops.xp
-    frontier = frontier.astype(xp.int64, copy=False)
-    degree = adjacency.degree[frontier].astype(xp.int64)
-    nonempty = degree > 0
-    hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
-    miss = nonempty & ~hit
-    start = adjacency.start[frontier]
-    nbr_cost = transactions(xp, start, degree, NBR_ITEMSIZE)
-    cost = xp.where(miss, nbr_cost, 0)
-    saved = xp.where(hit, nbr_cost, 0)
-    if reads_weights:
-        weight_cost = transactions(xp, start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
-        cost = cost + (weight_cost if not cached_weights else xp.where(miss, weight_cost, 0))
-        if cached_weights:
-            saved = saved + xp.where(hit, weight_cost, 0)
-    zero = xp.zeros((), dtype=xp.int64)
-    return xp.stack([nonempty.sum(dtype=xp.int64), degree.sum(dtype=xp.int64),
-                     miss.sum(dtype=xp.int64), xp.where(miss, degree, zero).sum(dtype=xp.int64),
-                     cost.sum(dtype=xp.int64),
-                     hit.sum(dtype=xp.int64), xp.where(hit, degree, zero).sum(dtype=xp.int64),
-                     saved.sum(dtype=xp.int64)])
+    counts = ops.xp.zeros(len(READ_FIELDS), dtype=ops.xp.int64)
+    ops.count_reads(counts, frontier, adjacency.degree, adjacency.start, in_cache,
+                    np.dtype(adjacency.wgt.dtype).itemsize if reads_weights else 0, cached_weights)
+    return counts
 
 
 @dataclass
@@ -131,8 +115,9 @@ class ReadCounters:
         """Count ``times`` reads of the lists of ``frontier`` (one step's reads, or
         as many identical steps'; see :func:`read_counts`)."""
         if frontier.size and times:
-            self.counts += times * read_counts(self.ops, frontier, adjacency, in_cache, reads_weights,
-                                               cached_weights)
+            self.ops.count_reads(self.counts, frontier, adjacency.degree, adjacency.start, in_cache,
+                                 np.dtype(adjacency.wgt.dtype).itemsize if reads_weights else 0, cached_weights,
+                                 times)
 
     def totals(self):
         """Plain ints per field, plus ``host_bytes`` (128 per transaction),

@@ -1091,3 +1091,24 @@ def test_children_reached_and_reset_values(ops, size):
                              None if source is None else 0)
             assert host(ops, device_value).tolist() == want_value.tolist()
             assert host(ops, device_parent).tolist() == want_parent.tolist()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 15)), max_size=40),
+       per_entry=st.booleans(), bits=st.sampled_from([4, 8, 32]))
+def test_add_to_field_saturates_the_low_field_and_keeps_the_rest(ops, entries, per_entry, bits):
+    field_max = (1 << bits) - 1
+    rng = np.random.default_rng(len(entries))
+    words = rng.integers(0, 2 ** 32, 10, dtype=np.uint64).astype(np.uint32)
+    vertices = np.array([v for v, _ in entries], dtype=np.int64)
+    added = np.array([min(a, field_max) for _, a in entries], dtype=np.uint32) if per_entry else 3
+    expected = words.copy()
+    for i, v in enumerate(vertices.tolist()):
+        a = int(added[i]) if per_entry else 3
+        low = int(expected[v]) & field_max
+        expected[v] = (int(expected[v]) ^ low) | min(low + a, field_max)
+    distinct = len(set(vertices.tolist())) == len(vertices)
+    device_words = ops.asarray(words)
+    ops.add_to_field(device_words, ops.asarray(vertices), ops.asarray(added) if per_entry else added, field_max,
+                     distinct)
+    assert host(ops, device_words).tolist() == expected.tolist()

@@ -62,7 +62,7 @@ SYNC_OPERATORS = frozenset({
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows",
-    "children_of", "reached"})
+    "children_of", "reached", "flagged_among"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -621,6 +621,22 @@ class Backend(abc.ABC):
         """
         (kept,) = self.compress(value[vertices] != unreachable, vertices)
         return kept
+
+    def flagged_among(self, flag, ids, bound):
+        """The distinct entries of ``ids`` whose byte in ``flag`` is set, each once, in no
+        particular order; their bytes are cleared.  ``ids`` are below ``bound``.  At
+        the cost of the ids, not of the flags.  One synchronisation (its length).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> flag = np.array([False, True, True, False])
+        >>> sorted(get_backend("cpu").flagged_among(flag, np.array([1, 3, 1, 0]), 4).tolist()), flag.tolist()
+        ([1], [False, False, True, False])
+        """
+        ids = ids.astype(self.xp.int64, copy=False)
+        (hits,) = self.compress(flag[ids].astype(bool, copy=False), ids)
+        hits = self.unique(hits, bound)
+        flag[hits] = 0
+        return hits
 
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         """For each entry ``i``, add ``added[i]`` (or the scalar ``added``) to the low

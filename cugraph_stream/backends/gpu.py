@@ -553,6 +553,14 @@ class GPUBackend(Backend):
                  out, kept))
         return self._kept(out, kept)
 
+    def flagged_among(self, flag, ids, bound):
+        # one launch (kernels/sets.cu take_flagged_among): per-vertex stamps make the ids distinct
+        if ids.size == 0:
+            return self.xp.empty(0, dtype=self.xp.int64)
+        if flag.itemsize != 1 or not flag.flags.c_contiguous:
+            return super().flagged_among(flag, ids, bound)
+        return self._take_flagged_among(flag, ids.astype(self.xp.int64, copy=False), bound)
+
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         # one launch (kernels/reads.cu): a compare-and-swap loop per entry, no tally
         xp = self.xp

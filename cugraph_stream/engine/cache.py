@@ -433,26 +433,36 @@ class HotCache:
         upto, self._bound_seen = max(scanned, self._bound_seen), scanned
         if self.chunks_held == 0:
             return xp.empty(0, dtype=xp.int64)
+        # at the cost of the batch, not of the vertices: the cached ones among the changed,
+        # flagged in the scratch byte map (clear between calls; the search clears it again)
         flags = self._flags
         changed = changed_vertices.astype(xp.int64, copy=False)
-        flags[changed] = _CHANGED
-        going = flags[:upto] != 0
-        going[scanned:upto] = True            # vertices beyond the bound (removed) go too
-        evicted = xp.flatnonzero(self.in_cache[:upto] & going)
-        flags[changed] = 0
+        flags[changed] = self.in_cache[changed]
+        reloadable = self.ops.flagged_among(flags, changed, int(flags.size))
+        evicted = reloadable
+        if scanned < upto:                    # vertices beyond the bound (removed) go too
+            reloadable = reloadable[reloadable < scanned]
+            evicted = xp.concatenate((reloadable, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
         report.evicted = int(evicted.size)
         if report.evicted == 0:
-            return evicted
-        reloadable = evicted[evicted < scanned]
+            return reloadable
         report.evicted_changed = int(reloadable.size)
         if before_change is not None:
             before_change()
-        self._drop(evicted, report, scanned)
-        return reloadable
+        self._drop(evicted, report, scanned, compact=False)
+        return xp.sort(reloadable)
 
-    def _drop(self, evicted, report, scanned):
+    def _drop(self, evicted, report, scanned, compact=True):
         """Evict the cached lists of ``evicted``: their slots become garbage; release the
-        chunks left with garbage only and compact those left with more garbage than lists."""
+        chunks left with garbage only and (``compact``) compact those left with more
+        garbage than lists.
+
+        A refresh without a selection (:meth:`evict_changed`) does not compact:
+        a skipped one loads nothing, and a partial one compacts only when its
+        loads lack room (:meth:`load`).  On the lent H200 at R-MAT scale 24,
+        SSSP alone, compactions at eviction cost 12.3 ms a batch (0.4 a batch,
+        about 31 ms each) against 10.8 ms for the whole batch in placement
+        ``"host"``."""
         xp = self.ops.xp
         lost = xp.bincount(self.chunk_id[evicted].astype(xp.int64),
                            weights=self.cached_degree[evicted].astype(xp.float64), minlength=self.max_chunks)
@@ -468,7 +478,7 @@ class HotCache:
             if self.garbage[c] == self.fill[c]:
                 self._release_chunk(c)
                 report.released_chunks += 1
-            elif 2 * self.garbage[c] > self.fill[c]:
+            elif compact and 2 * self.garbage[c] > self.fill[c]:
                 self._compact(c, report, scanned)
 
     def _forget(self, vertices):

@@ -1094,6 +1094,19 @@ def test_children_reached_and_reset_values(ops, size):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.integers(0, 39), max_size=60), flagged=st.sets(st.integers(0, 39)))
+def test_flagged_among_takes_each_flagged_id_once_and_clears_it(ops, ids, flagged):
+    flag = np.zeros(40, dtype=bool)
+    flag[list(flagged)] = True
+    device_flag = ops.asarray(flag)
+    got = host(ops, ops.flagged_among(device_flag, ops.asarray(np.array(ids, dtype=np.int64)), 40))
+    assert sorted(got.tolist()) == sorted(set(ids) & flagged)
+    expected = flag.copy()
+    expected[list(set(ids))] = False
+    assert host(ops, device_flag).tolist() == expected.tolist()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 15)), max_size=40),
        per_entry=st.booleans(), bits=st.sampled_from([4, 8, 32]))
 def test_add_to_field_saturates_the_low_field_and_keeps_the_rest(ops, entries, per_entry, bits):

@@ -19,7 +19,7 @@ of the machine hits them alike), the wall time of ``apply`` per batch
 (the device synchronised: the transaction ends with a synchronisation).
 
 Printed per phase and placement: mean and median ms per batch, the ratio of
-the mean to ``host``'s, the refresh decisions (full / partial / skipped),
+the mean to ``host``'s, the refresh decisions (full / partial / skipped / cleared),
 mean refresh ms (``BatchReport.times["cache"]``), the rest of the batch
 (``other ms``: where the cache's hits and the hotness counts show), the
 cache's hit ratio and host MB per batch (``BatchReport.host_bytes``, the
@@ -39,6 +39,7 @@ from time import perf_counter
 import numpy as np
 
 from benchmarks.common import json_default, machine_info, make_query, positive, versions, write
+from cugraph_stream.engine.cache_policy import REFRESH_KINDS
 
 PLACEMENTS = ("host", "cached", "cached-full")
 PHASES = (("sssp", ("sssp",)), ("sssp+pagerank", ("sssp", "pagerank")))
@@ -111,7 +112,7 @@ def summarize(records):
     rows = {}
     for name, recs in records.items():
         wall = [r["wall_s"] for r in recs]
-        decisions = {kind: sum(r["refresh"] == kind for r in recs) for kind in ("full", "partial", "skipped")}
+        decisions = {kind: sum(r["refresh"] == kind for r in recs) for kind in REFRESH_KINDS}
         rows[name] = {"mean_ms": 1e3 * statistics.fmean(wall), "median_ms": 1e3 * statistics.median(wall),
                       "decisions": decisions, "cache_ms": 1e3 * statistics.fmean(r["cache_s"] for r in recs),
                       "other_ms": 1e3 * statistics.fmean(r["wall_s"] - r["cache_s"] for r in recs),
@@ -124,12 +125,12 @@ def summarize(records):
 
 def print_table(phase, rows):
     write(f"\n{phase}: ms per batch (wall, device synchronised)")
-    write("| placement | mean ms | median ms | / host | refresh full/partial/skipped | refresh ms | "
+    write("| placement | mean ms | median ms | / host | refresh full/partial/skipped/cleared | refresh ms | "
           "other ms | hit ratio | host MB/batch |")
     write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, row in rows.items():
         d = row["decisions"]
-        decisions = "-" if name == "host" else f"{d['full']}/{d['partial']}/{d['skipped']}"
+        decisions = "-" if name == "host" else f"{d['full']}/{d['partial']}/{d['skipped']}/{d['cleared']}"
         write(f"| {name} | {row['mean_ms']:.2f} | {row['median_ms']:.2f} | {row['ratio_to_host']:.3f} | "
               f"{decisions} | {row['cache_ms']:.2f} | {row['other_ms']:.2f} | {row['hit_ratio']:.2f} | "
               f"{row['host_mb']:.1f} |")

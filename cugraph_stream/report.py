@@ -123,8 +123,9 @@ class BatchReport:
     cache_refresh, cache_refresh_reason : str
         With ``"cached"``: what the batch's cache refresh did, ``"full"``
         (selection, evictions and loads), ``"partial"`` (the cached lists
-        the batch changed are loaded again) or ``"skipped"`` (they are only
-        evicted), and why (see :mod:`cugraph_stream.engine.cache_policy`);
+        the batch changed are loaded again), ``"skipped"`` (they are only
+        evicted) or ``"cleared"`` (the cache was emptied: keeping it cost more
+        than it saved), and why (see :mod:`cugraph_stream.engine.cache_policy`);
         ``""`` with the other placements.
     cache_loaded_bytes : int
         With ``"cached"``: host bytes the refresh's loads read (included in

@@ -66,6 +66,9 @@ class ScriptedRefreshPolicy(RefreshPolicy):
         self._next = next(self._kinds)
         return RefreshDecision("full", "scripted") if self._next == "full" else None
 
+    def decide_clear(self):
+        return RefreshDecision("cleared", "scripted") if self._next == "cleared" else None
+
     def decide_partial(self, value_bytes):
         return RefreshDecision(self._next, "scripted")
 
@@ -870,7 +873,7 @@ class Harness:
                  edges=None, vertices=(), sources=None, kinds=ALL_KINDS,
                  modes=("incremental", "recompute"), alpha=0.85, tol=1e-6,
                  check_every=True, edges_fmt="pandas", placement="device", pagerank_options=None,
-                 refresh_kinds=("full", "partial", "skipped")):
+                 refresh_kinds=("full", "partial", "skipped", "cleared")):
         self.cgs = cgs
         self.refresh_policy = ScriptedRefreshPolicy(refresh_kinds) if placement == "cached" else None
         self.pagerank_options = dict(pagerank_options or {})     # every PageRank's (weighted=...)

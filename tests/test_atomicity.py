@@ -138,7 +138,7 @@ def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, c
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 
-@pytest.mark.parametrize("kind", ["skipped", "partial"])
+@pytest.mark.parametrize("kind", ["skipped", "partial", "cleared"])
 def test_refreshes_without_selection_roll_back(backend, kind, compact_early):
     """The cache refresh policy skipped the selection (see ``engine/cache_policy.py``): a
     failure anywhere after the batch's evictions (and reloads) restores the cache."""

@@ -696,6 +696,7 @@ class HotCache:
             if self.chunks[c] is not None:
                 self._release_chunk(c)
         self._bound_seen = 0
+        self._held = (0, 0)                 # nothing held: no scan needed to say so
 
     # ---------------------------------------------------------------- rollback
     def snapshot(self, bound=None):

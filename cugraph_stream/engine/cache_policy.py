@@ -17,7 +17,12 @@ read too little from host memory for the cache to win it back.  :class:`RefreshP
 ``"skipped"``
     no selection, no loads: the cached lists that the batch changed are
     evicted, so that the cache never serves a stale list, and the rest of
-    the cache stays as it is.
+    the cache stays as it is;
+``"cleared"``
+    the cache is emptied and its chunks released: its upkeep (a skipped
+    refresh's evictions) costs more than its hits save.  An empty cache
+    costs next to nothing to keep (no list to evict), and comes back with
+    the next full refresh that pays.
 
 In every case the hotness window moves on by one batch.
 
@@ -37,15 +42,16 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   one is measured).  These worths add up in :attr:`RefreshPolicy.credit_s`
   since the last full refresh, which runs again once the credit reaches
   :data:`PAYBACK` times its own measured cost (a smoothed mean of the full
-  refreshes' seconds).  A batch whose traffic is more than
-  :data:`TRAFFIC_GROWTH` times that of the full refreshes' batches reads
-  something else (a query tracked since, PageRank's dense rounds after
-  SSSP's frontiers), so their share says nothing of it: it counts at 1.  So the full refreshes never cost more, over time,
+  refreshes' seconds).  So the full refreshes never cost more, over time,
   than half of what they would have saved, and a cache whose refresh does
   not pay is refreshed rarely (its stale lists still serve hits).  The
   margin is there because bytes priced at the read bandwidth are an upper
   bound of the time they take: a batch bound by kernel launches hides part
   of its reads.  Without a measured cost, a refresh runs to measure it.
+  A batch whose traffic is more than :data:`TRAFFIC_GROWTH` times that of
+  the full refreshes' batches reads something else (a query tracked since,
+  PageRank's dense rounds after SSSP's frontiers), so their share says
+  nothing of it: it counts at 1.
 * The first :data:`COLD_MEASUREMENTS` measurements of each kind teach the
   shares but not the cost: the first refresh of a process compiles its
   kernels and grows the memory pools.  On the lent H200 at R-MAT scale 24
@@ -59,6 +65,13 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   window.  Without a measured cost, one runs to measure it.  Its cost is
   never taken above a full refresh's, whose work it is part of (a first
   measurement that compiled its kernels would otherwise shut it out).
+* Otherwise the cache is cleared when, over at least
+  :data:`MIN_KEPT_BATCHES` batches since the last full refresh, its hits
+  saved less (smoothed, priced at the read bandwidth) than its upkeep: the
+  measured cost of a skipped refresh, less that of one with an empty cache.
+  On the lent H200 at R-MAT scale 24 with SSSP alone, a skipped refresh cost
+  2.1 ms a batch and the hits saved 0.3 MB (under 0.01 ms).  The credit
+  starts again from 0.
 * Otherwise the refresh is skipped.
 
 Host or cached.  ``placement="auto"`` gives a graph that does not fit the
@@ -98,8 +111,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: refresh kinds, from the most work to the least
-REFRESH_KINDS = ("full", "partial", "skipped")
+#: refresh kinds: the three that keep the cache, from the most work to the least, and
+#: the one that empties it
+REFRESH_KINDS = ("full", "partial", "skipped", "cleared")
+
+#: batches a cache is kept after a full refresh, whatever it saves, before its upkeep is weighed
+MIN_KEPT_BATCHES = 3
 
 #: the least share of the host-list traffic a fresh cache is assumed to save (so that a
 #: cache that saved nothing when last refreshed is tried again once the traffic is large)
@@ -180,6 +197,13 @@ class RefreshPolicy:
         batches of full refreshes (None until measured).
     fresh_traffic : float or None
         Smoothed host-list bytes read in those batches.
+    saved_s : float or None
+        Smoothed seconds the hits of a non-empty cache saved per batch since
+        the last full refresh (None before one such batch).
+    kept_batches : int
+        Batches with a non-empty cache since the last full refresh.
+    idle_s : float or None
+        Smoothed seconds of a skipped refresh with an empty cache.
     """
 
     def __init__(self, host_read_bandwidth, smoothing=DEFAULT_SMOOTHING, payback=PAYBACK,
@@ -203,6 +227,9 @@ class RefreshPolicy:
         self.credit_s = 0.0
         self.fresh_share = None
         self.fresh_traffic = None
+        self.saved_s = None
+        self.kept_batches = 0
+        self.idle_s = None
 
     def seconds(self, host_bytes):
         """Seconds of reading ``host_bytes`` from host memory."""
@@ -244,18 +271,40 @@ class RefreshPolicy:
         return RefreshDecision("skipped", f"{pending}; reloading changed lists saves {1e3 * value:.3f} ms "
                                           f"< {self.payback:g} x its extra cost {1e3 * extra:.3f} ms")
 
+    def decide_clear(self):
+        """A ``"cleared"`` :class:`RefreshDecision` when keeping the cache costs more
+        than it saves (see the module docstring), else None."""
+        skipped = self.cost_s["skipped"]
+        if self.kept_batches < MIN_KEPT_BATCHES or skipped is None or self.saved_s is None:
+            return None
+        upkeep = skipped - (self.idle_s or 0.0)
+        if self.saved_s >= upkeep:
+            return None
+        return RefreshDecision("cleared", f"the hits saved {1e3 * self.saved_s:.3f} ms a batch < the cache's "
+                                          f"upkeep {1e3 * upkeep:.3f} ms (a skipped refresh)")
+
     def observe(self, kind, refresh_s, saved_bytes, missed_bytes, cached_lists):
         """Take one committed batch's measurements: its refresh ``kind`` and seconds,
         the host-list bytes its queries were saved by the cache and read from host
         memory, and the lists cached after its refresh."""
         if kind not in REFRESH_KINDS:
             raise ValueError(f"kind must be one of {list(REFRESH_KINDS)}, got {kind!r}")
+        refresh_s = max(float(refresh_s), 0.0)
         self.measured[kind] += 1
-        if self.measured[kind] > self.cold_measurements:
-            self.cost_s[kind] = _smooth(self.cost_s[kind], max(float(refresh_s), 0.0), self.smoothing)
+        if kind == "skipped" and cached_lists == 0:       # an empty cache: what is left without one
+            self.idle_s = _smooth(self.idle_s, refresh_s, self.smoothing)
+        elif self.measured[kind] > self.cold_measurements:
+            self.cost_s[kind] = _smooth(self.cost_s[kind], refresh_s, self.smoothing)
         traffic = saved_bytes + missed_bytes
-        if kind == "full":
+        if kind in ("full", "cleared"):
             self.credit_s = 0.0
+            self.saved_s, self.kept_batches = None, 0
+        elif cached_lists > 0:
+            self.saved_s = _smooth(self.saved_s, self.seconds(saved_bytes), self.smoothing)
+            self.kept_batches += 1
+        if kind == "cleared":
+            return
+        if kind == "full":
             if traffic > 0 and cached_lists > 0:      # an empty cache says nothing of what one would save
                 self.fresh_share = _smooth(self.fresh_share, saved_bytes / traffic, self.smoothing)
                 self.fresh_traffic = _smooth(self.fresh_traffic, traffic, self.smoothing)

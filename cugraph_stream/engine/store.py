@@ -587,14 +587,17 @@ class GraphStore:
         cache loads (so that chunks one cache gives up serve the others).
         ``"partial"``: every cache evicts the lists that changed, then loads
         them again.  ``"skipped"``: every cache evicts the lists that changed.
-        Either way no cache serves a stale list, and the hotness window moves
-        on by one batch.  Returns the :class:`RefreshReport` of each cache;
+        ``"cleared"``: every cache is emptied (its upkeep costs more than it
+        saves).  Either way no cache serves a stale list, and the hotness
+        window moves on by one batch.  Returns the :class:`RefreshReport` of each cache;
         :attr:`last_refresh` tells what was done and why
         (:class:`~cugraph_stream.engine.cache_policy.RefreshOutcome`).
         """
         caches = [adj.cache for _, adj, _ in self.cached]
         bound = self.vertex_bound           # per-vertex scans stop there, not at the arrays' capacity
         decision = self.refresh_policy.decide_full() if kind is None else RefreshDecision(kind, "asked for")
+        if decision is None and any(cache.chunks_held for cache in caches):
+            decision = self.refresh_policy.decide_clear()           # None: keep the cache
         full = decision is not None and decision.kind == "full"
         if full or any(cache.changes_id_format(bound) for cache in caches):
             self._snapshot_caches()         # else only once a cache changes (most skipped refreshes: never)
@@ -608,6 +611,13 @@ class GraphStore:
                                           min(cache.max_chunks for cache in caches))
             for (side, adj, _), chosen, report in zip(self.cached, candidates, reports):
                 adj.cache.evict(chosen, changed_lists(self.ops, delta, side), adj, report, bound)
+        elif decision is not None and decision.kind == "cleared":
+            self._snapshot_caches()
+            for cache, report in zip(caches, reports):
+                cache.report_state(report, bound, counted=True)
+                report.evicted, report.released_chunks = report.cached_lists, report.chunks
+                cache.clear()
+            candidates = [None] * len(caches)
         else:
             candidates = [adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
                                                   before_change=self._snapshot_caches)
@@ -615,7 +625,7 @@ class GraphStore:
             if decision is None:
                 decision = self.refresh_policy.decide_partial(self._reload_value(candidates))
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
-            if decision.kind == "skipped":
+            if decision.kind in ("skipped", "cleared"):
                 adj.cache.report_state(report, bound, counted=True)
             else:
                 adj.cache.load(chosen, adj, report, bound)

@@ -79,7 +79,7 @@ def test_every_list_reads_back_through_its_address_after_every_batch(placement, 
     graph.track(cgs.SSSP(0))          # reads lists, so the cache has hot lists to hold
     graph.track(cgs.WCC())
     if placement == "cached":         # every kind of refresh in turn, whatever the policy would measure
-        graph._store.refresh_policy = ScriptedRefreshPolicy(("full", "partial", "skipped"))
+        graph._store.refresh_policy = ScriptedRefreshPolicy(("full", "partial", "skipped", "cleared"))
     packed_lists = 0
     for step in range(20):
         # growing batches: lists outgrow their room, slot arrays grow, vertices arrive

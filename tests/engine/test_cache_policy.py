@@ -9,8 +9,8 @@ import pytest
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.cache import RefreshReport
-from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, PAYBACK, REFRESH_KINDS, TRAFFIC_GROWTH,
-                                                RefreshDecision, RefreshPolicy)
+from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, MIN_KEPT_BATCHES, PAYBACK, REFRESH_KINDS,
+                                                TRAFFIC_GROWTH, RefreshDecision, RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
 from cugraph_stream.engine.store import GraphStore
 from reference import Harness, random_batch
@@ -36,7 +36,8 @@ def test_the_first_refresh_of_each_kind_teaches_no_cost():
     policy.observe("partial", 3.0, saved_bytes=8, missed_bytes=2, cached_lists=5)
     assert policy.decide_partial(value_bytes=1).kind == "partial"       # measured again
     policy.observe("partial", 0.004, saved_bytes=8, missed_bytes=2, cached_lists=5)
-    assert policy.cost_s["partial"] == 0.004 and policy.measured == {"full": 2, "partial": 2, "skipped": 0}
+    assert policy.cost_s["partial"] == 0.004
+    assert policy.measured == {"full": 2, "partial": 2, "skipped": 0, "cleared": 0}
 
 
 def test_a_cold_first_refresh_does_not_shut_a_paying_cache_out():
@@ -57,6 +58,40 @@ def test_a_share_learned_on_light_batches_does_not_price_heavy_ones():
     assert policy.credit_s == pytest.approx(MIN_FRESH_SHARE * TRAFFIC_GROWTH * 1e-3)     # the learned share
     policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=10**8, cached_lists=3)
     assert policy.credit_s == pytest.approx(MIN_FRESH_SHARE * TRAFFIC_GROWTH * 1e-3 + 0.1)  # all of it
+
+
+def test_a_cache_whose_upkeep_costs_more_than_it_saves_is_cleared():
+    """SSSP alone at scale 24 on the lent H200: a skipped refresh cost 2.1 ms a batch, the
+    hits saved 0.3 MB.  After MIN_KEPT_BATCHES batches the cache is cleared; an empty
+    cache's refresh is measured apart, and the cache comes back with a full refresh."""
+    policy = RefreshPolicy(host_read_bandwidth=40e9, cold_measurements=0)
+    policy.observe("full", 0.05, saved_bytes=300_000, missed_bytes=400_000, cached_lists=5_000)
+    for batch in range(MIN_KEPT_BATCHES):
+        assert policy.decide_clear() is None              # too few batches to weigh it yet
+        policy.observe("skipped", 0.0021, saved_bytes=300_000, missed_bytes=400_000, cached_lists=5_000)
+    decision = policy.decide_clear()
+    assert decision.kind == "cleared" and "upkeep 2.100 ms" in decision.reason
+    policy.observe("cleared", 0.001, saved_bytes=300_000, missed_bytes=400_000, cached_lists=0)
+    assert policy.credit_s == 0 and policy.kept_batches == 0 and policy.decide_clear() is None
+    policy.observe("skipped", 0.0002, saved_bytes=0, missed_bytes=700_000, cached_lists=0)
+    assert policy.idle_s == 0.0002 and policy.cost_s["skipped"] == 0.0021      # measured apart
+    policy.observe("skipped", 0.0002, saved_bytes=0, missed_bytes=5.6e9, cached_lists=0)   # PageRank starts
+    assert policy.decide_full().kind == "full"
+
+
+def test_a_cache_that_saves_more_than_its_upkeep_is_kept():
+    policy = RefreshPolicy(host_read_bandwidth=40e9, cold_measurements=0)
+    policy.observe("full", 0.05, saved_bytes=4e9, missed_bytes=1.5e9, cached_lists=10**6)
+    for _ in range(10):
+        policy.observe("skipped", 0.0023, saved_bytes=4e9, missed_bytes=1.5e9, cached_lists=10**6)
+        assert policy.decide_clear() is None              # 100 ms saved against 2.3 ms of upkeep
+    # the hits now save 0.125 ms a batch: less than a skipped refresh (2.3 ms), more than the
+    # upkeep once an empty cache's refresh is known to cost 2.2 ms of it
+    for _ in range(40):
+        policy.observe("skipped", 0.0023, saved_bytes=5e6, missed_bytes=1.5e9, cached_lists=10**6)
+    assert policy.saved_s == pytest.approx(0.000125) and policy.decide_clear().kind == "cleared"
+    policy.idle_s = 0.0022
+    assert policy.decide_clear() is None
 
 
 def test_a_refresh_that_does_not_pay_is_skipped():
@@ -199,6 +234,45 @@ def test_refreshes_without_selection_evict_exactly_the_changed_lists(backend, ki
         assert store.last_refresh.loaded_bytes == sum(r.load_bytes for r in reports)
 
 
+def test_a_cleared_refresh_empties_every_cache_and_reports_it(backend):
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=7)
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    store.record_reads(store.inn, ids, reads_weights=False, distinct=True)
+    store.refresh_cache(store.apply(batch()), kind="full")
+    held = [(adj.cache.chunks_held, RefreshReport()) for _, adj, _ in store.cached]
+    for (_, adj, _), (_, report) in zip(store.cached, held):
+        adj.cache.report_state(report, store.vertex_bound)
+    assert sum(report.cached_lists for _, report in held) > 0
+    reports = store.refresh_cache(store.apply(batch()), kind="cleared")
+    assert store.last_refresh.kind == "cleared" and store.last_refresh.cached_lists == 0
+    for (_, adj, _), (chunks, before), report in zip(store.cached, held, reports):
+        assert adj.cache.chunks_held == 0 and not bool(ops.to_host(adj.cache.in_cache).any())
+        assert report.evicted == before.cached_lists and report.released_chunks == chunks
+        assert (report.cached_lists, report.chunks) == (0, 0)
+    store.check_cache()
+    store.refresh_cache(store.apply(batch()), kind="full")            # it comes back with a full refresh
+    assert store.last_refresh.cached_lists > 0
+    store.check_cache()
+
+
+def test_policy_fed_by_batches_clears_a_cache_that_saves_nothing(backend):
+    """Skipped refreshes that cost more than the hits save: after MIN_KEPT_BATCHES the
+    cache is cleared, and then skipped refreshes find nothing to evict."""
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=8)
+    store.refresh_policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    kinds = []
+    for _ in range(3 + MIN_KEPT_BATCHES):
+        store.refresh_cache(store.apply(batch()))
+        kinds.append(store.last_refresh.kind)
+        store.observe_refresh(0.002 if store.last_refresh.cached_lists else 0.0001, saved_bytes=1000,
+                              missed_bytes=1000)
+    assert kinds[0] == "full" and "cleared" in kinds and kinds[-1] == "skipped"
+    assert store.last_refresh.cached_lists == 0 and "cleared" not in kinds[:1 + MIN_KEPT_BATCHES]
+
+
 def test_policy_fed_by_batches_skips_when_nothing_is_read(backend):
     """Without reads the cache saves nothing: after the first two (measuring: the first
     is cold) refreshes, no other full refresh runs, and the store reports why."""
@@ -215,9 +289,10 @@ def test_policy_fed_by_batches_skips_when_nothing_is_read(backend):
 
 # ------------------------------------------------------------------ exactness
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
-@pytest.mark.parametrize("kinds", [("skipped",), ("partial",), ("full", "skipped", "partial", "skipped")],
-                         ids=["skipped", "partial", "mixed"])
-def test_results_stay_exact_after_skipped_and_partial_refreshes(backend, directed, kinds):
+@pytest.mark.parametrize("kinds", [("skipped",), ("partial",), ("full", "skipped", "partial", "skipped"),
+                                   ("skipped", "cleared", "skipped", "full", "cleared")],
+                         ids=["skipped", "partial", "mixed", "cleared"])
+def test_results_stay_exact_after_skipped_partial_and_cleared_refreshes(backend, directed, kinds):
     rng = random.Random(hash((directed, kinds)) % 1000)
     ids = list(range(40))
     weights = [0.5, 1.0, 2.0, 3.0]

@@ -589,8 +589,8 @@ class GraphStore:
         them again.  ``"skipped"``: every cache evicts the lists that changed.
         ``"cleared"``: every cache is emptied (its upkeep costs more than it
         saves).  Either way no cache serves a stale list, and the hotness
-        window moves on by one batch.  Returns the :class:`RefreshReport` of each cache;
-        :attr:`last_refresh` tells what was done and why
+        window moves on by one batch.  Returns the :class:`RefreshReport` of
+        each cache; :attr:`last_refresh` tells what was done and why
         (:class:`~cugraph_stream.engine.cache_policy.RefreshOutcome`).
         """
         caches = [adj.cache for _, adj, _ in self.cached]

@@ -214,6 +214,23 @@ class MovePlan(NamedTuple):
     released: int
 
 
+def transactions(xp, start, degree, itemsize):
+    """128-byte memory transactions that read ``degree`` items from item ``start`` on.
+
+    The count of 128-byte segments the byte range ``[start * itemsize,
+    (start + degree) * itemsize)`` touches, for an array whose data starts on
+    a 128-byte boundary; zero for an empty list.
+
+    >>> transactions(np, np.array([0, 0, 0, 16, 32]), np.array([0, 32, 33, 32, 1]), 4).tolist()
+    [0, 1, 2, 2, 1]
+    """
+    start = start.astype(xp.int64, copy=False)
+    degree = degree.astype(xp.int64, copy=False)
+    first = (start * itemsize) // 128
+    last = ((start + degree) * itemsize - 1) // 128
+    return xp.where(degree > 0, last - first + 1, 0)
+
+
 def grown_room(xp, need, align):
     """Room of a list that outgrew its own and needs ``need`` slots: 1.5x ``need``,
     rounded up to whole units of ``align`` slots (at least one).
@@ -701,14 +718,10 @@ class Backend(abc.ABC):
         hit = nonempty & in_cache[frontier] if in_cache is not None else xp.zeros(frontier.size, dtype=bool)
         miss = nonempty & ~hit
 
-        def segments(itemsize):             # 128-byte segments of each list's entries
-            first = (s * itemsize) // 128
-            return xp.where(nonempty, ((s + d) * itemsize - 1) // 128 - first + 1, 0)
-
-        nbr_cost = segments(4)
+        nbr_cost = transactions(xp, s, d, 4)
         cost, saved = xp.where(miss, nbr_cost, 0), xp.where(hit, nbr_cost, 0)
         if weight_itemsize:
-            weight_cost = segments(weight_itemsize)
+            weight_cost = transactions(xp, s, d, weight_itemsize)
             cost = cost + (xp.where(miss, weight_cost, 0) if cached_weights else weight_cost)
             if cached_weights:
                 saved = saved + xp.where(hit, weight_cost, 0)

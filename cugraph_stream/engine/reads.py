@@ -13,27 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..backends.base import transactions  # noqa: F401  (the engine reads it from here)
 from .adjacency import ALIGN_BYTES
 
 #: bytes of one neighbour entry (``int32``)
 NBR_ITEMSIZE = 4
-
-
-def transactions(xp, start, degree, itemsize):
-    """128-byte memory transactions that read ``degree`` items from item ``start`` on.
-
-    The count of 128-byte segments the byte range ``[start * itemsize,
-    (start + degree) * itemsize)`` touches, for an array whose data starts on
-    a 128-byte boundary; zero for an empty list.
-
-    >>> transactions(np, np.array([0, 0, 0, 16, 32]), np.array([0, 32, 33, 32, 1]), 4).tolist()
-    [0, 1, 2, 2, 1]
-    """
-    start = start.astype(xp.int64, copy=False)
-    degree = degree.astype(xp.int64, copy=False)
-    first = (start * itemsize) // ALIGN_BYTES
-    last = ((start + degree) * itemsize - 1) // ALIGN_BYTES
-    return xp.where(degree > 0, last - first + 1, 0)
 
 
 READ_FIELDS = ("lists_read", "edges_read", "host_lists", "host_edges", "host_transactions",

@@ -47,7 +47,6 @@ STEPS = [
     # placements host and cached: read counts, hotness, the cache refresh
     ("cugraph_stream.engine.store", "GraphStore.record_reads"),
     ("cugraph_stream.engine.store", "GraphStore.refresh_cache"),
-    ("cugraph_stream.engine.store", "GraphStore._reload_value"),
     ("cugraph_stream.engine.hotness", "Hotness.record"), ("cugraph_stream.engine.hotness", "Hotness.advance"),
     ("cugraph_stream.engine.cache", "HotCache.evict_changed"), ("cugraph_stream.engine.cache", "HotCache.evict"),
     ("cugraph_stream.engine.cache", "HotCache.load"), ("cugraph_stream.engine.cache", "HotCache.report_state"),

@@ -1,6 +1,8 @@
-// Copies of whole lists for the hot-list cache (cugraph_stream.engine.cache):
-// loads from the host store into a chunk, and compactions inside a chunk (from
-// a scratch copy of the chunk's slots, so that source and target never overlap).
+// The hot-list cache (cugraph_stream.engine.cache): copies of whole lists
+// (loads from the host store into a chunk, and compactions inside a chunk from
+// a scratch copy of the chunk's slots, so that source and target never
+// overlap), and evictions.  The NumPy references are Backend.copy_lists and
+// Backend.uncache_lists in cugraph_stream/backends/base.py.
 #include "common.cuh"
 
 namespace {
@@ -63,4 +65,40 @@ __global__ void copy_value_lists(const T* source, const long long* source_start,
   long long list, k;
   locate(ends, lists, e, list, k);
   target[target_start[list] + k] = source[source_start[list] + k];
+}
+
+// Forget the cached copies of the cached vertices among ids[0:count]; each is
+// evicted once, by the thread that swaps its chunk id for -1.  The evicting
+// thread writes the vertex and its former place (chunk * chunk_slots +
+// offset) at a ticket from tally[0], adds the entries it held to tally[2 +
+// chunk] and, with `words` (the hotness counts), adds its score (the sum of
+// `fields` fields of `field_bits` bits) times the 128-byte transactions of
+// one read of its `degree[v]` entries of each non-zero itemsize to tally[1].
+__global__ void uncache_lists(const long long* ids, long long count, bool* in_cache, int* chunk_id,
+                              int* chunk_offset, int* cached_degree, long long chunk_slots, const long long* degree,
+                              const unsigned int* words, int fields, int field_bits, long long nbr_itemsize,
+                              long long weight_itemsize, long long* evicted, long long* places,
+                              unsigned long long* tally)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long v = ids[k];
+  if (!in_cache[v]) return;
+  int chunk = atomicExch(chunk_id + v, -1);
+  if (chunk < 0) return;              // another entry of v evicted it
+  long long held = cached_degree[v];
+  unsigned long long at = atomicAdd(tally, 1ull);
+  evicted[at] = v;
+  places[at] = chunk * chunk_slots + chunk_offset[v];
+  in_cache[v] = false;
+  chunk_offset[v] = 0;
+  cached_degree[v] = 0;
+  atomicAdd(tally + 2 + chunk, static_cast<unsigned long long>(held));
+  if (words == nullptr) return;
+  unsigned int word = words[v];
+  unsigned long long field_max = (1ull << field_bits) - 1, score = 0;
+  for (int age = 0; age < fields; ++age) score += (word >> (age * field_bits)) & field_max;
+  long long d = degree[v];
+  unsigned long long reads = (d * nbr_itemsize + 127) / 128 + (d * weight_itemsize + 127) / 128;
+  if (score && reads) atomicAdd(tally + 1, score * reads);
 }

@@ -62,7 +62,7 @@ SYNC_OPERATORS = frozenset({
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows",
-    "children_of", "reached", "flagged_among"})
+    "children_of", "reached", "uncache_lists"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -229,6 +229,48 @@ def transactions(xp, start, degree, itemsize):
     first = (start * itemsize) // 128
     last = ((start + degree) * itemsize - 1) // 128
     return xp.where(degree > 0, last - first + 1, 0)
+
+
+def field_sum(xp, words, fields, field_bits):
+    """The sum (int64) of the low ``fields`` fields of ``field_bits`` bits of each of ``words``.
+
+    >>> field_sum(np, np.array([0x0201, 0x10000], np.uint32), 2, 8).tolist()
+    [3, 0]
+    """
+    words = words.astype(xp.int64)
+    field_max = (1 << field_bits) - 1
+    total = words & field_max
+    for age in range(1, fields):          # a loop over fields, not words
+        total += (words >> (age * field_bits)) & field_max
+    return total
+
+
+class ListPrice(NamedTuple):
+    """What the reads of a vertex's list over a hotness window were worth (in
+    128-byte transactions), for :meth:`Backend.uncache_lists`: its score, the
+    sum of the ``fields`` fields of ``field_bits`` bits each of ``words[v]``
+    (the engine's :class:`~cugraph_stream.engine.hotness.Hotness` counts),
+    times the transactions of one read of its ``degree[v]`` entries, ``ceil(
+    degree[v] * itemsize / 128)`` for each of ``itemsizes`` (neighbour ids,
+    and weights where they are read).
+
+    >>> price = ListPrice(np.array([33, 0]), np.array([0x0201, 7], np.uint32), fields=2, field_bits=8, itemsizes=(4, 8))
+    >>> price.score(np, np.array([0, 1])).tolist(), price.transactions(np, np.array([0, 1])).tolist()
+    ([3, 7], [5, 0])
+    """
+
+    degree: Any
+    words: Any
+    fields: int
+    field_bits: int
+    itemsizes: tuple
+
+    def score(self, xp, vertices):
+        return field_sum(xp, self.words[vertices], self.fields, self.field_bits)
+
+    def transactions(self, xp, vertices):
+        degree = self.degree[vertices].astype(xp.int64)
+        return sum((degree * itemsize + 127) // 128 for itemsize in self.itemsizes)
 
 
 def grown_room(xp, need, align):
@@ -639,22 +681,6 @@ class Backend(abc.ABC):
         (kept,) = self.compress(value[vertices] != unreachable, vertices)
         return kept
 
-    def flagged_among(self, flag, ids, bound):
-        """The distinct entries of ``ids`` whose byte in ``flag`` is set, each once, in no
-        particular order; their bytes are cleared.  ``ids`` are below ``bound``.  At
-        the cost of the ids, not of the flags.  One synchronisation (its length).
-
-        >>> from cugraph_stream.backends import get_backend
-        >>> flag = np.array([False, True, True, False])
-        >>> sorted(get_backend("cpu").flagged_among(flag, np.array([1, 3, 1, 0]), 4).tolist()), flag.tolist()
-        ([1], [False, False, True, False])
-        """
-        ids = ids.astype(self.xp.int64, copy=False)
-        (hits,) = self.compress(flag[ids].astype(bool, copy=False), ids)
-        hits = self.unique(hits, bound)
-        flag[hits] = 0
-        return hits
-
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         """For each entry ``i``, add ``added[i]`` (or the scalar ``added``) to the low
         field of ``words[vertices[i]]`` (``uint32``; the bits of ``field_max``, one
@@ -730,6 +756,75 @@ class Backend(abc.ABC):
             nonempty.sum(dtype=xp.int64), d.sum(dtype=xp.int64), miss.sum(dtype=xp.int64),
             xp.where(miss, d, zero).sum(dtype=xp.int64), cost.sum(dtype=xp.int64), hit.sum(dtype=xp.int64),
             xp.where(hit, d, zero).sum(dtype=xp.int64), saved.sum(dtype=xp.int64)])
+
+    def uncache_lists(self, lists, ids, chunks, chunk_slots, price=None):
+        """Forget the cached copies of the lists of the cached vertices among ``ids``.
+
+        ``lists`` holds the cache's per-vertex arrays ``in_cache`` (bool),
+        ``chunk_id``, ``chunk_offset`` and ``cached_degree`` (int32; the
+        engine's :class:`~cugraph_stream.engine.cache.HotCache`); ``ids``
+        (repeats allowed) are below their size.  Each cached vertex among them
+        is evicted once: ``in_cache`` cleared, chunk -1, offset and degree 0.
+        One synchronisation, at the cost of the ids.
+
+        Parameters
+        ----------
+        lists : object
+            The cache's per-vertex arrays, as attributes.
+        ids : array of int
+        chunks : int
+            Chunk ids are below ``chunks``.
+        chunk_slots : int
+            Slots of a chunk: a former place is ``chunk * chunk_slots + offset``.
+        price : ListPrice, optional
+            Also sum what reading the evicted lists was worth.
+
+        Returns
+        -------
+        evicted : array of int64
+            The evicted vertices, each once, in no particular order.
+        places : array of int64
+            Their former places, in the same order (for an undo).
+        lost : numpy array of int64
+            Per chunk id, the entries the evicted copies held there.
+        value : int
+            With ``price``: the sum over the evicted vertices of their score
+            times the 128-byte transactions of one read of their lists (see
+            :class:`ListPrice`); 0 without.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace
+        >>> from cugraph_stream.backends import get_backend
+        >>> cache = SimpleNamespace(in_cache=np.array([True, False, True]), chunk_id=np.array([1, -1, 0], np.int32),
+        ...                         chunk_offset=np.array([5, 0, 0], np.int32),
+        ...                         cached_degree=np.array([40, 0, 2], np.int32))
+        >>> price = ListPrice(degree=np.array([40, 0, 2]), words=np.array([0x0102, 0, 0x0300], np.uint32),
+        ...                   fields=2, field_bits=8, itemsizes=(4,))
+        >>> evicted, places, lost, value = get_backend("cpu").uncache_lists(cache, np.array([0, 1, 0]), 2, 64,
+        ...                                                                 price)
+        >>> evicted.tolist(), places.tolist(), lost.tolist(), value     # score 3, two transactions
+        ([0], [69], [0, 40], 6)
+        >>> cache.in_cache.tolist(), cache.chunk_id.tolist(), cache.cached_degree.tolist()
+        ([False, False, True], [-1, -1, 0], [0, 0, 2])
+        """
+        xp = self.xp
+        ids = ids.astype(xp.int64, copy=False)
+        (hits,) = self.compress(lists.in_cache[ids].astype(bool, copy=False), ids)
+        evicted = self.unique(hits, int(lists.in_cache.size))
+        chunk = lists.chunk_id[evicted].astype(xp.int64)
+        places = chunk * int(chunk_slots) + lists.chunk_offset[evicted].astype(xp.int64)
+        held = lists.cached_degree[evicted].astype(xp.int64)
+        lost = xp.bincount(chunk, weights=held.astype(xp.float64), minlength=int(chunks))    # exact below 2**53
+        value = xp.zeros((), dtype=xp.int64)
+        if price is not None and evicted.size:
+            value = (price.score(xp, evicted) * price.transactions(xp, evicted)).sum(dtype=xp.int64)
+        lost, value = self.to_host(lost).astype(np.int64), int(value)      # before any change
+        lists.in_cache[evicted] = False
+        lists.chunk_id[evicted] = -1
+        lists.chunk_offset[evicted] = 0
+        lists.cached_degree[evicted] = 0
+        return evicted, places, lost, value
 
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         """``value[vertices] = fill`` and ``parent[vertices] = -1``; then, with a

@@ -553,13 +553,31 @@ class GPUBackend(Backend):
                  out, kept))
         return self._kept(out, kept)
 
-    def flagged_among(self, flag, ids, bound):
-        # one launch (kernels/sets.cu take_flagged_among): per-vertex stamps make the ids distinct
-        if ids.size == 0:
-            return self.xp.empty(0, dtype=self.xp.int64)
-        if flag.itemsize != 1 or not flag.flags.c_contiguous:
-            return super().flagged_among(flag, ids, bound)
-        return self._take_flagged_among(flag, ids.astype(self.xp.int64, copy=False), bound)
+    def uncache_lists(self, lists, ids, chunks, chunk_slots, price=None):
+        # one launch (kernels/cache.cu) and one read-back: the evictions' count, value and losses per chunk
+        xp = self.xp
+        n = int(ids.size)
+        arrays = (lists.in_cache, lists.chunk_id, lists.chunk_offset, lists.cached_degree)
+        if (any(not a.flags.c_contiguous for a in arrays) or lists.in_cache.dtype != np.bool_
+                or any(a.dtype != np.int32 for a in arrays[1:])
+                or (price is not None and (len(price.itemsizes) > 2 or price.words.dtype != np.uint32
+                                           or price.degree.dtype != np.int64))):
+            return super().uncache_lists(lists, ids, chunks, chunk_slots, price)
+        if price is None:
+            degree, words, fields, field_bits, itemsizes = np.uint64(0), np.uint64(0), 0, 0, (0, 0)
+        else:
+            degree, words, fields, field_bits = price.degree, price.words, price.fields, price.field_bits
+            itemsizes = (tuple(price.itemsizes) + (0, 0))[:2]
+        evicted, places = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
+        tally = xp.zeros(2 + int(chunks), dtype=xp.uint64)
+        if n:
+            cuda_kernels.get_kernel("cache", "uncache_lists")(
+                (_blocks(n),), (_THREADS,),
+                (ids.astype(xp.int64, copy=False), np.int64(n)) + arrays + (
+                    np.int64(chunk_slots), degree, words, np.int32(fields), np.int32(field_bits),
+                    np.int64(itemsizes[0]), np.int64(itemsizes[1]), evicted, places, tally))
+        counts = tally.get().astype(np.int64)
+        return evicted[:counts[0]], places[:counts[0]], counts[2:], int(counts[1])
 
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         # one launch (kernels/reads.cu): a compare-and-swap loop per entry, no tally

@@ -57,6 +57,7 @@ allocator (:meth:`~cugraph_stream.backends.base.Backend.chunk_allocator`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -147,6 +148,32 @@ class RefreshReport:
     def load_bytes(self):
         """Bytes requested from host memory by the loads (whole 128-byte transactions)."""
         return ALIGN_BYTES * self.load_transactions
+
+
+class Eviction(NamedTuple):
+    """What :meth:`HotCache.evict_changed` evicted.
+
+    Attributes
+    ----------
+    reloadable : array of int64
+        The evicted vertices below the bound, distinct and ascending: those a
+        partial refresh loads again.
+    value : int
+        With a hotness given: the 128-byte transactions their reads cost over
+        the hotness window (what loading them again saves over the next one,
+        see :class:`~cugraph_stream.backends.base.ListPrice`); else 0.
+    undo : tuple of two arrays
+        Every evicted vertex and its former place, for :meth:`HotCache.snapshot`.
+    """
+
+    reloadable: Any
+    value: int
+    undo: tuple
+
+    @classmethod
+    def none(cls, xp):
+        empty = xp.empty(0, dtype=xp.int64)
+        return cls(empty, 0, (empty, empty))
 
 
 # ---------------------------------------------------------------------------- cache
@@ -253,7 +280,7 @@ class HotCache:
         self.in_cache = xp.zeros(0, dtype=bool)
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
         self._bound_seen = 0     # the highest bound a refresh scanned since: vertices may be cached below it
-        self._held = None        # (lists, entries) cached, while kept up to date without a scan
+        self._held = (0, 0)      # (lists, entries) cached, kept up to date without a scan
 
     @property
     def _chunk_weight_dtype(self):
@@ -355,12 +382,16 @@ class HotCache:
         return self.held_bytes + per_vertex + self.ops.memory_bytes(self.nbr_pointers, self.wgt_pointers)
 
     # --------------------------------------------------------------- selection
+    @property
+    def read_itemsizes(self):
+        """Item sizes of the reads a cached copy saves: neighbour ids, and weights if held."""
+        return (NBR_ITEMSIZE,) + ((self.weight_dtype.itemsize,) if self.weights else ())
+
     def list_values(self, score, adjacency):
         """:func:`list_values` of ``adjacency``'s lists with this cache's sizes: what a
         cached copy saves (neighbours, and weights if held) per byte; lists over one
         chunk are left out."""
-        read_itemsizes = (NBR_ITEMSIZE,) + ((self.weight_dtype.itemsize,) if self.weights else ())
-        return list_values(self.ops, score, adjacency.degree, self.slot_bytes, read_itemsizes,
+        return list_values(self.ops, score, adjacency.degree, self.slot_bytes, self.read_itemsizes,
                            self.chunk_slots)
 
     # ----------------------------------------------------------------- refresh
@@ -410,52 +441,47 @@ class HotCache:
         evicted_changed = ((flags[evicted] & _CHANGED) != 0).sum()
         flags[candidates] = 0
         flags[changed] = 0
-        report.evicted = int(evicted.size)
-        if report.evicted == 0:
+        if evicted.size == 0:
             return
         report.evicted_changed = int(evicted_changed)
         self._drop(evicted, report, scanned)
 
-    def evict_changed(self, changed_vertices, adjacency, report, bound=None, before_change=None):
+    def evict_changed(self, changed_vertices, adjacency, report, bound=None, hotness=None):
         """Refresh step 1 of a refresh without a selection (skipped or partial, see
         :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
         ``changed_vertices`` (and of vertices at or above ``bound`` if it came
         down since the last refresh), so that the cache serves no stale list.
+        One launch and one synchronisation on the GPU
+        (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists`), at the
+        cost of the batch, not of the vertices.
 
-        Parameters as :meth:`evict`; ``before_change`` (optional) is called
-        before the first change, only if there is one (the store snapshots
-        its caches there for a rollback).  Returns the evicted vertices below
-        the bound (distinct, ascending): those a partial refresh may load again.
+        Parameters as :meth:`evict`; with ``hotness`` (the
+        :class:`~cugraph_stream.engine.hotness.Hotness` of this cache's
+        adjacency) the eviction also prices reloading the lists.  Returns an
+        :class:`Eviction`.
         """
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
         upto, self._bound_seen = max(scanned, self._bound_seen), scanned
         if self.chunks_held == 0:
-            return xp.empty(0, dtype=xp.int64)
-        # at the cost of the batch, not of the vertices: the cached ones among the changed,
-        # flagged in the scratch byte map (clear between calls; the search clears it again)
-        flags = self._flags
+            return Eviction.none(xp)
         changed = changed_vertices.astype(xp.int64, copy=False)
-        flags[changed] = self.in_cache[changed]
-        reloadable = self.ops.flagged_among(flags, changed, int(flags.size))
-        evicted = reloadable
         if scanned < upto:                    # vertices beyond the bound (removed) go too
-            reloadable = reloadable[reloadable < scanned]
-            evicted = xp.concatenate((reloadable, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
-        report.evicted = int(evicted.size)
-        if report.evicted == 0:
-            return reloadable
+            changed = xp.concatenate((changed, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
+        price = None if hotness is None else hotness.price(adjacency.degree, self.read_itemsizes, scanned)
+        evicted, places, value = self._drop(changed, report, scanned, compact=False, price=price)
+        reloadable = evicted if scanned == upto else evicted[evicted < scanned]
         report.evicted_changed = int(reloadable.size)
-        if before_change is not None:
-            before_change()
-        self._drop(evicted, report, scanned, compact=False)
-        return xp.sort(reloadable)
+        return Eviction(xp.sort(reloadable), value, (evicted, places))
 
-    def _drop(self, evicted, report, scanned, compact=True):
-        """Evict the cached lists of ``evicted``: their slots become garbage; release the
-        chunks left with garbage only and (``compact``) compact those left with more
-        garbage than lists.
+    def _drop(self, vertices, report, scanned, compact=True, price=None):
+        """Evict the cached lists of ``vertices`` (repeats allowed; those not cached
+        are left alone): their slots become garbage; release the chunks left
+        with garbage only and (``compact``) compact those left with more
+        garbage than lists.  Counts the evictions in ``report`` and returns
+        :meth:`~cugraph_stream.backends.base.Backend.uncache_lists`'s evicted
+        vertices, their former places and (with ``price``) their value.
 
         A refresh without a selection (:meth:`evict_changed`) does not compact:
         a skipped one loads nothing, and a partial one compacts only when its
@@ -463,15 +489,11 @@ class HotCache:
         SSSP alone, compactions at eviction cost 12.3 ms a batch (0.4 a batch,
         about 31 ms each) against 10.8 ms for the whole batch in placement
         ``"host"``."""
-        xp = self.ops.xp
-        lost = xp.bincount(self.chunk_id[evicted].astype(xp.int64),
-                           weights=self.cached_degree[evicted].astype(xp.float64), minlength=self.max_chunks)
-        lost = self.ops.to_host(lost).astype(np.int64)
+        evicted, places, lost, value = self.ops.uncache_lists(self, vertices, self.max_chunks, self.chunk_slots,
+                                                              price)
+        report.evicted += int(evicted.size)
         self.garbage += lost
-        held = self._held
-        self._forget(evicted)
-        if held is not None:
-            self._held = (held[0] - int(evicted.size), held[1] - int(lost.sum()))
+        self._held = (self._held[0] - int(evicted.size), self._held[1] - int(lost.sum()))
         for c in range(self.max_chunks):
             if self.chunks[c] is None:
                 continue
@@ -480,13 +502,7 @@ class HotCache:
                 report.released_chunks += 1
             elif compact and 2 * self.garbage[c] > self.fill[c]:
                 self._compact(c, report, scanned)
-
-    def _forget(self, vertices):
-        self._held = None
-        self.in_cache[vertices] = False
-        self.chunk_id[vertices] = -1
-        self.chunk_offset[vertices] = 0
-        self.cached_degree[vertices] = 0
+        return evicted, places, value
 
     def _compact(self, c, report, scanned):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage
@@ -547,7 +563,7 @@ class HotCache:
             return free_ids
         return max(min(free_ids, (capacity - self.allocator.held_bytes) // self.chunk_bytes), 0)
 
-    def load(self, candidates, adjacency, report, bound=None):
+    def load(self, candidates, adjacency, report, bound=None, before_moves=None):
         """Refresh steps 2-4, after every cache of the allocator evicted (:meth:`evict`,
         whose parameters these are): compact chunks while the pending lists
         need the room, then allocate chunks as needed (within the budget) and
@@ -558,7 +574,8 @@ class HotCache:
         compact further chunks, as long as some hold garbage.  Candidates with
         an empty list or a list over one chunk are skipped; those that find no
         room in the end are counted in ``not_loaded``.  Fills in the report's
-        state fields."""
+        state fields.  ``before_moves`` (optional) is called before the first
+        compaction (the store snapshots its caches there for a rollback)."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
@@ -569,22 +586,22 @@ class HotCache:
         fits = xp.flatnonzero((degree > 0) & (degree <= self.chunk_slots))
         pending, degree = pending[fits], degree[fits]
         need = int(degree.sum())
-        while need > self._room() and self._compact_dirtiest(report, scanned):      # lazily: most garbage first
+        while need > self._room() and self._compact_dirtiest(report, scanned, before_moves):   # most garbage first
             pass
         placed = self._place(pending, degree, adjacency, report) if pending.size else 0
-        while placed < pending.size and self._compact_dirtiest(report, scanned):   # next fit left lists out
+        while placed < pending.size and self._compact_dirtiest(report, scanned, before_moves):  # next fit left some
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
-        self.report_state(report, bound)
+        self.report_state(report, bound, counted=True)
 
     def report_state(self, report, bound=None, counted=False):
         """Fill in the state fields of ``report`` (lists and entries cached, garbage, chunks).
 
-        ``counted``: take the lists and entries from the counts evictions kept
-        since the last scan (no pass over the vertices, no synchronisation),
-        when there are such counts."""
+        ``counted``: take the lists and entries from the counts the cache keeps
+        as it loads and evicts (no pass over the vertices, no synchronisation);
+        else count them afresh."""
         xp = self.ops.xp
-        if not counted or self._held is None:
+        if not counted:
             scanned = self._scan_bound(bound)
             self._held = tuple(int(x) for x in self.ops.to_host(xp.stack((
                 self.in_cache[:scanned].sum(dtype=xp.int64),
@@ -599,7 +616,7 @@ class HotCache:
         tails = sum(self.chunk_slots - int(self.fill[c]) for c in range(self.max_chunks) if self.chunks[c] is not None)
         return tails + self._new_chunks_allowed() * self.chunk_slots
 
-    def _compact_dirtiest(self, report, scanned):
+    def _compact_dirtiest(self, report, scanned, before_moves=None):
         """Compact the held chunk with the most garbage; False when no chunk holds
         at least ``COMPACT_MIN_SHARE`` of its slots as garbage (compacting a whole
         chunk for less would cost more than the lists it makes room for)."""
@@ -607,6 +624,8 @@ class HotCache:
         dirty = [c for c in range(self.max_chunks) if self.chunks[c] is not None and self.garbage[c] >= least]
         if not dirty:
             return False
+        if before_moves is not None:
+            before_moves()
         self._compact(max(dirty, key=lambda c: (int(self.garbage[c]), -c)), report, scanned)
         return True
 
@@ -614,7 +633,6 @@ class HotCache:
         """Step 4: put ``pending`` (lists of ``degree`` entries) into chunk tails, next fit;
         returns how many (a prefix of ``pending``) found room."""
         xp, ops = self.ops.xp, self.ops
-        self._held = None
         count = int(pending.size)
         end = ops.to_host(xp.cumsum(degree))          # one transfer; the packing runs on the host
         placements = []                               # (chunk id, first list, stop list, offset shift)
@@ -661,6 +679,7 @@ class HotCache:
             ops.copy_lists(pairs, host_start[first:stop], offset[first:stop], degree[first:stop])
         report.loaded_lists += placed
         report.loaded_edges += int(end[placed - 1])
+        self._held = (self._held[0] + placed, self._held[1] + int(end[placed - 1]))
         load = transactions(xp, host_start, degree, NBR_ITEMSIZE)
         if self.weights:
             load = load + transactions(xp, host_start, degree, np.dtype(adjacency.wgt.dtype).itemsize)
@@ -691,7 +710,8 @@ class HotCache:
 
     def clear(self):
         """Evict everything and release every chunk."""
-        self._forget(self.ops.xp.flatnonzero(self.in_cache))
+        # the eviction kernel every refresh runs (nothing new to compile, on a path taken rarely)
+        self.ops.uncache_lists(self, self.ops.xp.flatnonzero(self.in_cache), self.max_chunks, self.chunk_slots)
         for c in range(self.max_chunks):
             if self.chunks[c] is not None:
                 self._release_chunk(c)
@@ -699,14 +719,22 @@ class HotCache:
         self._held = (0, 0)                 # nothing held: no scan needed to say so
 
     # ---------------------------------------------------------------- rollback
-    def snapshot(self, bound=None):
-        """What the cache holds, for :meth:`reload` after a failed batch: per vertex
-        (below ``bound``, when given), where its list lies (chunk and offset as one
-        number; -1 when not cached), and the id format.  One pass, no synchronisation."""
+    def snapshot(self, undo=None):
+        """What the cache holds, for :meth:`reload` after a failed batch: per vertex,
+        where its list lies (chunk and offset as one number; -1 when not cached),
+        and the id format.  One pass, no synchronisation.
+
+        ``undo``: the ``(vertices, places)`` of the :class:`Eviction` s since the
+        state wanted, in order, which the snapshot puts back (the earliest place
+        of a vertex evicted twice), so that a store may take it after a refresh
+        that only evicted lists and loaded some of them again.  No list may
+        have moved inside the cache since (a compaction)."""
         xp = self.ops.xp
-        bound = self._scan_bound(bound)
-        place = self.chunk_id[:bound].astype(xp.int64) * self.chunk_slots + self.chunk_offset[:bound]
-        return xp.where(self.in_cache[:bound], place, -1), self.id_bytes
+        place = self.chunk_id.astype(xp.int64) * self.chunk_slots + self.chunk_offset
+        place = xp.where(self.in_cache, place, -1)
+        for vertices, places in reversed(undo or ()):
+            place[vertices] = places
+        return place, self.id_bytes
 
     def reload(self, snapshot, adjacency, bound=None):
         """Hold again the lists of ``snapshot`` (from :meth:`snapshot`), read from
@@ -758,6 +786,9 @@ class HotCache:
         uncached = ~self.in_cache
         if bool((self.chunk_id[uncached] != -1).any()) or bool((self.cached_degree[uncached] != 0).any()):
             problems.append("an uncached vertex keeps a chunk or a degree")
+        scanned = (int(self.in_cache.sum()), int(self.cached_degree.sum(dtype=xp.int64)))
+        if self._held != scanned:
+            problems.append(f"the counted lists and entries {self._held} are not those held {scanned}")
         if self.held_bytes > self.budget_bytes or self.allocator.held_bytes > self.budget_bytes:
             problems.append(f"chunks hold {self.held_bytes} bytes, over the budget of {self.budget_bytes}")
         held = np.array([c is not None for c in self.chunks], dtype=bool)

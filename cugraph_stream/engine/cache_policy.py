@@ -57,6 +57,14 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   kernels and grows the memory pools.  On the lent H200 at R-MAT scale 24
   the first full refresh took 11.4 s, and with that cost a cache that would
   have saved 140 ms a batch (PageRank's reads) was never refreshed again.
+* Costs are learned fast downwards and slowly upwards: a measurement below
+  the current estimate replaces it, one above is smoothed in.  A full or
+  partial refresh's cost measured only once after the cold ones counts at
+  :data:`UNCONFIRMED_SHARE` of its value until a second measurement
+  confirms it: on the lent H200 at R-MAT scale 24, on a fresh machine, the
+  second full refresh (the first to evict and compact) took 1,098 ms
+  against about 55 ms for the next ones, and at that price the cache was
+  never refreshed again in the run.
 * Otherwise a partial refresh runs when the changed lists it would load
   again are worth more than its measured extra cost over a skipped
   refresh (times :data:`PAYBACK`): their reads over the hotness window
@@ -96,14 +104,23 @@ Examples
 >>> policy.observe("full", refresh_s=0.010, saved_bytes=4_000_000, missed_bytes=1_000_000, cached_lists=100)
 >>> policy.fresh_share, policy.decide_full()       # 80% saved when fresh; no credit yet
 (0.8, None)
+>>> policy.cost("full")                            # measured once: taken at 1/8 until confirmed
+0.00125
 >>> policy.observe("skipped", 0.001, saved_bytes=3_000_000, missed_bytes=2_000_000, cached_lists=90)
 >>> round(policy.credit_s, 6)                      # (0.8 * 5 MB - 3 MB) at 1 GB/s
 0.001
 >>> policy.decide_partial(value_bytes=0).kind
 'skipped'
->>> for _ in range(19):
+>>> for _ in range(2):
 ...     policy.observe("skipped", 0.001, saved_bytes=3_000_000, missed_bytes=2_000_000, cached_lists=90)
->>> policy.decide_full().kind                      # 20 ms of credit: the refresh pays for itself twice
+>>> policy.decide_full().kind                      # 3 ms of credit >= 2 x 1.25 ms: measured again
+'full'
+>>> policy.observe("full", refresh_s=0.012, saved_bytes=4_000_000, missed_bytes=1_000_000, cached_lists=100)
+>>> round(policy.cost("full"), 6)                  # confirmed, and smoothed (up slowly, down at once)
+0.011
+>>> for _ in range(23):
+...     policy.observe("skipped", 0.001, saved_bytes=3_000_000, missed_bytes=2_000_000, cached_lists=90)
+>>> policy.decide_full().kind                      # 23 ms of credit: the refresh pays for itself twice
 'full'
 """
 from __future__ import annotations
@@ -125,6 +142,11 @@ MIN_FRESH_SHARE = 1 / 32
 #: measurements of each refresh kind whose cost is not learned: the first ones of a process
 #: compile kernels and grow memory pools (their shares are learned)
 COLD_MEASUREMENTS = 1
+
+#: a full or partial refresh's cost measured only once after the cold ones is taken at this
+#: fraction of its value, so that a one-off (a kernel compiled, a pool grown on a path the cold
+#: measurement did not take) is measured again soon, not trusted for the rest of the run
+UNCONFIRMED_SHARE = 1 / 8
 
 #: how many times the host-list traffic of the full refreshes' batches a batch's traffic may be
 #: before their fresh share no longer applies to it
@@ -182,6 +204,10 @@ class RefreshPolicy:
     cold_measurements : int
         Measurements of each kind whose cost is not learned (see
         :data:`COLD_MEASUREMENTS`).
+    unconfirmed_share : float
+        Share of a full or partial refresh's cost that counts while it was
+        measured only once after the cold ones (see :data:`UNCONFIRMED_SHARE`;
+        1 trusts a single measurement), in (0, 1].
 
     Attributes
     ----------
@@ -207,7 +233,7 @@ class RefreshPolicy:
     """
 
     def __init__(self, host_read_bandwidth, smoothing=DEFAULT_SMOOTHING, payback=PAYBACK,
-                 cold_measurements=COLD_MEASUREMENTS):
+                 cold_measurements=COLD_MEASUREMENTS, unconfirmed_share=UNCONFIRMED_SHARE):
         host_read_bandwidth = float(host_read_bandwidth)
         if not host_read_bandwidth > 0 or math.isinf(host_read_bandwidth):
             raise ValueError(f"host_read_bandwidth must be a positive number of bytes per second, "
@@ -218,10 +244,13 @@ class RefreshPolicy:
             raise ValueError(f"payback must be a number >= 1, got {payback!r}")
         if not isinstance(cold_measurements, int) or isinstance(cold_measurements, bool) or cold_measurements < 0:
             raise ValueError(f"cold_measurements must be an int >= 0, got {cold_measurements!r}")
+        if not 0 < unconfirmed_share <= 1:
+            raise ValueError(f"unconfirmed_share must be in (0, 1], got {unconfirmed_share!r}")
         self.host_read_bandwidth = host_read_bandwidth
         self.smoothing = float(smoothing)
         self.payback = float(payback)
         self.cold_measurements = cold_measurements
+        self.unconfirmed_share = float(unconfirmed_share)
         self.cost_s = dict.fromkeys(REFRESH_KINDS)
         self.measured = dict.fromkeys(REFRESH_KINDS, 0)
         self.credit_s = 0.0
@@ -235,9 +264,18 @@ class RefreshPolicy:
         """Seconds of reading ``host_bytes`` from host memory."""
         return host_bytes / self.host_read_bandwidth
 
+    def cost(self, kind):
+        """Seconds a refresh of ``kind`` is taken to cost in decisions: the learned
+        :attr:`cost_s`, at :attr:`unconfirmed_share` of it for a full or partial
+        refresh measured only once after the cold ones (None before)."""
+        cost = self.cost_s[kind]
+        if cost is not None and kind in ("full", "partial") and self.measured[kind] == self.cold_measurements + 1:
+            return cost * self.unconfirmed_share
+        return cost
+
     def decide_full(self):
         """A full :class:`RefreshDecision` when one pays (or was never measured), else None."""
-        cost = self.cost_s["full"]
+        cost = self.cost("full")
         if cost is None:
             return RefreshDecision("full", "no full refresh measured yet" if not self.measured["full"] else
                                    "only a cold full refresh measured yet (the first: compiling kernels, "
@@ -252,18 +290,18 @@ class RefreshPolicy:
         window cost ``value_bytes`` of host memory (what loading them again saves
         over the next window)."""
         pending = (f"credit {1e3 * self.credit_s:.3f} ms < {self.payback:g} x full refresh "
-                   f"{1e3 * (self.cost_s['full'] or 0.0):.3f} ms")
+                   f"{1e3 * (self.cost('full') or 0.0):.3f} ms")
         if value_bytes <= 0:
             return RefreshDecision("skipped", f"{pending}; no changed cached list was read")
         value = self.seconds(value_bytes)
-        partial, skipped = self.cost_s["partial"], self.cost_s["skipped"]
+        partial, skipped = self.cost("partial"), self.cost_s["skipped"]
         if partial is None:
             return RefreshDecision("partial", f"{pending}; no partial refresh measured yet")
         if self.cost_s["full"] is not None:
             # a partial refresh does part of a full one's work: a dearer measurement is an
             # outlier (on the H100 the first one, which compiled its kernels, took 221 ms
             # against 10 ms for a full refresh, and partial refreshes never ran again)
-            partial = min(partial, self.cost_s["full"])
+            partial = min(partial, self.cost("full"))
         extra = max(partial - (skipped or 0.0), 0.0)
         if value >= self.payback * extra:
             return RefreshDecision("partial", f"{pending}; reloading changed lists saves {1e3 * value:.3f} ms "
@@ -294,7 +332,9 @@ class RefreshPolicy:
         if kind == "skipped" and cached_lists == 0:       # an empty cache: what is left without one
             self.idle_s = _smooth(self.idle_s, refresh_s, self.smoothing)
         elif self.measured[kind] > self.cold_measurements:
-            self.cost_s[kind] = _smooth(self.cost_s[kind], refresh_s, self.smoothing)
+            learned = self.cost_s[kind]      # down at once, up smoothly: one-offs do not stick
+            self.cost_s[kind] = refresh_s if learned is None or refresh_s < learned else _smooth(
+                learned, refresh_s, self.smoothing)
         traffic = saved_bytes + missed_bytes
         if kind in ("full", "cleared"):
             self.credit_s = 0.0

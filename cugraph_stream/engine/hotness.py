@@ -24,6 +24,7 @@ batches before it.
 """
 from __future__ import annotations
 
+from ..backends.base import ListPrice, field_sum
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -160,11 +161,15 @@ class Hotness:
         words = self.counts if vertices is None else self.counts[vertices]
         if upto is not None:
             words = words[:int(upto)]
-        field_max = xp.uint32(self.field_max)
-        total = words & field_max       # the fields' sum fits 32 bits: tau * (2**(32 / tau) - 1) < 2**32
-        for age in range(1, self.tau):     # a loop over fields, not vertices
-            total += (words >> xp.uint32(age * self.field_bits)) & field_max
-        return total.astype(xp.int64)
+        return field_sum(xp, words, self.tau, self.field_bits)
+
+    def price(self, degree, itemsizes, upto):
+        """What the reads of each vertex's list over the window were worth: a
+        :class:`~cugraph_stream.backends.base.ListPrice` of lists of ``degree``
+        entries read with ``itemsizes`` (the counts first grow to ``upto``
+        vertices, so that every vertex below it has a word)."""
+        self.ensure_vertices(int(upto))
+        return ListPrice(degree, self.counts, self.tau, self.field_bits, tuple(itemsizes))
 
     def forget(self, vertices):
         """Reset removed ``vertices`` (their internal ids will be reused)."""

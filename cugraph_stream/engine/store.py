@@ -37,7 +37,7 @@ from .hash_index import arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
 from .placement import Placement
-from .reads import NBR_ITEMSIZE, ReadCounters
+from .reads import ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
 
@@ -156,6 +156,7 @@ class GraphStore:
                 self.cached.append(CachedSide(side, adj, Hotness(ops, placement.tau, self.journal)))
             self.refresh_policy = RefreshPolicy(ops.host_read_bandwidth())
         self._cache_snapshots = None      # what the caches held when this transaction first refreshed them
+        self._cache_undo = None           # or, until they are taken, the evictions since (see _snapshot_caches)
 
     # ---------------------------------------------------------- transactions
     @contextlib.contextmanager
@@ -188,7 +189,7 @@ class GraphStore:
         """
         self.journal.begin(interrupts)
         self.journal.enlist(self)
-        self._cache_snapshots = None
+        self._cache_snapshots = self._cache_undo = None
         try:
             yield self
             self.ops.synchronize()
@@ -208,7 +209,10 @@ class GraphStore:
         for adj in (self.out, self.inn):
             adj.version += 1
         self.ops.discard_scratch()
-        snapshots, self._cache_snapshots = self._cache_snapshots, None
+        snapshots = self._cache_snapshots
+        if snapshots is None and self._cache_undo is not None:
+            snapshots = self._caches_before()       # from the evictions' undo
+        self._cache_snapshots = self._cache_undo = None
         if snapshots is not None:
             for (_, adj, _), snapshot in zip(self.cached, snapshots):
                 adj.cache.reload(snapshot, adj, bound=self.vertex_bound)
@@ -619,39 +623,28 @@ class GraphStore:
                 cache.clear()
             candidates = [None] * len(caches)
         else:
-            candidates = [adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
-                                                  before_change=self._snapshot_caches)
-                          for (side, adj, _), report in zip(self.cached, reports)]
+            evictions = []
+            for (side, adj, hotness), report in zip(self.cached, reports):
+                evictions.append(adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
+                                                         hotness=hotness))
+                self._note_eviction(len(evictions) - 1, evictions[-1])
+            candidates = [eviction.reloadable for eviction in evictions]
             if decision is None:
-                decision = self.refresh_policy.decide_partial(self._reload_value(candidates))
+                # the reads of the changed lists over the hotness window: what loading them again
+                # would save over the next one
+                value_bytes = ALIGN_BYTES * sum(eviction.value for eviction in evictions)
+                decision = self.refresh_policy.decide_partial(value_bytes)
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
             if decision.kind in ("skipped", "cleared"):
                 adj.cache.report_state(report, bound, counted=True)
             else:
-                adj.cache.load(chosen, adj, report, bound)
+                adj.cache.load(chosen, adj, report, bound, before_moves=self._snapshot_caches)
             hotness.advance(upto=bound)
             adj.version += 1           # cached copies may have moved
         self.last_refresh = RefreshOutcome(decision.kind, decision.reason,
                                            sum(report.load_bytes for report in reports),
                                            sum(report.cached_lists for report in reports))
         return reports
-
-    def _reload_value(self, evicted):
-        """Host bytes the reads of the changed lists ``evicted`` (per cache) cost over
-        the hotness window: what loading them again would save over the next one."""
-        xp = self.ops.xp
-        if not any(vertices.size for vertices in evicted):
-            return 0
-        value = xp.zeros((), dtype=xp.int64)
-        for (_, adj, hotness), vertices in zip(self.cached, evicted):
-            if vertices.size == 0:
-                continue
-            degree = adj.degree[vertices].astype(xp.int64)
-            per_read = xp.zeros(vertices.size, dtype=xp.int64)
-            for itemsize in (NBR_ITEMSIZE,) + ((self.weight_dtype.itemsize,) if adj.cache.weights else ()):
-                per_read += (degree * itemsize + ALIGN_BYTES - 1) // ALIGN_BYTES
-            value = value + (hotness.score(vertices) * per_read).sum(dtype=xp.int64)
-        return ALIGN_BYTES * self.ops.host_ints(value)[0]
 
     def observe_refresh(self, refresh_s, saved_bytes, missed_bytes):
         """Tell :attr:`refresh_policy` what the last refresh (:attr:`last_refresh`) cost and
@@ -661,10 +654,33 @@ class GraphStore:
                                         self.last_refresh.cached_lists)
 
     def _snapshot_caches(self):
-        """What the caches hold, once per transaction, before anything changes them (for a rollback)."""
+        """What the caches held before anything changed them, once per transaction (for a
+        rollback), taken before the first change that the evictions' undo does not cover.
+
+        A refresh without a selection only evicts lists and loads some of them
+        again: it notes its evictions (:meth:`_note_eviction`) instead, and the
+        snapshot is taken from the caches as they are, with the evicted lists
+        put back where they were, only when something else would change them
+        (a compaction, a full refresh, a rollback).  So a skipped refresh costs
+        no pass over the vertices."""
         if self.journal.recording and self._cache_snapshots is None and self.cached:
-            # every vertex, not only those below the bound: a removal may have lowered it already
-            self._cache_snapshots = [adj.cache.snapshot() for _, adj, _ in self.cached]
+            self._cache_snapshots = self._caches_before()
+        self._cache_undo = None
+
+    def _caches_before(self):
+        """Every cache's :meth:`~cugraph_stream.engine.cache.HotCache.snapshot`, with the evictions noted."""
+        # every vertex, not only those below the bound: a removal may have lowered it already
+        undo = self._cache_undo or [[] for _ in self.cached]
+        return [adj.cache.snapshot(u) for (_, adj, _), u in zip(self.cached, undo)]
+
+    def _note_eviction(self, k, eviction):
+        """Keep what cache ``k`` evicted (an :class:`~cugraph_stream.engine.cache.Eviction`)
+        for :meth:`_snapshot_caches`, until a snapshot is taken."""
+        if not self.journal.recording or self._cache_snapshots is not None or eviction.undo[0].size == 0:
+            return
+        if self._cache_undo is None:
+            self._cache_undo = [[] for _ in self.cached]
+        self._cache_undo[k].append(eviction.undo)
 
     def check_cache(self):
         """Raise ``RuntimeError`` unless every cached list equals the store's (a debugging aid)."""

@@ -1094,16 +1094,42 @@ def test_children_reached_and_reset_values(ops, size):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ids=st.lists(st.integers(0, 39), max_size=60), flagged=st.sets(st.integers(0, 39)))
-def test_flagged_among_takes_each_flagged_id_once_and_clears_it(ops, ids, flagged):
-    flag = np.zeros(40, dtype=bool)
-    flag[list(flagged)] = True
-    device_flag = ops.asarray(flag)
-    got = host(ops, ops.flagged_among(device_flag, ops.asarray(np.array(ids, dtype=np.int64)), 40))
-    assert sorted(got.tolist()) == sorted(set(ids) & flagged)
-    expected = flag.copy()
-    expected[list(set(ids))] = False
-    assert host(ops, device_flag).tolist() == expected.tolist()
+@given(cached=st.dictionaries(st.integers(0, 29), st.tuples(st.integers(0, 3), st.integers(0, 99), st.integers(1, 300)),
+                              max_size=20),
+       ids=st.lists(st.integers(0, 29), max_size=50), priced=st.booleans(), weight_itemsize=st.sampled_from([0, 4, 8]))
+def test_uncache_lists_evicts_each_cached_id_once_and_prices_it(ops, cached, ids, priced, weight_itemsize):
+    from types import SimpleNamespace
+
+    from cugraph_stream.backends.base import ListPrice
+
+    n, chunks, slots = 30, 4, 1000
+    state = {"in_cache": np.zeros(n, bool), "chunk_id": np.full(n, -1, np.int32),
+             "chunk_offset": np.zeros(n, np.int32), "cached_degree": np.zeros(n, np.int32)}
+    for v, (c, offset, d) in cached.items():
+        state["in_cache"][v], state["chunk_id"][v], state["chunk_offset"][v], state["cached_degree"][v] = \
+            True, c, offset, d
+    rng = np.random.default_rng(len(ids))
+    degree = rng.integers(0, 500, n).astype(np.int64)
+    words = rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    itemsizes = (4,) + ((weight_itemsize,) if weight_itemsize else ())
+    lists = SimpleNamespace(**{name: ops.asarray(a.copy()) for name, a in state.items()})
+    price = ListPrice(ops.asarray(degree), ops.asarray(words), 3, 10, itemsizes) if priced else None
+    evicted, places, lost, value = ops.uncache_lists(lists, ops.asarray(np.array(ids, np.int64)), chunks, slots,
+                                                     price)
+    want = sorted(set(ids) & set(cached))
+    got = host(ops, evicted).tolist()
+    assert sorted(got) == want and len(got) == len(want)
+    assert dict(zip(got, host(ops, places).tolist())) == {v: cached[v][0] * slots + cached[v][1] for v in want}
+    want_lost = np.zeros(chunks, np.int64)
+    for v in want:
+        want_lost[cached[v][0]] += cached[v][2]
+    assert lost.tolist() == want_lost.tolist()
+    score = {v: sum((int(words[v]) >> (10 * age)) & 1023 for age in range(3)) for v in want}
+    reads = {v: sum(-(-int(degree[v]) * s // 128) for s in itemsizes) for v in want}
+    assert value == (sum(score[v] * reads[v] for v in want) if priced else 0)
+    for name, a in state.items():
+        a[want] = {"in_cache": False, "chunk_id": -1, "chunk_offset": 0, "cached_degree": 0}[name]
+        assert host(ops, getattr(lists, name)).tolist() == a.tolist(), name
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

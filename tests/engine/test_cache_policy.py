@@ -10,7 +10,7 @@ import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
 from cugraph_stream.engine.cache import RefreshReport
 from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, MIN_KEPT_BATCHES, PAYBACK, REFRESH_KINDS,
-                                                TRAFFIC_GROWTH, RefreshDecision, RefreshPolicy)
+                                                TRAFFIC_GROWTH, UNCONFIRMED_SHARE, RefreshDecision, RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
 from cugraph_stream.engine.store import GraphStore
 from reference import Harness, random_batch
@@ -121,7 +121,7 @@ def test_a_refresh_that_pays_runs():
 
 
 def test_a_refresh_must_promise_payback_times_its_cost():
-    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK, cold_measurements=0)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, payback=PAYBACK, cold_measurements=0, unconfirmed_share=1)
     policy.observe("full", 0.010, saved_bytes=1, missed_bytes=0, cached_lists=1)     # fresh share 1
     policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=15_000_000, cached_lists=1)
     assert policy.credit_s == pytest.approx(0.015) and policy.decide_full() is None   # 15 ms < 2 x 10 ms
@@ -139,7 +139,7 @@ def test_a_cache_as_good_as_fresh_is_not_refreshed():
 
 
 def test_a_cache_that_saved_nothing_is_tried_again_once_the_traffic_is_large():
-    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0, unconfirmed_share=1)
     policy.observe("full", 0.001, saved_bytes=0, missed_bytes=10**6, cached_lists=3)
     assert policy.fresh_share == 0
     batches = 0
@@ -160,7 +160,7 @@ def test_an_empty_cache_does_not_teach_the_fresh_share():
 
 
 def test_partial_refresh_by_value_against_its_extra_cost():
-    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0, unconfirmed_share=1)
     policy.observe("full", 1.0, saved_bytes=10, missed_bytes=10, cached_lists=1)
     assert policy.decide_partial(value_bytes=1).kind == "partial"      # not measured yet
     policy.observe("partial", 0.003, saved_bytes=10, missed_bytes=10, cached_lists=1)
@@ -329,8 +329,9 @@ def test_graph_reports_the_refresh(backend):
         assert report.to_dict()["cache_refresh"] == report.cache_refresh
 
 
-def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
-    """The rollback snapshot (a pass over every vertex) is taken before the first change only."""
+def test_a_skipped_refresh_takes_no_snapshot_and_still_rolls_back(backend):
+    """A refresh that only evicts takes no rollback snapshot (a pass over every vertex): it
+    notes what it evicted, and a rollback puts those lists back."""
     ops = get_backend(backend)
     store, ids, rng, batch = _store_with_batches(ops, seed=8)
     store.refresh_cache(store.apply(batch()), kind="full")
@@ -347,7 +348,9 @@ def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
                                              ops.asarray(np.array([9.5], np.float32)),
                                              ops.asarray(np.array([1], np.int8))))
             store.refresh_cache(delta, kind="skipped")
-            assert store._cache_snapshots is not None and not bool(store.out.cache.in_cache[cached])
+            assert store._cache_snapshots is None and not bool(store.out.cache.in_cache[cached])
+            (vertices, _), = store._cache_undo[0]
+            assert cached in ops.to_host(vertices).tolist()
             raise MemoryError("after the refresh")
     except MemoryError:
         pass
@@ -355,9 +358,57 @@ def test_a_skipped_refresh_snapshots_the_caches_only_when_it_evicts(backend):
     store.check_cache()
 
 
+def test_a_partial_refresh_that_compacts_rolls_back(backend):
+    """A partial refresh whose reloads need room compacts a chunk: the rollback snapshot is
+    taken just before (from the evictions' undo), and a later failure restores the caches."""
+    ops = get_backend(backend)
+    store, ids, rng, batch = _store_with_batches(ops, seed=9)
+    store.record_reads(store.out, ids, reads_weights=True, distinct=True)
+    store.record_reads(store.inn, ids, reads_weights=False, distinct=True)
+    store.refresh_cache(store.apply(batch()), kind="full")
+    compacted = 0
+    for _ in range(10):
+        before = [ops.to_host(adj.cache.snapshot()[0]) for _, adj, _ in store.cached]
+        try:
+            with store.transaction():
+                reports = store.refresh_cache(store.apply(batch()), kind="partial")
+                compacted = sum(report.compacted_chunks for report in reports)
+                assert (store._cache_snapshots is not None) == (compacted > 0)
+                raise MemoryError("after the refresh")
+        except MemoryError:
+            pass
+        store.check_cache()
+        for (_, adj, _), held in zip(store.cached, before):     # the same lists, wherever they lie now
+            now = ops.to_host(adj.cache.snapshot()[0])
+            assert np.flatnonzero(now >= 0).tolist() == np.flatnonzero(held >= 0).tolist()
+        if compacted:
+            break
+    assert compacted, "no partial refresh needed room"
+
+
+def test_a_cost_measured_once_counts_at_a_share_until_confirmed_and_drops_at_once():
+    """A one-off measurement (a kernel compiled on a path the cold one did not take) is
+    measured again soon instead of pricing every later refresh."""
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=1)
+    for refresh_s in (11.0, 1.0):                      # cold, then an outlier
+        policy.observe("full", refresh_s, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.cost_s["full"] == 1.0 and policy.cost("full") == pytest.approx(1.0 * UNCONFIRMED_SHARE)
+    policy.observe("skipped", 0.0, saved_bytes=0, missed_bytes=PAYBACK * UNCONFIRMED_SHARE * 1e9, cached_lists=1)
+    assert policy.decide_full().kind == "full"         # the share of the outlier is earned: measured again
+    policy.observe("full", 0.05, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.cost("full") == policy.cost_s["full"] == 0.05      # lower: replaces at once
+    policy.observe("full", 0.07, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.cost("full") == pytest.approx(0.06)                  # higher: smoothed in
+    policy.observe("partial", 0.5, saved_bytes=10, missed_bytes=10, cached_lists=1)      # cold
+    policy.observe("partial", 0.04, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.cost("partial") == pytest.approx(0.04 * UNCONFIRMED_SHARE)
+    with pytest.raises(ValueError, match="unconfirmed_share"):
+        RefreshPolicy(host_read_bandwidth=1e9, unconfirmed_share=0)
+
+
 def test_a_partial_refresh_is_never_priced_above_a_full_one():
     """One outlying partial measurement (its kernels compiling) does not shut partial refreshes out."""
-    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0)
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0, unconfirmed_share=1)
     policy.observe("full", 0.010, saved_bytes=10, missed_bytes=10, cached_lists=1)
     policy.observe("partial", 0.221, saved_bytes=10, missed_bytes=10, cached_lists=1)
     policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)

@@ -111,14 +111,14 @@ class BatchReport:
     host_edges_read, host_bytes : int
         With placement ``"host"`` or ``"cached"``: the entries the queries
         read from host memory, and the bytes requested from it, counted in
-        whole 128-byte transactions per list read (neighbours, plus weights
+        whole 64-byte transactions per list read (neighbours, plus weights
         where the query reads them), plus, with ``"cached"``, the transfers
         that loaded lists into the cache.  0 with placement ``"device"``.
     cache_hits, cache_hit_ratio : int, float
         With ``"cached"``: entries served by the cache, and their share
         of all entries read.  The cache's refresh time is ``times["cache"]``.
     cache_saved_bytes : int
-        With ``"cached"``: the host bytes the cache's hits saved (the 128-byte
+        With ``"cached"``: the host bytes the cache's hits saved (the 64-byte
         transactions they would have read from host memory).
     cache_refresh, cache_refresh_reason : str
         With ``"cached"``: what the batch's cache refresh did, ``"full"``

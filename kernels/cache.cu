@@ -72,12 +72,13 @@ __global__ void copy_value_lists(const T* source, const long long* source_start,
 // thread writes the vertex and its former place (chunk * chunk_slots +
 // offset) at a ticket from tally[0], adds the entries it held to tally[2 +
 // chunk] and, with `words` (the hotness counts), adds its score (the sum of
-// `fields` fields of `field_bits` bits) times the 128-byte transactions of
-// one read of its `degree[v]` entries of each non-zero itemsize to tally[1].
+// `fields` fields of `field_bits` bits) times the transactions of `unit`
+// bytes of one read of its `degree[v]` entries of each non-zero itemsize to
+// tally[1].
 __global__ void uncache_lists(const long long* ids, long long count, bool* in_cache, int* chunk_id,
                               int* chunk_offset, int* cached_degree, long long chunk_slots, const long long* degree,
                               const unsigned int* words, int fields, int field_bits, long long nbr_itemsize,
-                              long long weight_itemsize, long long* evicted, long long* places,
+                              long long weight_itemsize, long long unit, long long* evicted, long long* places,
                               unsigned long long* tally)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -99,6 +100,6 @@ __global__ void uncache_lists(const long long* ids, long long count, bool* in_ca
   unsigned long long field_max = (1ull << field_bits) - 1, score = 0;
   for (int age = 0; age < fields; ++age) score += (word >> (age * field_bits)) & field_max;
   long long d = degree[v];
-  unsigned long long reads = (d * nbr_itemsize + 127) / 128 + (d * weight_itemsize + 127) / 128;
+  unsigned long long reads = (d * nbr_itemsize + unit - 1) / unit + (d * weight_itemsize + unit - 1) / unit;
   if (score && reads) atomicAdd(tally + 1, score * reads);
 }

@@ -3,10 +3,11 @@
 // hotness counts (cugraph_stream.engine.hotness).  The NumPy references are
 // Backend.count_reads and Backend.add_to_field in cugraph_stream/backends/base.py.
 
-// 128-byte segments that `degree` items of `itemsize` bytes from item `start` span
-__device__ __forceinline__ long long segments(long long start, long long degree, long long itemsize)
+// Blocks of `unit` bytes (READ_UNIT_BYTES in cugraph_stream/backends/base.py) that `degree`
+// items of `itemsize` bytes from item `start` span
+__device__ __forceinline__ long long segments(long long start, long long degree, long long itemsize, long long unit)
 {
-  return degree > 0 ? ((start + degree) * itemsize - 1) / 128 - (start * itemsize) / 128 + 1 : 0;
+  return degree > 0 ? ((start + degree) * itemsize - 1) / unit - (start * itemsize) / unit + 1 : 0;
 }
 
 // counts[0:8] += times * (lists read, their entries, host lists, host entries,
@@ -17,7 +18,7 @@ __device__ __forceinline__ long long segments(long long start, long long degree,
 // warps' (shared atomics), and each block adds its sums to `counts` once.
 __global__ void count_reads(const long long* frontier, long long count, const long long* degree,
                             const long long* start, const bool* in_cache, long long cached, long long weight_itemsize,
-                            int cached_weights, long long times, unsigned long long* counts)
+                            int cached_weights, long long times, long long unit, unsigned long long* counts)
 {
   __shared__ unsigned long long block_sums[8];
   if (threadIdx.x < 8) block_sums[threadIdx.x] = 0;
@@ -30,8 +31,8 @@ __global__ void count_reads(const long long* frontier, long long count, const lo
     if (d <= 0) continue;
     long long s = start[v];
     bool hit = v < cached && in_cache[v];
-    unsigned long long nbr_cost = segments(s, d, 4);
-    unsigned long long weight_cost = weight_itemsize ? segments(s, d, weight_itemsize) : 0;
+    unsigned long long nbr_cost = segments(s, d, 4, unit);
+    unsigned long long weight_cost = weight_itemsize ? segments(s, d, weight_itemsize, unit) : 0;
     sums[0] += 1;
     sums[1] += d;
     if (hit) {

@@ -443,11 +443,11 @@ def test_host_placement_reports_what_the_queries_read_from_host_memory(backend):
     g.track(cgs.SSSP(source=0, mode="incremental"))
     report = apply(g, [dele(1, 2)])
     # 2 and 3 are invalidated: their out-lists are scanned for children (3's
-    # is empty; 2's holds one entry, neighbours only: one 128-byte
+    # is empty; 2's holds one entry, neighbours only: one 64-byte
     # transaction), their in-lists re-seed them (2's is empty; 3's holds 2
     # and 0, neighbours and weights: two transactions); 3 then pushes along
     # its empty out-list.
-    assert (report.host_edges_read, report.host_bytes) == (3, 3 * 128)
+    assert (report.host_edges_read, report.host_bytes) == (3, 3 * 64)
     assert report.edges_scanned >= report.host_edges_read
     assert (report.device_memory_bytes > 0) == (backend == "gpu")
     # a second query's reads are its own; the batch's figures are the sums

@@ -78,6 +78,13 @@ UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
     "elapsed", "unavailable_reason", "host_read_bandwidth", "spare"})
 
+#: Bytes a GPU read of pinned host memory moves at least: a zero-copy read of a
+#: short list costs the 64-byte blocks its bytes span.  ``benchmarks/transfer_paths.py``
+#: on the lent H200 (2026-11-27): counted in 64-byte blocks, random reads of lists of
+#: 1 to 4096 ids ran at 40-56 GB/s, near the 50 GB/s of a sequential read; counted in
+#: 128-byte segments the short lists would have moved 66-92 GB/s, more than the bus carries.
+READ_UNIT_BYTES = 64
+
 #: Bytes per second of 128-byte transactions at which a kernel reads short lists
 #: (32 ``int32``) of pinned host memory in place: the prior where nothing is measured
 #: (the lent H100's figure, DESIGN.md "Measured on the lent H100 (2026-11-25)")
@@ -215,19 +222,20 @@ class MovePlan(NamedTuple):
 
 
 def transactions(xp, start, degree, itemsize):
-    """128-byte memory transactions that read ``degree`` items from item ``start`` on.
+    """Host memory transactions (of :data:`READ_UNIT_BYTES`) that read ``degree`` items
+    from item ``start`` on.
 
-    The count of 128-byte segments the byte range ``[start * itemsize,
+    The count of ``READ_UNIT_BYTES`` blocks the byte range ``[start * itemsize,
     (start + degree) * itemsize)`` touches, for an array whose data starts on
-    a 128-byte boundary; zero for an empty list.
+    such a boundary; zero for an empty list.
 
-    >>> transactions(np, np.array([0, 0, 0, 16, 32]), np.array([0, 32, 33, 32, 1]), 4).tolist()
+    >>> transactions(np, np.array([0, 0, 0, 8, 16]), np.array([0, 16, 17, 16, 1]), 4).tolist()
     [0, 1, 2, 2, 1]
     """
     start = start.astype(xp.int64, copy=False)
     degree = degree.astype(xp.int64, copy=False)
-    first = (start * itemsize) // 128
-    last = ((start + degree) * itemsize - 1) // 128
+    first = (start * itemsize) // READ_UNIT_BYTES
+    last = ((start + degree) * itemsize - 1) // READ_UNIT_BYTES
     return xp.where(degree > 0, last - first + 1, 0)
 
 
@@ -247,14 +255,14 @@ def field_sum(xp, words, fields, field_bits):
 
 class ListPrice(NamedTuple):
     """What the reads of a vertex's list over a hotness window were worth (in
-    128-byte transactions), for :meth:`Backend.uncache_lists`: its score, the
+    transactions of :data:`READ_UNIT_BYTES`), for :meth:`Backend.uncache_lists`: its score, the
     sum of the ``fields`` fields of ``field_bits`` bits each of ``words[v]``
     (the engine's :class:`~cugraph_stream.engine.hotness.Hotness` counts),
     times the transactions of one read of its ``degree[v]`` entries, ``ceil(
-    degree[v] * itemsize / 128)`` for each of ``itemsizes`` (neighbour ids,
-    and weights where they are read).
+    degree[v] * itemsize / READ_UNIT_BYTES)`` for each of ``itemsizes``
+    (neighbour ids, and weights where they are read).
 
-    >>> price = ListPrice(np.array([33, 0]), np.array([0x0201, 7], np.uint32), fields=2, field_bits=8, itemsizes=(4, 8))
+    >>> price = ListPrice(np.array([17, 0]), np.array([0x0201, 7], np.uint32), fields=2, field_bits=8, itemsizes=(4, 8))
     >>> price.score(np, np.array([0, 1])).tolist(), price.transactions(np, np.array([0, 1])).tolist()
     ([3, 7], [5, 0])
     """
@@ -270,7 +278,7 @@ class ListPrice(NamedTuple):
 
     def transactions(self, xp, vertices):
         degree = self.degree[vertices].astype(xp.int64)
-        return sum((degree * itemsize + 127) // 128 for itemsize in self.itemsizes)
+        return sum((degree * itemsize + READ_UNIT_BYTES - 1) // READ_UNIT_BYTES for itemsize in self.itemsizes)
 
 
 def grown_room(xp, need, align):
@@ -423,9 +431,10 @@ class Backend(abc.ABC):
     def host_read_bandwidth(self):
         """Bytes per second at which kernels read adjacency lists of host memory in place.
 
-        Counted in whole 128-byte transactions of random short lists (what
-        :mod:`cugraph_stream.engine.reads` counts), it converts the host
-        bytes a hot-cache hit saves into seconds
+        Measured on whole 128-byte segments of random short lists, it
+        converts the host bytes that :mod:`cugraph_stream.engine.reads`
+        counts (in transactions of :data:`READ_UNIT_BYTES`) and
+        those a hot-cache hit saves into seconds
         (:mod:`cugraph_stream.engine.cache_policy`).  The default is the
         prior :data:`HOST_READ_BANDWIDTH_PRIOR`; a backend with host memory
         apart from its own measures it, once per process.
@@ -717,10 +726,10 @@ class Backend(abc.ABC):
 
         ``counts`` (int64, 8 entries, on the device) takes, in this order: lists
         read and their entries (non-empty lists only), the lists read from host
-        memory, their entries and their 128-byte transactions, the cache hits
+        memory, their entries and their transactions (of :data:`READ_UNIT_BYTES`), the cache hits
         (``in_cache[v]``; ``in_cache`` None: no cache), their entries and the
         transactions they saved.  A list of ``degree[v]`` entries from slot
-        ``start[v]`` costs the 128-byte segments its 4-byte neighbour ids span,
+        ``start[v]`` costs the blocks of :data:`READ_UNIT_BYTES` its 4-byte neighbour ids span,
         plus (``weight_itemsize`` > 0: the weights are read) those its weights
         span; a hit costs nothing, except its weights when the cache holds none
         (``cached_weights`` False).  No synchronisation: the engine's
@@ -731,8 +740,8 @@ class Backend(abc.ABC):
         >>> counts = np.zeros(8, dtype=np.int64)
         >>> get_backend("cpu").count_reads(counts, np.array([0, 1, 2]), np.array([40, 1, 0]), np.array([0, 64, 96]),
         ...                                np.array([False, True, False]), 4, True)
-        >>> counts.tolist()
-        [2, 41, 1, 40, 4, 1, 1, 2]
+        >>> counts.tolist()          # 40 ids and weights: 160 bytes each, 3 blocks each
+        [2, 41, 1, 40, 6, 1, 1, 2]
         """
         xp = self.xp
         if frontier.size == 0 or times == 0:
@@ -789,7 +798,7 @@ class Backend(abc.ABC):
             Per chunk id, the entries the evicted copies held there.
         value : int
             With ``price``: the sum over the evicted vertices of their score
-            times the 128-byte transactions of one read of their lists (see
+            times the transactions of one read of their lists (see
             :class:`ListPrice`); 0 without.
 
         Examples
@@ -803,8 +812,8 @@ class Backend(abc.ABC):
         ...                   fields=2, field_bits=8, itemsizes=(4,))
         >>> evicted, places, lost, value = get_backend("cpu").uncache_lists(cache, np.array([0, 1, 0]), 2, 64,
         ...                                                                 price)
-        >>> evicted.tolist(), places.tolist(), lost.tolist(), value     # score 3, two transactions
-        ([0], [69], [0, 40], 6)
+        >>> evicted.tolist(), places.tolist(), lost.tolist(), value     # score 3, 160 bytes: 3 transactions
+        ([0], [69], [0, 40], 9)
         >>> cache.in_cache.tolist(), cache.chunk_id.tolist(), cache.cached_degree.tolist()
         ([False, False, True], [-1, -1, 0], [0, 0, 2])
         """

@@ -41,8 +41,8 @@ from ..arrays import is_cupy
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, SLOT_DTYPE, AdjacencyLists, ArcTableBuilder,
-                   Backend, MovePlan, NetChanges, RemovedEntries)
+from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, READ_UNIT_BYTES, SLOT_DTYPE, AdjacencyLists,
+                   ArcTableBuilder, Backend, MovePlan, NetChanges, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import RowCheck
@@ -575,7 +575,8 @@ class GPUBackend(Backend):
                 (_blocks(n),), (_THREADS,),
                 (ids.astype(xp.int64, copy=False), np.int64(n)) + arrays + (
                     np.int64(chunk_slots), degree, words, np.int32(fields), np.int32(field_bits),
-                    np.int64(itemsizes[0]), np.int64(itemsizes[1]), evicted, places, tally))
+                    np.int64(itemsizes[0]), np.int64(itemsizes[1]), np.int64(READ_UNIT_BYTES), evicted, places,
+                    tally))
         counts = tally.get().astype(np.int64)
         return evicted[:counts[0]], places[:counts[0]], counts[2:], int(counts[1])
 
@@ -608,7 +609,8 @@ class GPUBackend(Backend):
         cuda_kernels.get_kernel("reads", "count_reads")(
             (min(_blocks(n), _COUNT_READS_BLOCKS),), (_THREADS,),
             (frontier.astype(xp.int64, copy=False), np.int64(n), degree, start, in_cache, np.int64(cached),
-             np.int64(weight_itemsize), np.int32(bool(cached_weights)), np.int64(times), counts))
+             np.int64(weight_itemsize), np.int32(bool(cached_weights)), np.int64(times), np.int64(READ_UNIT_BYTES),
+             counts))
 
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         # one launch: every write to the source writes source_value (kernels/sets.cu)

@@ -62,11 +62,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..chunk_layout import PACKED_ID_LIMIT, PACKED_IDS_TAG, SECTION_ALIGN, check_id_bytes, chunk_layout
-from .adjacency import ALIGN_BYTES
 from .cache_selection import list_values
 from .cache_view import CacheView
 from .growth import MIN_VERTICES, ensure_vertex_capacity
-from .reads import NBR_ITEMSIZE, transactions
+from .reads import NBR_ITEMSIZE, READ_UNIT_BYTES, transactions
 
 #: default chunk size (Grapin's 32 MB)
 DEFAULT_CHUNK_BYTES = 32 << 20
@@ -117,7 +116,7 @@ class RefreshReport:
     loaded_lists, loaded_edges : int
         Lists (and entries) copied from host memory into the cache.
     load_transactions : int
-        128-byte host memory transactions the loads read (``nbr``, and
+        Host memory transactions (of 64 bytes) the loads read (``nbr``, and
         ``wgt`` when the cache holds weights).
     not_loaded : int
         Candidates left uncached for lack of room in the chunks the budget
@@ -146,8 +145,8 @@ class RefreshReport:
 
     @property
     def load_bytes(self):
-        """Bytes requested from host memory by the loads (whole 128-byte transactions)."""
-        return ALIGN_BYTES * self.load_transactions
+        """Bytes requested from host memory by the loads (whole 64-byte transactions)."""
+        return READ_UNIT_BYTES * self.load_transactions
 
 
 class Eviction(NamedTuple):
@@ -159,7 +158,7 @@ class Eviction(NamedTuple):
         The evicted vertices below the bound, distinct and ascending: those a
         partial refresh loads again.
     value : int
-        With a hotness given: the 128-byte transactions their reads cost over
+        With a hotness given: the host transactions their reads cost over
         the hotness window (what loading them again saves over the next one,
         see :class:`~cugraph_stream.backends.base.ListPrice`); else 0.
     undo : tuple of two arrays

@@ -69,7 +69,7 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   again are worth more than its measured extra cost over a skipped
   refresh (times :data:`PAYBACK`): their reads over the hotness window
   (:meth:`Hotness.score <cugraph_stream.engine.hotness.Hotness.score>` times
-  the 128-byte transactions of a read), expected again over the next
+  the 64-byte transactions of a read), expected again over the next
   window.  Without a measured cost, one runs to measure it.  Its cost is
   never taken above a full refresh's, whose work it is part of (a first
   measurement that compiled its kernels would otherwise shut it out).
@@ -175,7 +175,7 @@ class RefreshDecision:
 class RefreshOutcome:
     """What a batch's refresh did, for the batch report: the :class:`RefreshDecision`'s
     ``kind`` and ``reason``, the host bytes its loads read (``loaded_bytes``, whole
-    128-byte transactions) and the lists the caches hold after it (``cached_lists``)."""
+    64-byte transactions) and the lists the caches hold after it (``cached_lists``)."""
 
     kind: str
     reason: str

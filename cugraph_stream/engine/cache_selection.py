@@ -11,9 +11,9 @@ comes from how often it was read over the last ``tau`` batches
 
 Where this departs from Grapin (section 6), and why:
 
-* **Value per byte, not hotness alone.**  Host memory is read in 128-byte
-  transactions, so a read of a 3-entry list costs as much as a read of a
-  32-entry one.  A list's value is ``score * transactions per read`` and
+* **Value per byte, not hotness alone.**  Host memory is read in 64-byte
+  transactions (:data:`~cugraph_stream.backends.base.READ_UNIT_BYTES`), so
+  a read of a 3-entry list costs as much as a read of a 16-entry one.  A list's value is ``score * transactions per read`` and
   lists are ranked by value per cached byte (a greedy knapsack, sort,
   prefix sum, binary search): many short, often-read lists beat one long
   list of the same bytes.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .adjacency import ALIGN_BYTES
+from .reads import READ_UNIT_BYTES
 
 #: share of a cache's chunks the joint selection leaves free for changed lists to reload into
 #: (more room lets garbage gather longer, so each compaction frees more: 1/128 cost the
@@ -64,8 +64,9 @@ def list_values(ops, score, degree, slot_bytes, read_itemsizes, max_list_slots=N
 
     A read of a list of ``d`` entries from host memory costs, per array read
     (``read_itemsizes``: 4 for the neighbours, plus the weight itemsize when
-    the cache holds weights), ``ceil(d * itemsize / 128)`` transactions (the
-    store starts every list on a 128-byte boundary).  Over the window the
+    the cache holds weights), ``ceil(d * itemsize / 64)`` transactions of
+    :data:`~cugraph_stream.backends.base.READ_UNIT_BYTES` (the store starts
+    every list on a 128-byte boundary).  Over the window the
     list was read ``score`` times, so caching it would have saved ``score``
     times that; it costs ``d * slot_bytes`` bytes of cache.
 
@@ -92,8 +93,8 @@ def list_values(ops, score, degree, slot_bytes, read_itemsizes, max_list_slots=N
     --------
     >>> from cugraph_stream.backends import get_backend
     >>> v = list_values(get_backend("cpu"), np.array([3, 3, 0, 3]), np.array([1, 32, 5, 33]), 4, (4,))
-    >>> v.vertices.tolist(), v.cost.tolist(), v.density.tolist()    # 1 transaction for 4 bytes, for 128, 2 for 132
-    ([0, 1, 3], [4, 128, 132], [0.75, 0.0234375, 0.04545454680919647])
+    >>> v.vertices.tolist(), v.cost.tolist(), v.density.tolist()    # 1 transaction for 4 bytes, 2 for 128, 3 for 132
+    ([0, 1, 3], [4, 128, 132], [0.75, 0.046875, 0.06818182021379471])
     """
     xp = ops.xp
     n = min(int(score.size), int(degree.size))
@@ -106,7 +107,7 @@ def list_values(ops, score, degree, slot_bytes, read_itemsizes, max_list_slots=N
     length = degree[vertices]
     saved = xp.zeros(vertices.size, dtype=xp.int64)
     for itemsize in read_itemsizes:               # a loop over arrays, not vertices
-        saved += (length * int(itemsize) + ALIGN_BYTES - 1) // ALIGN_BYTES
+        saved += (length * int(itemsize) + READ_UNIT_BYTES - 1) // READ_UNIT_BYTES
     cost = length * int(slot_bytes)
     density = (score[vertices].astype(xp.float64) * saved) / cost
     return ListValues(vertices, cost, density.astype(xp.float32))
@@ -188,7 +189,7 @@ def select_in_chunks(ops, parts, chunk_bytes, total_chunks, room_share=LOAD_ROOM
     --------
     >>> from cugraph_stream.backends import get_backend
     >>> ops = get_backend("cpu")
-    >>> out = list_values(ops, np.array([5, 0, 9, 5]), np.array([10, 50, 40, 3]), 4, (4,))
+    >>> out = list_values(ops, np.array([5, 0, 6, 5]), np.array([10, 50, 40, 3]), 4, (4,))
     >>> inn = list_values(ops, np.array([1, 1]), np.array([1, 2]), 4, (4,))
     >>> out.density.tolist(), inn.density.tolist()     # out 0 and in 1 tie: the earlier part first
     ([0.125, 0.11249999701976776, 0.4166666567325592], [0.25, 0.125])

@@ -1,7 +1,8 @@
 """What the queries read from the adjacency: entries, and bytes from host memory.
 
 With the adjacency in host memory (placements ``host`` and ``cached``) every
-list a query reads costs PCIe transactions of 128 bytes; with ``cached``,
+list a query reads costs PCIe transactions of
+:data:`~cugraph_stream.backends.base.READ_UNIT_BYTES` (64) bytes; with ``cached``,
 lists in the GPU cache cost none.  The engine records each list it reads
 (:meth:`cugraph_stream.engine.store.GraphStore.record_reads`) and
 :class:`ReadCounters` keeps the totals on the device until the batch's
@@ -13,8 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..backends.base import transactions  # noqa: F401  (the engine reads it from here)
-from .adjacency import ALIGN_BYTES
+from ..backends.base import READ_UNIT_BYTES, transactions  # noqa: F401  (the engine reads them from here)
 
 #: bytes of one neighbour entry (``int32``)
 NBR_ITEMSIZE = 4
@@ -31,11 +31,11 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     Empty lists read nothing and count nowhere.  A list is a *cache hit*
     when its vertex is in the cache (``in_cache``; ``None``: no cache, every
     list comes from host memory), and all its edges are then served by the
-    cache; otherwise it is read from host memory in 128-byte transactions:
-    per list, the 128-byte segments its ``nbr`` range spans plus (with
+    cache; otherwise it is read from host memory in 64-byte transactions:
+    per list, the 64-byte blocks its ``nbr`` range spans plus (with
     ``reads_weights``) those its ``wgt`` range spans (:func:`transactions`;
     lists start 128-byte aligned, so a list of ``d`` entries costs
-    ``ceil(4 d / 128) + ceil(w d / 128)``).  A cache without weights
+    ``ceil(4 d / 64) + ceil(w d / 64)``).  A cache without weights
     (``cached_weights=False``) serves a hit's neighbours only: a hit that
     reads weights still costs the ``wgt`` transactions.
 
@@ -56,7 +56,7 @@ def read_counts(ops, frontier, adjacency, in_cache=None, reads_weights=True, cac
     >>> _ = adj.append(np.array([0] * 40 + [1]), np.arange(41), np.ones(41, np.float32))
     >>> dict(zip(READ_FIELDS, read_counts(ops, np.array([0, 1, 2]), adj, np.array([False, True, False])).tolist()))
     ... # doctest: +NORMALIZE_WHITESPACE
-    {'lists_read': 2, 'edges_read': 41, 'host_lists': 1, 'host_edges': 40, 'host_transactions': 4,
+    {'lists_read': 2, 'edges_read': 41, 'host_lists': 1, 'host_edges': 40, 'host_transactions': 6,
      'cache_lists': 1, 'cache_edges': 1, 'cache_transactions': 2}
     """
     counts = ops.xp.zeros(len(READ_FIELDS), dtype=ops.xp.int64)
@@ -82,7 +82,7 @@ class ReadCounters:
     >>> counters.add(np.array([0]), adj)                     # no cache: from host memory
     >>> t = counters.totals()
     >>> t["edges_read"], t["cache_edges"], t["host_edges"], t["host_bytes"], t["hit_ratio"]
-    (5, 2, 3, 512, 0.4)
+    (5, 2, 3, 256, 0.4)
     """
 
     ops: object
@@ -104,12 +104,12 @@ class ReadCounters:
                                  times)
 
     def totals(self):
-        """Plain ints per field, plus ``host_bytes`` (128 per transaction),
-        ``cache_saved_bytes`` (128 per transaction the hits saved), ``hit_ratio``
+        """Plain ints per field, plus ``host_bytes`` (64 per transaction),
+        ``cache_saved_bytes`` (64 per transaction the hits saved), ``hit_ratio``
         (cache edges / edges read) and ``list_hit_ratio`` (cache lists / lists read)."""
         values = dict(zip(READ_FIELDS, (int(x) for x in self.ops.to_host(self.counts))))
-        values["host_bytes"] = ALIGN_BYTES * values["host_transactions"]
-        values["cache_saved_bytes"] = ALIGN_BYTES * values["cache_transactions"]
+        values["host_bytes"] = READ_UNIT_BYTES * values["host_transactions"]
+        values["cache_saved_bytes"] = READ_UNIT_BYTES * values["cache_transactions"]
         values["hit_ratio"] = values["cache_edges"] / values["edges_read"] if values["edges_read"] else 0.0
         values["list_hit_ratio"] = (values["cache_lists"] / values["lists_read"]) if values["lists_read"] else 0.0
         return values

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..log import logger
-from .adjacency import ALIGN_BYTES, Adjacency, list_room
+from .adjacency import Adjacency, list_room
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
@@ -37,7 +37,7 @@ from .hash_index import arc_key
 from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
 from .placement import Placement
-from .reads import ReadCounters
+from .reads import READ_UNIT_BYTES, ReadCounters
 from .reduce import ReducedBatch
 from .vertices import VertexTable
 
@@ -632,7 +632,7 @@ class GraphStore:
             if decision is None:
                 # the reads of the changed lists over the hotness window: what loading them again
                 # would save over the next one
-                value_bytes = ALIGN_BYTES * sum(eviction.value for eviction in evictions)
+                value_bytes = READ_UNIT_BYTES * sum(eviction.value for eviction in evictions)
                 decision = self.refresh_policy.decide_partial(value_bytes)
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
             if decision.kind in ("skipped", "cleared"):

@@ -1100,7 +1100,7 @@ def test_children_reached_and_reset_values(ops, size):
 def test_uncache_lists_evicts_each_cached_id_once_and_prices_it(ops, cached, ids, priced, weight_itemsize):
     from types import SimpleNamespace
 
-    from cugraph_stream.backends.base import ListPrice
+    from cugraph_stream.backends.base import READ_UNIT_BYTES, ListPrice
 
     n, chunks, slots = 30, 4, 1000
     state = {"in_cache": np.zeros(n, bool), "chunk_id": np.full(n, -1, np.int32),
@@ -1125,7 +1125,7 @@ def test_uncache_lists_evicts_each_cached_id_once_and_prices_it(ops, cached, ids
         want_lost[cached[v][0]] += cached[v][2]
     assert lost.tolist() == want_lost.tolist()
     score = {v: sum((int(words[v]) >> (10 * age)) & 1023 for age in range(3)) for v in want}
-    reads = {v: sum(-(-int(degree[v]) * s // 128) for s in itemsizes) for v in want}
+    reads = {v: sum(-(-int(degree[v]) * s // READ_UNIT_BYTES) for s in itemsizes) for v in want}
     assert value == (sum(score[v] * reads[v] for v in want) if priced else 0)
     for name, a in state.items():
         a[want] = {"in_cache": False, "chunk_id": -1, "chunk_offset": 0, "cached_degree": 0}[name]

@@ -142,7 +142,7 @@ def test_refresh_against_model(ops, dtype, weights, id_bytes, budget_lists, chun
         assert report.loaded_lists == len(set(cached) - (previous - expected_evicted))
         assert report.cached_lists == len(cached) and report.held_bytes == cache.held_bytes
         assert report.garbage_slots == int(cache.garbage.sum())
-        assert report.load_bytes % 128 == 0 and (report.loaded_lists == 0) == (report.load_bytes == 0)
+        assert report.load_bytes % 64 == 0 and (report.loaded_lists == 0) == (report.load_bytes == 0)
         room = cache.usable_bytes - sum(int(adj.degree[v]) * slot_bytes for v in candidates)
         if room >= cache.max_chunks * cache.chunk_bytes // 2 and cache.max_chunks:
             # plenty of room: every candidate is cached, so changed candidates were reloaded

@@ -9,6 +9,7 @@ import numpy as np
 
 from cugraph_stream.engine.cache_selection import allot_chunks, list_values, select_in_chunks
 from cugraph_stream.engine.hotness import Hotness
+from cugraph_stream.engine.reads import READ_UNIT_BYTES
 from list_helpers import host
 
 
@@ -23,7 +24,7 @@ def brute_values(score, degree, slot_bytes, itemsizes, max_slots):
     for v in range(min(len(score), len(degree))):
         d = int(degree[v])
         if score[v] > 0 and d > 0 and (max_slots is None or d <= max_slots):
-            saved = sum(-(-d * size // 128) for size in itemsizes)
+            saved = sum(-(-d * size // READ_UNIT_BYTES) for size in itemsizes)
             rows.append((v, d * slot_bytes, np.float32(float(score[v]) * saved / (d * slot_bytes))))
     return rows
 
@@ -92,12 +93,12 @@ def test_select_in_chunks_gives_whole_chunks(ops):
 
 
 def test_short_lists_are_worth_more_per_byte(ops):
-    """A read of 1 entry costs a whole 128-byte transaction: per cached byte, it saves 32 times
-    what a read of a 32-entry list saves."""
-    values = list_values(ops, ops.asarray(np.array([1, 1, 1])), ops.asarray(np.array([32, 1, 33])), 4, (4,))
-    assert host(ops, values.density).tolist() == [1 / 128, 1 / 4, np.float32(2 / 132)]
-    got = select_bytes(ops, [values], budget_bytes=4 + 4 * 33)
-    assert host(ops, got[0]).tolist() == [1, 2]            # then the 33-entry list: 2 transactions
+    """A read of 1 entry costs a whole 64-byte transaction: per cached byte, it saves 16 times
+    what a read of a 16-entry list saves."""
+    values = list_values(ops, ops.asarray(np.array([1, 1, 1])), ops.asarray(np.array([16, 1, 17])), 4, (4,))
+    assert host(ops, values.density).tolist() == [1 / 64, 1 / 4, np.float32(2 / 68)]
+    got = select_bytes(ops, [values], budget_bytes=4 + 4 * 17)
+    assert host(ops, got[0]).tolist() == [1, 2]            # then the 17-entry list: 2 transactions
 
 
 def test_select_ties_go_to_the_earlier_part_then_the_smaller_id(ops):

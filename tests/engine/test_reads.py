@@ -1,4 +1,4 @@
-"""Read accounting against brute-force Python models: 128-byte transactions, host and cache reads.
+"""Read accounting against brute-force Python models: 64-byte transactions, host and cache reads.
 
 Every test runs on the NumPy backend (CI) and, under the ``gpu`` marker, on CuPy.
 """
@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from cugraph_stream.engine.cache import HotCache, RefreshReport
-from cugraph_stream.engine.reads import READ_FIELDS, ReadCounters, read_counts, transactions
+from cugraph_stream.engine.reads import READ_FIELDS, READ_UNIT_BYTES, ReadCounters, read_counts, transactions
+
+UNIT = READ_UNIT_BYTES
 from list_helpers import host, make_adjacency
 
 
@@ -17,7 +19,7 @@ def test_transactions_brute_force():
         degree = rng.integers(0, 200, 300)
         got = transactions(np, start, degree, itemsize)
         for s, d, t in zip(start.tolist(), degree.tolist(), got.tolist()):
-            segments = {(byte // 128) for i in range(s, s + d) for byte in range(i * itemsize, (i + 1) * itemsize)}
+            segments = {(byte // UNIT) for i in range(s, s + d) for byte in range(i * itemsize, (i + 1) * itemsize)}
             assert t == len(segments)
 
 
@@ -48,18 +50,18 @@ def test_read_counts_against_brute_force(ops, dtype):
             if cache_mask is not None and in_cache[v]:
                 expected["cache_lists"] += 1
                 expected["cache_edges"] += d
-                expected["cache_transactions"] += len({(4 * i) // 128 for i in range(s, s + d)})
+                expected["cache_transactions"] += len({(4 * i) // UNIT for i in range(s, s + d)})
                 if reads_weights and not cached_weights:        # the weights still come from host memory
-                    expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
+                    expected["host_transactions"] += len({(itemsize * i) // UNIT for i in range(s, s + d)})
                 elif reads_weights:                             # ... or the cache saved them too
-                    expected["cache_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
+                    expected["cache_transactions"] += len({(itemsize * i) // UNIT for i in range(s, s + d)})
             else:
                 expected["host_lists"] += 1
                 expected["host_edges"] += d
-                segments = {(4 * i) // 128 for i in range(s, s + d)}
+                segments = {(4 * i) // UNIT for i in range(s, s + d)}
                 expected["host_transactions"] += len(segments)
                 if reads_weights:
-                    expected["host_transactions"] += len({(itemsize * i) // 128 for i in range(s, s + d)})
+                    expected["host_transactions"] += len({(itemsize * i) // UNIT for i in range(s, s + d)})
         assert got == expected
         assert got["edges_read"] == got["host_edges"] + got["cache_edges"]
         times = step % 3                           # 0: nothing; 2: two identical steps at once
@@ -67,8 +69,8 @@ def test_read_counts_against_brute_force(ops, dtype):
         expected_total = {k: expected_total[k] + times * expected[k] for k in READ_FIELDS}
     totals = counters.totals()
     assert {k: totals[k] for k in READ_FIELDS} == expected_total
-    assert totals["host_bytes"] == 128 * expected_total["host_transactions"]
-    assert totals["cache_saved_bytes"] == 128 * expected_total["cache_transactions"]
+    assert totals["host_bytes"] == UNIT * expected_total["host_transactions"]
+    assert totals["cache_saved_bytes"] == UNIT * expected_total["cache_transactions"]
     assert totals["hit_ratio"] == pytest.approx(expected_total["cache_edges"] / expected_total["edges_read"])
     counters.reset()
     assert counters.totals()["edges_read"] == 0 and counters.totals()["hit_ratio"] == 0.0
@@ -85,4 +87,4 @@ def test_read_counts_with_a_live_cache(ops):
     assert (t["lists_read"], t["cache_lists"], t["host_lists"]) == (3, 2, 1)
     assert (t["edges_read"], t["cache_edges"], t["host_edges"], t["host_transactions"]) == (46, 41, 5, 2)
     assert t["list_hit_ratio"] == pytest.approx(2 / 3)
-    assert t["cache_transactions"] == 2 + 2 + 1 + 1          # neighbours and weights of lists 0 and 1
+    assert t["cache_transactions"] == 3 + 3 + 1 + 1          # neighbours and weights of lists 0 and 1

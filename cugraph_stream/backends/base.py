@@ -62,7 +62,7 @@ SYNC_OPERATORS = frozenset({
     "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows",
-    "children_of", "reached", "uncache_lists"})
+    "children_of", "reached", "uncache_lists", "recache_in_place"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -794,12 +794,15 @@ class Backend(abc.ABC):
             The evicted vertices, each once, in no particular order.
         places : array of int64
             Their former places, in the same order (for an undo).
+        held : array of int64
+            The entries their copies held, in the same order.
         lost : numpy array of int64
             Per chunk id, the entries the evicted copies held there.
         value : int
-            With ``price``: the sum over the evicted vertices of their score
-            times the transactions of one read of their lists (see
-            :class:`ListPrice`); 0 without.
+            With ``price``: the sum over the evicted vertices whose list would
+            fit its slots again (``0 < price.degree[v] <= held``, see
+            :meth:`recache_in_place`) of their score times the transactions
+            of one read of their lists (see :class:`ListPrice`); 0 without.
 
         Examples
         --------
@@ -810,10 +813,10 @@ class Backend(abc.ABC):
         ...                         cached_degree=np.array([40, 0, 2], np.int32))
         >>> price = ListPrice(degree=np.array([40, 0, 2]), words=np.array([0x0102, 0, 0x0300], np.uint32),
         ...                   fields=2, field_bits=8, itemsizes=(4,))
-        >>> evicted, places, lost, value = get_backend("cpu").uncache_lists(cache, np.array([0, 1, 0]), 2, 64,
-        ...                                                                 price)
-        >>> evicted.tolist(), places.tolist(), lost.tolist(), value     # score 3, 160 bytes: 3 transactions
-        ([0], [69], [0, 40], 9)
+        >>> evicted, places, held, lost, value = get_backend("cpu").uncache_lists(cache, np.array([0, 1, 0]), 2,
+        ...                                                                       64, price)
+        >>> evicted.tolist(), places.tolist(), held.tolist(), lost.tolist(), value   # score 3, 160 bytes: 3 reads
+        ([0], [69], [40], [0, 40], 9)
         >>> cache.in_cache.tolist(), cache.chunk_id.tolist(), cache.cached_degree.tolist()
         ([False, False, True], [-1, -1, 0], [0, 0, 2])
         """
@@ -827,13 +830,82 @@ class Backend(abc.ABC):
         lost = xp.bincount(chunk, weights=held.astype(xp.float64), minlength=int(chunks))    # exact below 2**53
         value = xp.zeros((), dtype=xp.int64)
         if price is not None and evicted.size:
-            value = (price.score(xp, evicted) * price.transactions(xp, evicted)).sum(dtype=xp.int64)
+            degree = price.degree[evicted]
+            fits = (degree > 0) & (degree <= held)
+            value = xp.where(fits, price.score(xp, evicted) * price.transactions(xp, evicted), 0).sum(dtype=xp.int64)
         lost, value = self.to_host(lost).astype(np.int64), int(value)      # before any change
         lists.in_cache[evicted] = False
         lists.chunk_id[evicted] = -1
         lists.chunk_offset[evicted] = 0
         lists.cached_degree[evicted] = 0
-        return evicted, places, lost, value
+        return evicted, places, held, lost, value
+
+    def recache_in_place(self, lists, vertices, places, held, adjacency, chunk_slots, weight_itemsize):
+        """Cache again, in the slots they held, the lists of ``vertices`` just evicted
+        (:meth:`uncache_lists`' ``evicted``, ``places`` and ``held``) that still fit
+        there: ``0 < adjacency.degree[v] <= held``, in a chunk still held
+        (``lists.nbr_pointers[chunk]`` not 0).  Sets their per-vertex entries
+        (``in_cache``, ``chunk_id``, ``chunk_offset``, ``cached_degree``);
+        :meth:`copy_to_cache` then copies their entries.  One synchronisation.
+
+        Returns
+        -------
+        placed : array of int64
+            The vertices cached again, in no particular order.
+        regained : numpy array of int64
+            Per chunk id, the entries they take there.
+        transactions : int
+            Host transactions (of :data:`READ_UNIT_BYTES`) that loading them
+            reads: ids, and weights of ``weight_itemsize`` bytes where it is
+            not 0 (see :func:`transactions`).
+
+        >>> from types import SimpleNamespace
+        >>> from cugraph_stream.backends import get_backend
+        >>> cache = SimpleNamespace(in_cache=np.zeros(3, bool), chunk_id=np.full(3, -1, np.int32),
+        ...                         chunk_offset=np.zeros(3, np.int32), cached_degree=np.zeros(3, np.int32),
+        ...                         nbr_pointers=np.array([0, 4096], np.uint64))
+        >>> adj = SimpleNamespace(degree=np.array([3, 9, 2]), start=np.array([0, 32, 64]))
+        >>> placed, regained, reads = get_backend("cpu").recache_in_place(  # 0 fits, 1 grew, 2's chunk is gone
+        ...     cache, np.array([0, 1, 2]), np.array([70, 80, 5]), np.array([4, 8, 2]), adj, 64, 0)
+        >>> placed.tolist(), regained.tolist(), reads, cache.chunk_offset.tolist(), cache.cached_degree.tolist()
+        ([0], [0, 3], 1, [6, 0, 0], [3, 0, 0])
+        """
+        xp = self.xp
+        vertices = vertices.astype(xp.int64, copy=False)
+        degree = adjacency.degree[vertices].astype(xp.int64)
+        chunk = places // int(chunk_slots)
+        fits = (degree > 0) & (degree <= held) & (lists.nbr_pointers[chunk] != 0)
+        placed, places, chunk, degree = self.compress(fits, vertices, places, chunk, degree)
+        regained = xp.bincount(chunk, weights=degree.astype(xp.float64), minlength=int(lists.nbr_pointers.size))
+        start = adjacency.start[placed]
+        reads = transactions(xp, start, degree, 4).sum(dtype=xp.int64)
+        if weight_itemsize:
+            reads = reads + transactions(xp, start, degree, int(weight_itemsize)).sum(dtype=xp.int64)
+        regained, reads = self.to_host(regained).astype(np.int64), int(reads)
+        lists.in_cache[placed] = True
+        lists.chunk_id[placed] = chunk.astype(xp.int32)
+        lists.chunk_offset[placed] = (places % int(chunk_slots)).astype(xp.int32)
+        lists.cached_degree[placed] = degree.astype(xp.int32)
+        return placed, regained, reads
+
+    def copy_to_cache(self, cache, vertices, adjacency):
+        """Copy the host lists (``adjacency``) of ``vertices`` into their places in
+        ``cache`` (a :class:`~cugraph_stream.engine.cache.HotCache`: ``chunk_id``,
+        ``chunk_offset`` and ``cached_degree`` entries, in ``cache.chunks``; the
+        weights too where the cache holds them).  The NumPy reference copies
+        chunk by chunk (:meth:`copy_lists`); a GPU copies every list in one
+        launch.  No synchronisation on the GPU."""
+        xp = self.xp
+        if vertices.size == 0:
+            return
+        vertices = vertices.astype(xp.int64, copy=False)
+        chunk = cache.chunk_id[vertices]
+        for c in np.unique(self.to_host(chunk)).tolist():       # a loop over chunks
+            mine = vertices[chunk == c]
+            pairs = [(adjacency.nbr, cache.chunks[c].nbr)]
+            if cache.weights:
+                pairs.append((adjacency.wgt, cache.chunks[c].wgt))
+            self.copy_lists(pairs, adjacency.start[mine], cache.chunk_offset[mine], cache.cached_degree[mine])
 
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         """``value[vertices] = fill`` and ``parent[vertices] = -1``; then, with a

@@ -568,7 +568,7 @@ class GPUBackend(Backend):
         else:
             degree, words, fields, field_bits = price.degree, price.words, price.fields, price.field_bits
             itemsizes = (tuple(price.itemsizes) + (0, 0))[:2]
-        evicted, places = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
+        evicted, places, held = (xp.empty(n, dtype=xp.int64) for _ in range(3))
         tally = xp.zeros(2 + int(chunks), dtype=xp.uint64)
         if n:
             cuda_kernels.get_kernel("cache", "uncache_lists")(
@@ -576,9 +576,43 @@ class GPUBackend(Backend):
                 (ids.astype(xp.int64, copy=False), np.int64(n)) + arrays + (
                     np.int64(chunk_slots), degree, words, np.int32(fields), np.int32(field_bits),
                     np.int64(itemsizes[0]), np.int64(itemsizes[1]), np.int64(READ_UNIT_BYTES), evicted, places,
-                    tally))
+                    held, tally))
         counts = tally.get().astype(np.int64)
-        return evicted[:counts[0]], places[:counts[0]], counts[2:], int(counts[1])
+        k = counts[0]
+        return evicted[:k], places[:k], held[:k], counts[2:], int(counts[1])
+
+    def recache_in_place(self, lists, vertices, places, held, adjacency, chunk_slots, weight_itemsize):
+        # one launch (kernels/cache.cu) and one read-back: the count, the loads' transactions, entries per chunk
+        xp = self.xp
+        n = int(vertices.size)
+        arrays = (lists.in_cache, lists.chunk_id, lists.chunk_offset, lists.cached_degree)
+        if (any(not a.flags.c_contiguous for a in arrays) or lists.in_cache.dtype != np.bool_
+                or any(a.dtype != np.int32 for a in arrays[1:]) or adjacency.degree.dtype != np.int64
+                or adjacency.start.dtype != np.int64):
+            return super().recache_in_place(lists, vertices, places, held, adjacency, chunk_slots, weight_itemsize)
+        placed = xp.empty(n, dtype=xp.int64)
+        tally = xp.zeros(2 + int(lists.nbr_pointers.size), dtype=xp.uint64)
+        if n:
+            cuda_kernels.get_kernel("cache", "recache_in_place")(
+                (_blocks(n),), (_THREADS,),
+                (vertices.astype(xp.int64, copy=False), places, held, np.int64(n), adjacency.degree,
+                 adjacency.start, np.int64(chunk_slots), lists.nbr_pointers) + arrays + (
+                    np.int64(weight_itemsize), np.int64(READ_UNIT_BYTES), placed, tally))
+        counts = tally.get().astype(np.int64)
+        return placed[:counts[0]], counts[2:], int(counts[1])
+
+    def copy_to_cache(self, cache, vertices, adjacency):
+        # one launch (kernels/cache.cu copy_to_chunks): a warp a list, through the chunk address tables
+        xp = self.xp
+        n = int(vertices.size)
+        if n == 0:
+            return
+        weights = adjacency.wgt
+        cuda_kernels.get_kernel("cache", f"copy_to_chunks<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>")(
+            (_blocks(32 * n),), (_THREADS,),
+            (vertices.astype(xp.int64, copy=False), np.int64(n), adjacency.start.astype(xp.int64, copy=False),
+             _ids_address(adjacency.nbr), weights, cache.chunk_id, cache.chunk_offset, cache.cached_degree,
+             cache.nbr_pointers, cache.wgt_pointers, np.int32(bool(cache.weights))))
 
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         # one launch (kernels/reads.cu): a compare-and-swap loop per entry, no tally

@@ -150,29 +150,34 @@ class RefreshReport:
 
 
 class Eviction(NamedTuple):
-    """What :meth:`HotCache.evict_changed` evicted.
+    """What :meth:`HotCache.evict_changed` evicted, for :meth:`HotCache.reload_in_place`
+    and for a rollback snapshot (:meth:`HotCache.snapshot`).
 
     Attributes
     ----------
-    reloadable : array of int64
-        The evicted vertices below the bound, distinct and ascending: those a
-        partial refresh loads again.
+    vertices, places, held : arrays of int64
+        Every evicted vertex, its former place and the entries its copy held.
     value : int
-        With a hotness given: the host transactions their reads cost over
-        the hotness window (what loading them again saves over the next one,
-        see :class:`~cugraph_stream.backends.base.ListPrice`); else 0.
-    undo : tuple of two arrays
-        Every evicted vertex and its former place, for :meth:`HotCache.snapshot`.
+        With a hotness given: the transactions that the reads of those lists
+        that would fit their slots again cost over the hotness window (what
+        reloading them in place saves over the next one, see
+        :class:`~cugraph_stream.backends.base.ListPrice`); else 0.
     """
 
-    reloadable: Any
+    vertices: Any
+    places: Any
+    held: Any
     value: int
-    undo: tuple
+
+    @property
+    def undo(self):
+        """``(vertices, places)``: what :meth:`HotCache.snapshot` puts back."""
+        return self.vertices, self.places
 
     @classmethod
     def none(cls, xp):
         empty = xp.empty(0, dtype=xp.int64)
-        return cls(empty, 0, (empty, empty))
+        return cls(empty, empty, empty, 0)
 
 
 # ---------------------------------------------------------------------------- cache
@@ -456,8 +461,8 @@ class HotCache:
 
         Parameters as :meth:`evict`; with ``hotness`` (the
         :class:`~cugraph_stream.engine.hotness.Hotness` of this cache's
-        adjacency) the eviction also prices reloading the lists.  Returns an
-        :class:`Eviction`.
+        adjacency) the eviction also prices reloading the lists in place.
+        Returns an :class:`Eviction`.
         """
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
@@ -469,27 +474,49 @@ class HotCache:
         if scanned < upto:                    # vertices beyond the bound (removed) go too
             changed = xp.concatenate((changed, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
         price = None if hotness is None else hotness.price(adjacency.degree, self.read_itemsizes, scanned)
-        evicted, places, value = self._drop(changed, report, scanned, compact=False, price=price)
-        reloadable = evicted if scanned == upto else evicted[evicted < scanned]
-        report.evicted_changed = int(reloadable.size)
-        return Eviction(xp.sort(reloadable), value, (evicted, places))
+        eviction = self._drop(changed, report, scanned, compact=False, price=price)
+        report.evicted_changed = report.evicted if scanned == upto else int((eviction.vertices < scanned).sum())
+        return eviction
+
+    def reload_in_place(self, eviction, adjacency, report):
+        """Refresh step 2 of a partial refresh (after :meth:`evict_changed`): cache again
+        the evicted lists that still fit the slots they held (their new list is no
+        longer, and their chunk was not released), copied from the host store.
+        The others stay evicted until a full refresh.  Nothing moves and no chunk
+        is allocated: one launch and one synchronisation to place them
+        (:meth:`~cugraph_stream.backends.base.Backend.recache_in_place`), one
+        launch to copy them (:meth:`~cugraph_stream.backends.base.Backend.copy_to_cache`).
+        Fills in the report's loads and state fields."""
+        if eviction.vertices.size:
+            weight_itemsize = np.dtype(adjacency.wgt.dtype).itemsize if self.weights else 0
+            placed, regained, reads = self.ops.recache_in_place(
+                self, eviction.vertices, eviction.places, eviction.held, adjacency, self.chunk_slots, weight_itemsize)
+            if placed.size:
+                self.ops.copy_to_cache(self, placed, adjacency)
+                self.garbage -= regained
+                entries = int(regained.sum())
+                self._held = (self._held[0] + int(placed.size), self._held[1] + entries)
+                report.loaded_lists += int(placed.size)
+                report.loaded_edges += entries
+                report.load_transactions += reads
+        report.not_loaded = report.evicted_changed - report.loaded_lists
+        self.report_state(report, counted=True)
 
     def _drop(self, vertices, report, scanned, compact=True, price=None):
         """Evict the cached lists of ``vertices`` (repeats allowed; those not cached
         are left alone): their slots become garbage; release the chunks left
         with garbage only and (``compact``) compact those left with more
         garbage than lists.  Counts the evictions in ``report`` and returns
-        :meth:`~cugraph_stream.backends.base.Backend.uncache_lists`'s evicted
-        vertices, their former places and (with ``price``) their value.
+        them as an :class:`Eviction` (with ``price``, valued).
 
         A refresh without a selection (:meth:`evict_changed`) does not compact:
-        a skipped one loads nothing, and a partial one compacts only when its
-        loads lack room (:meth:`load`).  On the lent H200 at R-MAT scale 24,
+        a skipped one loads nothing, and a partial one reloads lists in place
+        (:meth:`reload_in_place`).  On the lent H200 at R-MAT scale 24,
         SSSP alone, compactions at eviction cost 12.3 ms a batch (0.4 a batch,
         about 31 ms each) against 10.8 ms for the whole batch in placement
         ``"host"``."""
-        evicted, places, lost, value = self.ops.uncache_lists(self, vertices, self.max_chunks, self.chunk_slots,
-                                                              price)
+        evicted, places, held, lost, value = self.ops.uncache_lists(self, vertices, self.max_chunks,
+                                                                    self.chunk_slots, price)
         report.evicted += int(evicted.size)
         self.garbage += lost
         self._held = (self._held[0] - int(evicted.size), self._held[1] - int(lost.sum()))
@@ -501,7 +528,7 @@ class HotCache:
                 report.released_chunks += 1
             elif compact and 2 * self.garbage[c] > self.fill[c]:
                 self._compact(c, report, scanned)
-        return evicted, places, value
+        return Eviction(evicted, places, held, value)
 
     def _compact(self, c, report, scanned):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage
@@ -562,7 +589,7 @@ class HotCache:
             return free_ids
         return max(min(free_ids, (capacity - self.allocator.held_bytes) // self.chunk_bytes), 0)
 
-    def load(self, candidates, adjacency, report, bound=None, before_moves=None):
+    def load(self, candidates, adjacency, report, bound=None):
         """Refresh steps 2-4, after every cache of the allocator evicted (:meth:`evict`,
         whose parameters these are): compact chunks while the pending lists
         need the room, then allocate chunks as needed (within the budget) and
@@ -573,8 +600,7 @@ class HotCache:
         compact further chunks, as long as some hold garbage.  Candidates with
         an empty list or a list over one chunk are skipped; those that find no
         room in the end are counted in ``not_loaded``.  Fills in the report's
-        state fields.  ``before_moves`` (optional) is called before the first
-        compaction (the store snapshots its caches there for a rollback)."""
+        state fields."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
@@ -585,10 +611,10 @@ class HotCache:
         fits = xp.flatnonzero((degree > 0) & (degree <= self.chunk_slots))
         pending, degree = pending[fits], degree[fits]
         need = int(degree.sum())
-        while need > self._room() and self._compact_dirtiest(report, scanned, before_moves):   # most garbage first
+        while need > self._room() and self._compact_dirtiest(report, scanned):      # lazily: most garbage first
             pass
         placed = self._place(pending, degree, adjacency, report) if pending.size else 0
-        while placed < pending.size and self._compact_dirtiest(report, scanned, before_moves):  # next fit left some
+        while placed < pending.size and self._compact_dirtiest(report, scanned):   # next fit left lists out
             placed += self._place(pending[placed:], degree[placed:], adjacency, report)
         report.not_loaded = int(pending.size) - placed
         self.report_state(report, bound, counted=True)
@@ -615,7 +641,7 @@ class HotCache:
         tails = sum(self.chunk_slots - int(self.fill[c]) for c in range(self.max_chunks) if self.chunks[c] is not None)
         return tails + self._new_chunks_allowed() * self.chunk_slots
 
-    def _compact_dirtiest(self, report, scanned, before_moves=None):
+    def _compact_dirtiest(self, report, scanned):
         """Compact the held chunk with the most garbage; False when no chunk holds
         at least ``COMPACT_MIN_SHARE`` of its slots as garbage (compacting a whole
         chunk for less would cost more than the lists it makes room for)."""
@@ -623,8 +649,6 @@ class HotCache:
         dirty = [c for c in range(self.max_chunks) if self.chunks[c] is not None and self.garbage[c] >= least]
         if not dirty:
             return False
-        if before_moves is not None:
-            before_moves()
         self._compact(max(dirty, key=lambda c: (int(self.garbage[c]), -c)), report, scanned)
         return True
 

@@ -13,7 +13,9 @@ read too little from host memory for the cache to win it back.  :class:`RefreshP
     the selection, evictions and loads (what every batch did before);
 ``"partial"``
     no selection: the cached lists that the batch changed are evicted and
-    loaded again (the incremental refresh; nothing else moves);
+    those that still fit the slots they held are loaded again there (the
+    incremental refresh: a launch to place them, one to copy them; nothing
+    else moves, and the lists that grew stay out until a full refresh);
 ``"skipped"``
     no selection, no loads: the cached lists that the batch changed are
     evicted, so that the cache never serves a stale list, and the rest of

@@ -590,7 +590,7 @@ class GraphStore:
         evicts the lists that left the candidates or changed, then every
         cache loads (so that chunks one cache gives up serve the others).
         ``"partial"``: every cache evicts the lists that changed, then loads
-        them again.  ``"skipped"``: every cache evicts the lists that changed.
+        again in place those that still fit their slots.  ``"skipped"``: every cache evicts the lists that changed.
         ``"cleared"``: every cache is emptied (its upkeep costs more than it
         saves).  Either way no cache serves a stale list, and the hotness
         window moves on by one batch.  Returns the :class:`RefreshReport` of
@@ -628,17 +628,19 @@ class GraphStore:
                 evictions.append(adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
                                                          hotness=hotness))
                 self._note_eviction(len(evictions) - 1, evictions[-1])
-            candidates = [eviction.reloadable for eviction in evictions]
+            candidates = evictions
             if decision is None:
-                # the reads of the changed lists over the hotness window: what loading them again
-                # would save over the next one
+                # the reads of the changed lists that fit their slots again, over the hotness window:
+                # what reloading them in place would save over the next one
                 value_bytes = READ_UNIT_BYTES * sum(eviction.value for eviction in evictions)
                 decision = self.refresh_policy.decide_partial(value_bytes)
         for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
             if decision.kind in ("skipped", "cleared"):
                 adj.cache.report_state(report, bound, counted=True)
+            elif decision.kind == "partial":
+                adj.cache.reload_in_place(chosen, adj, report)
             else:
-                adj.cache.load(chosen, adj, report, bound, before_moves=self._snapshot_caches)
+                adj.cache.load(chosen, adj, report, bound)
             hotness.advance(upto=bound)
             adj.version += 1           # cached copies may have moved
         self.last_refresh = RefreshOutcome(decision.kind, decision.reason,
@@ -658,11 +660,11 @@ class GraphStore:
         rollback), taken before the first change that the evictions' undo does not cover.
 
         A refresh without a selection only evicts lists and loads some of them
-        again: it notes its evictions (:meth:`_note_eviction`) instead, and the
-        snapshot is taken from the caches as they are, with the evicted lists
-        put back where they were, only when something else would change them
-        (a compaction, a full refresh, a rollback).  So a skipped refresh costs
-        no pass over the vertices."""
+        again where they were: it notes its evictions (:meth:`_note_eviction`)
+        instead, and the snapshot is taken from the caches as they are, with
+        the evicted lists put back where they were, only when something else
+        would change them (a full refresh, a clearing) or at a rollback.  So a
+        skipped or partial refresh costs no pass over the vertices."""
         if self.journal.recording and self._cache_snapshots is None and self.cached:
             self._cache_snapshots = self._caches_before()
         self._cache_undo = None

@@ -1114,22 +1114,68 @@ def test_uncache_lists_evicts_each_cached_id_once_and_prices_it(ops, cached, ids
     itemsizes = (4,) + ((weight_itemsize,) if weight_itemsize else ())
     lists = SimpleNamespace(**{name: ops.asarray(a.copy()) for name, a in state.items()})
     price = ListPrice(ops.asarray(degree), ops.asarray(words), 3, 10, itemsizes) if priced else None
-    evicted, places, lost, value = ops.uncache_lists(lists, ops.asarray(np.array(ids, np.int64)), chunks, slots,
-                                                     price)
+    evicted, places, held, lost, value = ops.uncache_lists(lists, ops.asarray(np.array(ids, np.int64)), chunks,
+                                                           slots, price)
     want = sorted(set(ids) & set(cached))
     got = host(ops, evicted).tolist()
     assert sorted(got) == want and len(got) == len(want)
     assert dict(zip(got, host(ops, places).tolist())) == {v: cached[v][0] * slots + cached[v][1] for v in want}
+    assert dict(zip(got, host(ops, held).tolist())) == {v: cached[v][2] for v in want}
     want_lost = np.zeros(chunks, np.int64)
     for v in want:
         want_lost[cached[v][0]] += cached[v][2]
     assert lost.tolist() == want_lost.tolist()
     score = {v: sum((int(words[v]) >> (10 * age)) & 1023 for age in range(3)) for v in want}
     reads = {v: sum(-(-int(degree[v]) * s // READ_UNIT_BYTES) for s in itemsizes) for v in want}
-    assert value == (sum(score[v] * reads[v] for v in want) if priced else 0)
+    fits = [v for v in want if 0 < degree[v] <= cached[v][2]]          # only what a partial refresh reloads
+    assert value == (sum(score[v] * reads[v] for v in fits) if priced else 0)
     for name, a in state.items():
         a[want] = {"in_cache": False, "chunk_id": -1, "chunk_offset": 0, "cached_degree": 0}[name]
         assert host(ops, getattr(lists, name)).tolist() == a.tolist(), name
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(evicted=st.dictionaries(st.integers(0, 29), st.tuples(st.integers(0, 3), st.integers(0, 99), st.integers(1, 9)),
+                               max_size=20),
+       released=st.sets(st.integers(0, 3)), weight_itemsize=st.sampled_from([0, 4, 8]))
+def test_recache_in_place_takes_back_the_lists_that_fit_their_slots(ops, evicted, released, weight_itemsize):
+    from types import SimpleNamespace
+
+    from cugraph_stream.backends.base import READ_UNIT_BYTES
+
+    n, chunks, slots = 30, 4, 1000
+    rng = np.random.default_rng(len(evicted))
+    degree = rng.integers(0, 12, n).astype(np.int64)
+    start = (rng.integers(0, 50, n) * 16).astype(np.int64)
+    pointers = np.array([0 if c in released else 4096 * (c + 1) for c in range(chunks)], np.uint64)
+    lists = SimpleNamespace(in_cache=ops.asarray(np.zeros(n, bool)), chunk_id=ops.asarray(np.full(n, -1, np.int32)),
+                            chunk_offset=ops.asarray(np.zeros(n, np.int32)),
+                            cached_degree=ops.asarray(np.zeros(n, np.int32)), nbr_pointers=ops.asarray(pointers))
+    adjacency = SimpleNamespace(degree=ops.asarray(degree), start=ops.asarray(start))
+    vertices = sorted(evicted)
+    places = np.array([evicted[v][0] * slots + evicted[v][1] for v in vertices], np.int64)
+    held = np.array([evicted[v][2] for v in vertices], np.int64)
+    placed, regained, reads = ops.recache_in_place(lists, ops.asarray(np.array(vertices, np.int64)),
+                                                   ops.asarray(places), ops.asarray(held), adjacency, slots,
+                                                   weight_itemsize)
+    want = [v for v in vertices if 0 < degree[v] <= evicted[v][2] and evicted[v][0] not in released]
+    assert sorted(host(ops, placed).tolist()) == want
+    want_regained = np.zeros(chunks, np.int64)
+    for v in want:
+        want_regained[evicted[v][0]] += degree[v]
+    assert regained.tolist() == want_regained.tolist()
+
+    def blocks(v, itemsize):
+        return len({byte // READ_UNIT_BYTES for i in range(start[v], start[v] + degree[v])
+                    for byte in range(i * itemsize, (i + 1) * itemsize)})
+    assert reads == sum(blocks(v, 4) + (blocks(v, weight_itemsize) if weight_itemsize else 0) for v in want)
+    in_cache, chunk_id = host(ops, lists.in_cache), host(ops, lists.chunk_id)
+    offset, cached = host(ops, lists.chunk_offset), host(ops, lists.cached_degree)
+    for v in range(n):
+        if v in want:
+            assert (in_cache[v], chunk_id[v], offset[v], cached[v]) == (True, *evicted[v][:2], degree[v])
+        else:
+            assert (in_cache[v], chunk_id[v], offset[v], cached[v]) == (False, -1, 0, 0)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -8,7 +8,7 @@ import pytest
 
 import cugraph_stream as cgs
 from cugraph_stream.backends import get_backend
-from cugraph_stream.engine.cache import RefreshReport
+from cugraph_stream.engine.cache import RefreshReport, changed_lists
 from cugraph_stream.engine.cache_policy import (MIN_FRESH_SHARE, MIN_KEPT_BATCHES, PAYBACK, REFRESH_KINDS,
                                                 TRAFFIC_GROWTH, UNCONFIRMED_SHARE, RefreshDecision, RefreshPolicy)
 from cugraph_stream.engine.reduce import reduce_batch
@@ -358,32 +358,42 @@ def test_a_skipped_refresh_takes_no_snapshot_and_still_rolls_back(backend):
     store.check_cache()
 
 
-def test_a_partial_refresh_that_compacts_rolls_back(backend):
-    """A partial refresh whose reloads need room compacts a chunk: the rollback snapshot is
-    taken just before (from the evictions' undo), and a later failure restores the caches."""
+def test_a_partial_refresh_reloads_in_place_the_changed_lists_that_fit_and_rolls_back(backend):
+    """A partial refresh puts back, where they were, the changed cached lists that are no
+    longer than before (with their new entries), leaves the others out, allocates and
+    moves nothing; a failure after it restores the caches as they were."""
     ops = get_backend(backend)
     store, ids, rng, batch = _store_with_batches(ops, seed=9)
     store.record_reads(store.out, ids, reads_weights=True, distinct=True)
     store.record_reads(store.inn, ids, reads_weights=False, distinct=True)
     store.refresh_cache(store.apply(batch()), kind="full")
-    compacted = 0
-    for _ in range(10):
-        before = [ops.to_host(adj.cache.snapshot()[0]) for _, adj, _ in store.cached]
+    reloaded = 0
+    for attempt in range(4):
+        before = [(ops.to_host(adj.cache.snapshot()[0]), ops.to_host(adj.cache.cached_degree).copy(),
+                   list(adj.cache.fill)) for _, adj, _ in store.cached]
         try:
             with store.transaction():
-                reports = store.refresh_cache(store.apply(batch()), kind="partial")
-                compacted = sum(report.compacted_chunks for report in reports)
-                assert (store._cache_snapshots is not None) == (compacted > 0)
-                raise MemoryError("after the refresh")
+                delta = store.apply(batch())
+                reports = store.refresh_cache(delta, kind="partial")
+                store.check_cache()                    # the reloaded copies hold the new lists
+                for (side, adj, _), (place, held, fill), report in zip(store.cached, before, reports):
+                    changed = set(ops.to_host(changed_lists(ops, delta, side)).tolist())
+                    degree = ops.to_host(adj.degree)
+                    fits = {v for v in changed if place[v] >= 0 and 0 < degree[v] <= held[v]}
+                    now = ops.to_host(adj.cache.snapshot()[0])
+                    assert {v for v in changed if now[v] >= 0} == fits and report.loaded_lists == len(fits)
+                    assert all(now[v] == place[v] for v in fits)                  # where they were
+                    assert report.allocated_chunks == report.compacted_chunks == 0
+                    assert list(adj.cache.fill) == fill or report.released_chunks
+                    reloaded += len(fits)
+                if attempt % 2:
+                    raise MemoryError("after the refresh")
         except MemoryError:
-            pass
-        store.check_cache()
-        for (_, adj, _), held in zip(store.cached, before):     # the same lists, wherever they lie now
-            now = ops.to_host(adj.cache.snapshot()[0])
-            assert np.flatnonzero(now >= 0).tolist() == np.flatnonzero(held >= 0).tolist()
-        if compacted:
-            break
-    assert compacted, "no partial refresh needed room"
+            for (_, adj, _), (place, _, _) in zip(store.cached, before):
+                now = ops.to_host(adj.cache.snapshot()[0])
+                assert np.flatnonzero(now >= 0).tolist() == np.flatnonzero(place >= 0).tolist()
+            store.check_cache()
+    assert reloaded, "no changed list fitted its slots"
 
 
 def test_a_cost_measured_once_counts_at_a_share_until_confirmed_and_drops_at_once():

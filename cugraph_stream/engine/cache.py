@@ -10,18 +10,23 @@ the NumPy backend runs (and tests) exactly what the GPU runs:
 arrays backends read it through
 (:class:`~cugraph_stream.backends.base.CachedLists`), and the steps that
 bring it up to date: :meth:`HotCache.evict` and :meth:`HotCache.load`
-(Grapin's Algorithm 3: evict, compact, consolidate, allocate, load), each
-counted in a :class:`RefreshReport`.  (What the queries read, from the
+(Grapin's Algorithm 3: evict, compact, consolidate, allocate, load) for a
+full refresh, :meth:`HotCache.evict_changed` and
+:meth:`HotCache.reload_in_place` for the cheaper ones
+(:mod:`cugraph_stream.engine.cache_policy` decides), each counted in a
+:class:`RefreshReport`.  (What the queries read, from the
 cache and from host memory, is counted by :mod:`cugraph_stream.engine.reads`;
 the host-side reference reader is :mod:`cugraph_stream.engine.cache_view`.)
 
 One refresh protocol, once per batch, in
 :meth:`~cugraph_stream.engine.store.GraphStore.refresh_cache` (after the
-host store applied the batch, before any kernel reads lists): select the
-lists of every cache of the budget together
+host store applied the batch, before any kernel reads lists): for a full
+refresh, select the lists of every cache of the budget together
 (:func:`~cugraph_stream.engine.cache_selection.select_in_chunks`), then
 every cache evicts, then every cache loads (so that chunks one cache gives
-up serve the others), then the hotness window moves on.
+up serve the others); otherwise every cache evicts its changed lists and,
+for a partial refresh, reloads in place those that still fit; then the
+hotness window moves on.
 
 Where this departs from Grapin, and why:
 

@@ -623,10 +623,11 @@ class GraphStore:
                 cache.clear()
             candidates = [None] * len(caches)
         else:
-            evictions = []
+            evictions, xp = [], self.ops.xp
             for (side, adj, hotness), report in zip(self.cached, reports):
-                evictions.append(adj.cache.evict_changed(changed_lists(self.ops, delta, side), adj, report, bound,
-                                                         hotness=hotness))
+                # (an empty cache has nothing to evict: no need to gather the changed lists)
+                changed = changed_lists(self.ops, delta, side) if adj.cache.chunks_held else xp.empty(0, xp.int64)
+                evictions.append(adj.cache.evict_changed(changed, adj, report, bound, hotness=hotness))
                 self._note_eviction(len(evictions) - 1, evictions[-1])
             candidates = evictions
             if decision is None:

@@ -107,8 +107,10 @@ CANCELLATION = 2.0 ** -20
 #: pushes (``alpha * a * (w / W)``, no overflow) rather than through ``alpha * a / W`` in the gather
 TINY_TOTAL = 2.0 ** -900
 #: weighted: a batch moving more than this many times a source's out-weight total (or at a source
-#: whose total is below :data:`TINY_TOTAL`) is not corrected arc by arc (the rescale ``W_new / W_old``
-#: and the per-unit corrections could overflow): the residual is recomputed exactly instead
+#: whose total is or becomes below :data:`TINY_TOTAL`) is not corrected arc by arc (the rescale
+#: ``W_new / W_old`` and the per-unit corrections could overflow, or underflow the source's rank:
+#: a total of 1 replaced by a subnormal one took ``sum(p)`` to 1e-311): the residual is recomputed
+#: exactly instead
 EXTREME_CHANGE = 2.0 ** 200
 
 
@@ -468,7 +470,8 @@ class PageRankEngine:
         batch after batch); a power-of-two factor, so nothing rounds."""
         if not n or RESCALE_FACTOR ** -1 <= self.rank_sum / n <= RESCALE_FACTOR:
             return
-        factor = 2.0 ** round(math.log2(n / self.rank_sum))
+        # (the exponent from logarithms: n / sum(p) itself may overflow; at most 2**1000 a step)
+        factor = math.ldexp(1.0, max(min(round(math.log2(n) - math.log2(self.rank_sum)), 1000), -1000))
         self.rank[index] *= factor
         self.residual[index] *= factor
         self.rank_sum *= factor
@@ -620,7 +623,8 @@ class PageRankEngine:
         self.store.journal.save(self.out_weight, sources)
         self.out_weight[sources] = t_new
         base = xp.where(t_old > 0, t_old, t_new)
-        extreme = (base > 0) & ((base < TINY_TOTAL) | (moved / EXTREME_CHANGE > base))
+        extreme = (base > 0) & ((base < TINY_TOTAL) | (moved / EXTREME_CHANGE > base)
+                                | ((t_new > 0) & (t_new < TINY_TOTAL)))
         return t_old, t_new, read, extreme if ops.host_ints(extreme.sum())[0] else None
 
     def _remove_teleport(self, removed):

@@ -190,3 +190,23 @@ def test_zero_weight_only_lists_are_dangling_after_cancellation():
     assert engine.out_weight[0] == 0.0
     got = engine.ranks(np.arange(3))
     assert np.abs(got - exact_weighted_pagerank(store, 0.85)).sum() <= 1e-10
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_a_total_that_becomes_subnormal_is_not_rescaled_into_underflow(directed):
+    # one vertex, its self loop reweighted from 1 to a subnormal weight: rescaling its rank by
+    # W_new / W_old (1e-311) took sum(p) to 1e-311, and the next rescale overflowed (found by
+    # hypothesis in test_differential)
+    store = GraphStore(get_backend("cpu"), directed, np.float64)
+    store.add_vertices(np.arange(1))
+
+    def rows(w):
+        return store.apply(reduce_batch(store, np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([w]),
+                                        np.ones(1, np.int8)))
+    rows(1.0)
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-10, weighted=True)
+    engine.initialize()
+    engine.converge()
+    engine.correct(rows(2.225073858507e-311))
+    engine.converge()
+    assert engine.rank_sum > 0.5 and engine.ranks(np.arange(1)).tolist() == [1.0]

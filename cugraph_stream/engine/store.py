@@ -590,7 +590,8 @@ class GraphStore:
         evicts the lists that left the candidates or changed, then every
         cache loads (so that chunks one cache gives up serve the others).
         ``"partial"``: every cache evicts the lists that changed, then loads
-        again in place those that still fit their slots.  ``"skipped"``: every cache evicts the lists that changed.
+        again in place those that still fit their slots.  ``"skipped"``: every
+        cache evicts the lists that changed.
         ``"cleared"``: every cache is emptied (its upkeep costs more than it
         saves).  Either way no cache serves a stale list, and the hotness
         window moves on by one batch.  Returns the :class:`RefreshReport` of

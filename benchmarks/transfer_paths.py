@@ -25,8 +25,11 @@ and sums their entries on the GPU:
 Every path's sum is checked against NumPy's (the run stops on a mismatch).
 Printed per list length and share: the useful MB (active entries x 4
 bytes), each path's best time of ``--repeat`` and useful GB/s, the
-128-byte segments the zero-copy reads touch (what the engine's read
-counters price), and the fastest path.  Needs CuPy and a GPU::
+128-byte segments the zero-copy reads touch, list by list, the zero-copy
+rate counted in the distinct 64-byte blocks the active lists span (the
+unit the bus moves: the rate near the sequential one in every case but the
+smallest shares, where 128-byte segments would exceed what the bus carries),
+and the fastest path.  Needs CuPy and a GPU::
 
     python -m benchmarks.transfer_paths                       # 2 GiB, the default lengths and shares
     python -m benchmarks.transfer_paths --gib 0.25 --degrees 4,256 --shares 0.01,1 --json $OUT/paths.json
@@ -95,6 +98,15 @@ def parallel_take(source, rows, out, threads):
         worker.start()
     for worker in workers:
         worker.join()
+
+
+def blocks_touched(rows, degree, unit):
+    """Distinct blocks of ``unit`` bytes that the active rows (ascending) span together:
+    what the bus moves if it moves whole blocks (a block two rows share counts once)."""
+    first = rows * degree * 4 // unit
+    last = ((rows + 1) * degree * 4 - 1) // unit
+    covered = np.concatenate(([-1], np.maximum.accumulate(last)[:-1]))     # the last block counted so far
+    return int(np.clip(last - np.maximum(first, covered + 1) + 1, 0, None).sum())
 
 
 def segments_touched(rows, degree):
@@ -183,8 +195,8 @@ def main(argv=None):
     write(f"{args.gib:g} GiB of pinned host memory ({n:,} ids); compacting with {args.threads} CPU threads; "
           f"best of {args.repeat}")
     write("| list length | active share | useful MB | zero-copy ms | GB/s | compacted ms (cpu + copy + sum) "
-          "| GB/s | span ms | GB/s | zero-copy segments MB | fastest |")
-    write("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+          "| GB/s | span ms | GB/s | zero-copy segments MB | zero-copy GB/s in 64-byte blocks | fastest |")
+    write("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     rows_out = []
     for degree in args.degrees:
         lists = n // degree
@@ -211,9 +223,11 @@ def main(argv=None):
                   f"{rate['zero-copy']:.1f} | {1e3 * best['compacted'][0]:.3f} ({1e3 * c['cpu_gather_s']:.3f} + "
                   f"{1e3 * c['copy_s']:.3f} + {1e3 * c['sum_s']:.3f}) | {rate['compacted']:.1f} | "
                   f"{1e3 * best['span'][0]:.3f} | {rate['span']:.1f} | "
-                  f"{segments_touched(rows_np, degree) * 128 / 1e6:,.1f} | {fastest} |")
+                  f"{segments_touched(rows_np, degree) * 128 / 1e6:,.1f} | "
+                  f"{blocks_touched(rows_np, degree, 64) * 64 / best['zero-copy'][0] / 1e9:.1f} | {fastest} |")
             rows_out.append({"degree": degree, "share": share, "lists": m, "useful_bytes": useful,
-                             "segment_bytes": segments_touched(rows_np, degree) * 128, "fastest": fastest,
+                             "segment_bytes": segments_touched(rows_np, degree) * 128,
+                             "block64_bytes": blocks_touched(rows_np, degree, 64) * 64, "fastest": fastest,
                              **{f"{p}_s": best[p][0] for p in PATHS},
                              **{f"compacted_{k}": v for k, v in c.items()},
                              **{f"span_{k}": v for k, v in best["span"][1].items()}})

@@ -690,6 +690,23 @@ class Backend(abc.ABC):
         (kept,) = self.compress(value[vertices] != unreachable, vertices)
         return kept
 
+    def shift_fields(self, words, shift, mask, out):
+        """``out = (words << shift) & mask`` (``uint32``): every word's fields move up by
+        ``shift`` bits and what passes ``mask`` is dropped (the hotness window
+        closing a batch).  ``out`` may be ``words``.  One launch on the GPU, no
+        synchronisation.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> words = np.array([0x3_02_01, 0x1FF], dtype=np.uint32)
+        >>> out = np.empty_like(words)
+        >>> get_backend("cpu").shift_fields(words, 8, 0xFFFFFF, out)
+        >>> [hex(w) for w in out.tolist()]
+        ['0x20100', '0x1ff00']
+        """
+        xp = self.xp
+        xp.left_shift(words, xp.uint32(shift), out=out)
+        xp.bitwise_and(out, xp.uint32(mask), out=out)
+
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         """For each entry ``i``, add ``added[i]`` (or the scalar ``added``) to the low
         field of ``words[vertices[i]]`` (``uint32``; the bits of ``field_max``, one

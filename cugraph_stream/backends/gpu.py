@@ -146,6 +146,13 @@ def _list_addresses_kernel(cupy):
         "cgs_list_addresses")
 
 
+@functools.cache
+def _shift_fields_kernel(cupy):
+    """``out = (words << shift) & mask`` in one pass (:meth:`Backend.shift_fields`)."""
+    return cupy.ElementwiseKernel("uint32 words, uint32 shift, uint32 mask", "uint32 out",
+                                  "out = (words << shift) & mask", "cgs_shift_fields")
+
+
 def _ids_address(nbr):
     """A neighbour array's address for kernels reading ``cgs::Neighbours``: tagged when
     the ids are packed (a cache chunk's ``uint8`` rows of 3)."""
@@ -613,6 +620,12 @@ class GPUBackend(Backend):
             (vertices.astype(xp.int64, copy=False), np.int64(n), adjacency.start.astype(xp.int64, copy=False),
              _ids_address(adjacency.nbr), weights, cache.chunk_id, cache.chunk_offset, cache.cached_degree,
              cache.nbr_pointers, cache.wgt_pointers, np.int32(bool(cache.weights))))
+
+    def shift_fields(self, words, shift, mask, out):
+        # one launch: the base class's two ufuncs fused
+        if words.dtype != np.uint32 or out.dtype != np.uint32:
+            return super().shift_fields(words, shift, mask, out)
+        _shift_fields_kernel(self.xp)(words, np.uint32(shift), np.uint32(mask), out)
 
     def add_to_field(self, words, vertices, added, field_max, distinct=False):
         # one launch (kernels/reads.cu): a compare-and-swap loop per entry, no tally

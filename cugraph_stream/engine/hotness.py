@@ -16,7 +16,7 @@ run after the store applied the batch and before the queries read lists)::
              for every cached adjacency]
     candidates = select_in_chunks(ops, parts, ...)    # every cache's lists, one budget
     cache.evict(...)  for every cache, then  cache.load(...)  for every cache
-    hotness.advance(upto=bound)                       # open this batch's field
+    hotness.advance()                                 # open this batch's field
     ...  hotness.record(frontier)  at every step that reads lists (GraphStore.record_reads)  ...
 
 so that the selection at the start of a batch sees exactly the ``tau``
@@ -44,7 +44,8 @@ class Hotness:
         accesses per batch (1023 with the default ``tau=3``).
     journal : Journal, optional
         Where changes are recorded (the store's): the counts are kept whole
-        at their first change in a transaction (one copy per batch).
+        at their first change in a transaction, unless :meth:`advance` made
+        them anew in it (no copy then).
 
     Attributes
     ----------
@@ -130,18 +131,22 @@ class Hotness:
         self.journal.save_all(self.counts)
         self.ops.add_to_field(self.counts, vertices, added, self.field_max, distinct)
 
-    def advance(self, upto=None):
-        """Close the current batch: shift every word by one field, dropping the oldest batch
-        (only the words below ``upto``, when given: those above must be zero, as the
-        words of vertices never recorded are)."""
+    def advance(self):
+        """Close the current batch: shift every word by one field, dropping the oldest batch.
+
+        One launch over the whole array (the words of vertices never recorded,
+        or forgotten, are zero and stay so).  In a transaction the shifted
+        words go to a new array that replaces the old one
+        (:meth:`Journal.replace`): one pass, where keeping the old words for
+        a rollback and shifting them in place took three."""
         xp = self.ops.xp
-        self.journal.save_all(self.counts)
-        words = self.counts if upto is None else self.counts[:int(upto)]
+        words = xp.empty_like(self.counts) if self.journal.recording else self.counts
         if self.tau == 1:
             words.fill(0)
-            return
-        words <<= xp.uint32(self.field_bits)
-        words &= xp.uint32(self.window_mask)
+        else:
+            self.ops.shift_fields(self.counts, self.field_bits, self.window_mask, words)
+        if words is not self.counts:
+            self.journal.replace(self, "counts", words)
 
     def batch_counts(self, age, vertices=None):
         """Accesses recorded ``age`` batches ago (0: the current batch), per vertex."""

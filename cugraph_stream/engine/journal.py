@@ -15,6 +15,8 @@ state is preceded by a journal entry that can undo it:
   arrays rewritten everywhere, or written at many scattered places);
 * :meth:`Journal.assign` records an attribute's old value (a scalar, or an
   array replaced by a grown or compacted one) before setting the new one;
+  :meth:`Journal.replace` does the same for an array made during the
+  transaction, whose later writes then need no pre-image;
 * :meth:`Journal.on_rollback` registers an undo step computed by the caller.
 
 State that is recomputed rather than logged (the queries' working arrays,
@@ -67,6 +69,7 @@ class Journal:
         self._ops = ops               # the Backend whose take/put gather and scatter (or plain indexing)
         self._entries = None          # None: no transaction open
         self._whole = set()           # ids of the arrays saved whole in this transaction
+        self._fresh = []              # the arrays made in it (:meth:`replace`), whose ids are in _whole
         self._participants = {}       # id -> participant, in enlisting order
         self._interrupts = None       # a DeferredInterrupts to poll at each entry, or None
 
@@ -83,6 +86,7 @@ class Journal:
             raise RuntimeError("a transaction is already open on this graph")
         self._entries = []
         self._whole = set()
+        self._fresh = []
         self._participants = {}
         self._interrupts = interrupts
 
@@ -143,6 +147,29 @@ class Journal:
             self._entries.append((setattr, owner, name, getattr(owner, name)))
         setattr(owner, name, value)
 
+    def replace(self, owner, name, array):
+        """``setattr(owner, name, array)`` for an ``array`` made during this transaction
+        (say, a new array written in one pass instead of an old one updated in
+        place): the old array is kept as it is, and writes to the new one need
+        no pre-image (the rollback puts the old one back), so a later
+        :meth:`save_all` of it is free.
+
+        >>> import numpy as np
+        >>> class State: pass
+        >>> s = State(); s.words = np.arange(4)
+        >>> journal = Journal(); journal.begin()
+        >>> journal.replace(s, "words", s.words * 2)
+        >>> journal.save_all(s.words); s.words[0] = 9      # (no copy kept)
+        >>> len(journal), s.words.tolist()
+        (1, [9, 2, 4, 6])
+        >>> journal.rollback(); s.words.tolist()
+        [0, 1, 2, 3]
+        """
+        self.assign(owner, name, array)
+        if self._entries is not None:
+            self._whole.add(id(array))
+            self._fresh.append(array)         # held until the transaction ends: its id stays its own
+
     def on_rollback(self, undo):
         """Run ``undo()`` when the transaction rolls back, in its place among the entries."""
         if self._entries is not None:
@@ -181,6 +208,7 @@ class Journal:
     def _close(self):
         self._entries = None
         self._whole = set()
+        self._fresh = []
         self._participants = {}
         self._interrupts = None
 

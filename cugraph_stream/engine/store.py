@@ -643,7 +643,7 @@ class GraphStore:
                 adj.cache.reload_in_place(chosen, adj, report)
             else:
                 adj.cache.load(chosen, adj, report, bound)
-            hotness.advance(upto=bound)
+            hotness.advance()
             adj.version += 1           # cached copies may have moved
         self.last_refresh = RefreshOutcome(decision.kind, decision.reason,
                                            sum(report.load_bytes for report in reports),

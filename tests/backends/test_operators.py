@@ -1197,3 +1197,15 @@ def test_add_to_field_saturates_the_low_field_and_keeps_the_rest(ops, entries, p
     ops.add_to_field(device_words, ops.asarray(vertices), ops.asarray(added) if per_entry else added, field_max,
                      distinct)
     assert host(ops, device_words).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("shift,mask", [(10, (1 << 30) - 1), (16, 0xFFFFFFFF), (1, 0x7)])
+def test_shift_fields_moves_every_field_up_and_drops_what_passes_the_mask(ops, shift, mask):
+    words = np.random.default_rng(shift).integers(0, 2 ** 32, 1000, dtype=np.uint64).astype(np.uint32)
+    expected = [(int(w) << shift) & mask for w in words.tolist()]
+    device_words = ops.asarray(words)
+    out = ops.xp.empty_like(device_words)
+    ops.shift_fields(device_words, shift, mask, out)
+    assert host(ops, out).tolist() == expected
+    ops.shift_fields(device_words, shift, mask, device_words)          # in place
+    assert host(ops, device_words).tolist() == expected

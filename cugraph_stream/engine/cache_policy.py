@@ -60,7 +60,9 @@ host read bandwidth (:meth:`Backend.host_read_bandwidth
   the first full refresh took 11.4 s, and with that cost a cache that would
   have saved 140 ms a batch (PageRank's reads) was never refreshed again.
 * Costs are learned fast downwards and slowly upwards: a measurement below
-  the current estimate replaces it, one above is smoothed in.  A full or
+  the current estimate replaces it, one above is smoothed in, and one more
+  than :data:`SPIKE_FACTOR` times above is held back until the next
+  measurement of its kind confirms it.  A full or
   partial refresh's cost measured only once after the cold ones counts at
   :data:`UNCONFIRMED_SHARE` of its value until a second measurement
   confirms it: on the lent H200 at R-MAT scale 24, on a fresh machine, the
@@ -149,6 +151,13 @@ COLD_MEASUREMENTS = 1
 #: fraction of its value, so that a one-off (a kernel compiled, a pool grown on a path the cold
 #: measurement did not take) is measured again soon, not trusted for the rest of the run
 UNCONFIRMED_SHARE = 1 / 8
+
+#: a learned cost measured more than this many times higher is held back until the next
+#: measurement of its kind: learned (the lower of the two) if that one is high too, dropped
+#: otherwise.  On the lent H100 at R-MAT scale 24, on a fresh machine, a full refresh that
+#: compacted chunks for the first time pushed the learned 30 ms to 237 ms, and PageRank's
+#: first two batches then ran with an empty cache waiting for the credit to reach it
+SPIKE_FACTOR = 3.0
 
 #: how many times the host-list traffic of the full refreshes' batches a batch's traffic may be
 #: before their fresh share no longer applies to it
@@ -254,6 +263,7 @@ class RefreshPolicy:
         self.cold_measurements = cold_measurements
         self.unconfirmed_share = float(unconfirmed_share)
         self.cost_s = dict.fromkeys(REFRESH_KINDS)
+        self._spike_s = dict.fromkeys(REFRESH_KINDS)     # a spike held back, per kind (see _learn_cost)
         self.measured = dict.fromkeys(REFRESH_KINDS, 0)
         self.credit_s = 0.0
         self.fresh_share = None
@@ -323,6 +333,20 @@ class RefreshPolicy:
         return RefreshDecision("cleared", f"the hits saved {1e3 * self.saved_s:.3f} ms a batch < the cache's "
                                           f"upkeep {1e3 * upkeep:.3f} ms (a skipped refresh)")
 
+    def _learn_cost(self, kind, refresh_s):
+        """Take a refresh's measured seconds into :attr:`cost_s`: down at once, up smoothly,
+        and a spike (more than :data:`SPIKE_FACTOR` times the learned cost) only once the
+        next measurement of its kind is a spike too (at the lower of the two)."""
+        learned, held = self.cost_s[kind], self._spike_s[kind]
+        self._spike_s[kind] = None
+        if learned is not None and refresh_s > SPIKE_FACTOR * learned:
+            if held is None:
+                self._spike_s[kind] = refresh_s          # a one-off, unless the next one says otherwise
+                return
+            refresh_s = min(refresh_s, held)
+        self.cost_s[kind] = refresh_s if learned is None or refresh_s < learned else _smooth(
+            learned, refresh_s, self.smoothing)
+
     def observe(self, kind, refresh_s, saved_bytes, missed_bytes, cached_lists):
         """Take one committed batch's measurements: its refresh ``kind`` and seconds,
         the host-list bytes its queries were saved by the cache and read from host
@@ -334,9 +358,7 @@ class RefreshPolicy:
         if kind == "skipped" and cached_lists == 0:       # an empty cache: what is left without one
             self.idle_s = _smooth(self.idle_s, refresh_s, self.smoothing)
         elif self.measured[kind] > self.cold_measurements:
-            learned = self.cost_s[kind]      # down at once, up smoothly: one-offs do not stick
-            self.cost_s[kind] = refresh_s if learned is None or refresh_s < learned else _smooth(
-                learned, refresh_s, self.smoothing)
+            self._learn_cost(kind, refresh_s)
         traffic = saved_bytes + missed_bytes
         if kind in ("full", "cleared"):
             self.credit_s = 0.0

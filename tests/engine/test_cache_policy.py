@@ -424,3 +424,25 @@ def test_a_partial_refresh_is_never_priced_above_a_full_one():
     policy.observe("skipped", 0.001, saved_bytes=10, missed_bytes=10, cached_lists=1)
     assert policy.decide_partial(value_bytes=17_000_000).kind == "skipped"    # 17 ms < 2 x (10 - 1) ms
     assert policy.decide_partial(value_bytes=19_000_000).kind == "partial"    # 19 ms >= 18 ms
+
+
+def test_a_cost_spike_is_held_back_until_a_second_one_confirms_it():
+    """A refresh that compiled kernels on a new path once does not price the next ones;
+    two spikes in a row do (at the lower of the two)."""
+    from cugraph_stream.engine.cache_policy import SPIKE_FACTOR
+
+    policy = RefreshPolicy(host_read_bandwidth=1e9, cold_measurements=0, unconfirmed_share=1)
+    policy.observe("full", 0.030, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    policy.observe("full", 0.444, saved_bytes=10, missed_bytes=10, cached_lists=1)       # a one-off
+    assert policy.cost("full") == 0.030
+    policy.observe("full", 0.032, saved_bytes=10, missed_bytes=10, cached_lists=1)       # not confirmed: dropped
+    assert policy.cost("full") == pytest.approx(0.031)
+    policy.observe("full", 0.031 * SPIKE_FACTOR, saved_bytes=10, missed_bytes=10, cached_lists=1)   # not a spike
+    assert policy.cost("full") == pytest.approx(0.062)
+    for refresh_s in (0.5, 0.4):                                                          # two spikes in a row
+        policy.observe("full", refresh_s, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    assert policy.cost("full") == pytest.approx(0.5 * (0.062 + 0.4))
+    policy.observe("partial", 0.010, saved_bytes=10, missed_bytes=10, cached_lists=1)
+    policy.observe("partial", 0.2, saved_bytes=10, missed_bytes=10, cached_lists=1)       # held, per kind
+    policy.observe("full", 1.0, saved_bytes=10, missed_bytes=10, cached_lists=1)          # a full one between
+    assert policy.cost("partial") == 0.010

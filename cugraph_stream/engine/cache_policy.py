@@ -154,9 +154,10 @@ UNCONFIRMED_SHARE = 1 / 8
 
 #: a learned cost measured more than this many times higher is held back until the next
 #: measurement of its kind: learned (the lower of the two) if that one is high too, dropped
-#: otherwise.  On the lent H100 at R-MAT scale 24, on a fresh machine, a full refresh that
-#: compacted chunks for the first time pushed the learned 30 ms to 237 ms, and PageRank's
-#: first two batches then ran with an empty cache waiting for the credit to reach it
+#: otherwise.  On the lent H100 at R-MAT scale 24, on a fresh machine, the learned full cost
+#: stood at 237 ms against about 35 ms for a warm refresh (most likely slow first evictions
+#: and compactions, compiling kernels, smoothed in), and PageRank's first two batches ran
+#: with an empty cache waiting for the credit to reach it
 SPIKE_FACTOR = 3.0
 
 #: how many times the host-list traffic of the full refreshes' batches a batch's traffic may be

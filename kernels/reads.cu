@@ -1,6 +1,6 @@
 // What the queries read from the adjacency, counted on the device in one
-// launch each: the reads' costs (cugraph_stream.engine.reads) and the cache's
-// hotness counts (cugraph_stream.engine.hotness).  The NumPy references are
+// launch: the reads' costs (cugraph_stream.engine.reads) and the cache's
+// hotness counts (cugraph_stream.engine.hotness), together or apart.  The NumPy references are
 // Backend.count_reads and Backend.add_to_field in cugraph_stream/backends/base.py.
 
 // Blocks of `unit` bytes (READ_UNIT_BYTES in cugraph_stream/backends/base.py) that `degree`
@@ -10,15 +10,33 @@ __device__ __forceinline__ long long segments(long long start, long long degree,
   return degree > 0 ? ((start + degree) * itemsize - 1) / unit - (start * itemsize) / unit + 1 : 0;
 }
 
+// Add `a` (at most field_max) to the low field (the bits of field_max) of *word, saturating
+// at field_max and keeping the other bits; concurrent additions to one word all count
+// (compare-and-swap loop).
+__device__ __forceinline__ void add_saturating(unsigned int* word, unsigned int a, unsigned int field_max)
+{
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    unsigned int current = assumed & field_max;
+    unsigned int next = (assumed ^ current) | (current > field_max - a ? field_max : current + a);
+    if (next == assumed) return;                  // saturated already
+    old = atomicCAS(word, assumed, next);
+  } while (old != assumed);
+}
+
 // counts[0:8] += times * (lists read, their entries, host lists, host entries,
 // host transactions, cache lists, cache entries, transactions the cache saved)
 // over the lists of frontier[0:count].  Ids at or above `cached` are not cached
 // (0 without a cache); weight_itemsize 0: the weights are not read.
+// With `added` > 0, also add it to the low field of words[v] for every entry v (the
+// hotness counts, as add_to_field below does).
 // Each thread sums a grid-stride share, each warp its threads', each block its
 // warps' (shared atomics), and each block adds its sums to `counts` once.
 __global__ void count_reads(const long long* frontier, long long count, const long long* degree,
                             const long long* start, const bool* in_cache, long long cached, long long weight_itemsize,
-                            int cached_weights, long long times, long long unit, unsigned long long* counts)
+                            int cached_weights, long long times, long long unit, unsigned long long* counts,
+                            unsigned int* words, unsigned int added, unsigned int field_max)
 {
   __shared__ unsigned long long block_sums[8];
   if (threadIdx.x < 8) block_sums[threadIdx.x] = 0;
@@ -27,6 +45,7 @@ __global__ void count_reads(const long long* frontier, long long count, const lo
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     long long v = frontier[i];
+    if (added) add_saturating(words + v, added, field_max);
     long long d = degree[v];
     if (d <= 0) continue;
     long long s = start[v];
@@ -68,14 +87,5 @@ __global__ void add_to_field(unsigned int* words, const long long* vertices, lon
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
   unsigned int a = per_entry ? added[i] : constant;
-  if (a == 0) return;
-  unsigned int* word = words + vertices[i];
-  unsigned int old = *word, assumed;
-  do {
-    assumed = old;
-    unsigned int current = assumed & field_max;
-    unsigned int next = (assumed ^ current) | (current > field_max - a ? field_max : current + a);
-    if (next == assumed) return;                  // saturated already
-    old = atomicCAS(word, assumed, next);
-  } while (old != assumed);
+  if (a) add_saturating(words + vertices[i], a, field_max);
 }

@@ -281,6 +281,20 @@ class ListPrice(NamedTuple):
         return sum((degree * itemsize + READ_UNIT_BYTES - 1) // READ_UNIT_BYTES for itemsize in self.itemsizes)
 
 
+class AccessCounts(NamedTuple):
+    """Per-vertex access counts that a reading operator adds to as it reads (the
+    cache's hotness, :class:`~cugraph_stream.engine.hotness.Hotness`): each
+    entry read adds ``added`` to the low field (the bits of ``field_max``) of
+    ``words[v]`` (``uint32``), saturating; repeated entries accumulate
+    (``distinct``: a promise that there are none).  See
+    :meth:`Backend.add_to_field`."""
+
+    words: Any
+    field_max: int
+    added: int
+    distinct: bool = False
+
+
 def grown_room(xp, need, align):
     """Room of a list that outgrew its own and needs ``need`` slots: 1.5x ``need``,
     rounded up to whole units of ``align`` slots (at least one).
@@ -738,8 +752,10 @@ class Backend(abc.ABC):
         # min(current + total, field_max) in uint32, without passing 2**32 when a field has 32 bits
         words[vertices] = (word ^ current) | (xp.minimum(current, field_max - total) + total)
 
-    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1):
-        """Add ``times`` the cost of reading the whole lists of ``frontier`` to ``counts``.
+    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1,
+                    accesses=None):
+        """Add ``times`` the cost of reading the whole lists of ``frontier`` to ``counts``
+        (and, with ``accesses``, an :class:`AccessCounts`, count each entry's access there too).
 
         ``counts`` (int64, 8 entries, on the device) takes, in this order: lists
         read and their entries (non-empty lists only), the lists read from host
@@ -764,6 +780,8 @@ class Backend(abc.ABC):
         if frontier.size == 0 or times == 0:
             return
         frontier = frontier.astype(xp.int64, copy=False)
+        if accesses is not None:
+            self.add_to_field(accesses.words, frontier, accesses.added, accesses.field_max, accesses.distinct)
         d = degree[frontier].astype(xp.int64)
         s = start[frontier].astype(xp.int64)
         nonempty = d > 0

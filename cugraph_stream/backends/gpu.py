@@ -642,14 +642,18 @@ class GPUBackend(Backend):
             (words, vertices.astype(xp.int64, copy=False), np.int64(n), per_entry, np.int32(not scalar),
              np.uint32(added if scalar else 0), np.uint32(field_max)))
 
-    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1):
-        # one launch (kernels/reads.cu): a grid-stride pass, sums reduced per warp and block
+    def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1,
+                    accesses=None):
+        # one launch (kernels/reads.cu): a grid-stride pass, sums reduced per warp and block, the
+        # accesses counted on the way
         n = int(frontier.size)
         if n == 0 or times == 0:
             return
-        if counts.dtype != np.int64 or degree.dtype != np.int64 or start.dtype != np.int64:
+        if (counts.dtype != np.int64 or degree.dtype != np.int64 or start.dtype != np.int64
+                or (accesses is not None and (accesses.words.dtype != np.uint32
+                                              or not accesses.words.flags.c_contiguous))):
             return super().count_reads(counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights,
-                                       times)
+                                       times, accesses)
         xp = self.xp
         cached = 0 if in_cache is None else int(in_cache.size)         # ids from `cached` on: not cached
         in_cache = xp.zeros(1, dtype=bool) if in_cache is None else in_cache.astype(bool, copy=False)
@@ -657,7 +661,9 @@ class GPUBackend(Backend):
             (min(_blocks(n), _COUNT_READS_BLOCKS),), (_THREADS,),
             (frontier.astype(xp.int64, copy=False), np.int64(n), degree, start, in_cache, np.int64(cached),
              np.int64(weight_itemsize), np.int32(bool(cached_weights)), np.int64(times), np.int64(READ_UNIT_BYTES),
-             counts))
+             counts, counts if accesses is None else accesses.words,          # (not read without accesses)
+             np.uint32(0 if accesses is None else accesses.added),
+             np.uint32(0 if accesses is None else accesses.field_max)))
 
     def reset_values(self, value, parent, vertices, fill, source=None, source_value=None):
         # one launch: every write to the source writes source_value (kernels/sets.cu)

@@ -17,14 +17,15 @@ run after the store applied the batch and before the queries read lists)::
     candidates = select_in_chunks(ops, parts, ...)    # every cache's lists, one budget
     cache.evict(...)  for every cache, then  cache.load(...)  for every cache
     hotness.advance()                                 # open this batch's field
-    ...  hotness.record(frontier)  at every step that reads lists (GraphStore.record_reads)  ...
+    ...  at every step that reads lists (GraphStore.record_reads), in the pass that counts
+         the reads' costs:  ops.count_reads(..., accesses=hotness.accesses(bound))  ...
 
 so that the selection at the start of a batch sees exactly the ``tau``
 batches before it.
 """
 from __future__ import annotations
 
-from ..backends.base import ListPrice, field_sum
+from ..backends.base import AccessCounts, ListPrice, field_sum
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -123,13 +124,37 @@ class Hotness:
         if vertices.size == 0:
             return
         vertices = vertices.astype(xp.int64, copy=False)
-        self.ensure_vertices(int(vertices.max()) + 1 if bound is None else int(bound))
+        words = self._open(int(vertices.max()) + 1 if bound is None else int(bound))
         if counts is None:                      # the same count everywhere: no per-entry array
             added = min(max(int(times), 0), self.field_max)
         else:
             added = xp.clip(counts, 0, self.field_max).astype(xp.uint32)
+        self.ops.add_to_field(words, vertices, added, self.field_max, distinct)
+
+    def accesses(self, bound, distinct=False, times=1):
+        """What an operator that reads lists needs to :meth:`record` its reads as it
+        goes (:class:`~cugraph_stream.backends.base.AccessCounts`, for
+        :meth:`Backend.count_reads <cugraph_stream.backends.base.Backend.count_reads>`):
+        the words, grown to ``bound`` vertices and journaled, and ``times``
+        accesses per entry read.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> ops = get_backend("cpu")
+        >>> hot = Hotness(ops, tau=3)
+        >>> reads = np.zeros(8, dtype=np.int64)
+        >>> ops.count_reads(reads, np.array([1, 1, 2]), np.array([0, 5, 5]), np.array([0, 0, 32]), None, 0, True,
+        ...                 accesses=hot.accesses(bound=3, times=2))
+        >>> hot.score(upto=3).tolist(), reads[:2].tolist()
+        ([0, 4, 2], [3, 15])
+        """
+        return AccessCounts(self._open(bound), self.field_max, min(max(int(times), 0), self.field_max), distinct)
+
+    def _open(self, bound):
+        """The words, grown to ``bound`` vertices and kept by the journal, to add accesses to."""
+        self.ensure_vertices(int(bound))
         self.journal.save_all(self.counts)
-        self.ops.add_to_field(self.counts, vertices, added, self.field_max, distinct)
+        return self.counts
 
     def advance(self):
         """Close the current batch: shift every word by one field, dropping the oldest batch.

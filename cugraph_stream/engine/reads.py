@@ -95,13 +95,15 @@ class ReadCounters:
     def reset(self):
         self.counts = self.ops.xp.zeros(len(READ_FIELDS), dtype=self.ops.xp.int64)
 
-    def add(self, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True, times=1):
+    def add(self, frontier, adjacency, in_cache=None, reads_weights=True, cached_weights=True, times=1,
+            accesses=None):
         """Count ``times`` reads of the lists of ``frontier`` (one step's reads, or
-        as many identical steps'; see :func:`read_counts`)."""
+        as many identical steps'; see :func:`read_counts`), and with ``accesses``
+        (an :class:`~cugraph_stream.backends.base.AccessCounts`) their accesses, in the same pass."""
         if frontier.size and times:
             self.ops.count_reads(self.counts, frontier, adjacency.degree, adjacency.start, in_cache,
                                  np.dtype(adjacency.wgt.dtype).itemsize if reads_weights else 0, cached_weights,
-                                 times)
+                                 times, accesses)
 
     def totals(self):
         """Plain ints per field, plus ``host_bytes`` (64 per transaction),

@@ -568,14 +568,14 @@ class GraphStore:
         (``distinct``: ``vertices`` holds no repeats, which saves a sort).
         Rounds that read the same lists over and over (PageRank's dense
         rounds) record them once with ``times`` set to the number of rounds."""
-        if self.reads is None or times == 0:
+        if self.reads is None or times == 0 or vertices.size == 0:
             return
         cache = adj.cache
+        hotness = next((hotness for _, cached, hotness in self.cached if cached is adj), None)
+        accesses = None if hotness is None else hotness.accesses(self.vertex_bound, distinct, times)
         self.reads.add(vertices, adj, in_cache=None if cache is None else cache.in_cache,
-                       reads_weights=reads_weights, cached_weights=cache is None or cache.weights, times=times)
-        for _, cached, hotness in self.cached:
-            if cached is adj:
-                hotness.record(vertices, distinct=distinct, bound=self.vertex_bound, times=times)
+                       reads_weights=reads_weights, cached_weights=cache is None or cache.weights, times=times,
+                       accesses=accesses)      # (one pass: the reads' costs and the hotness)
 
     def refresh_cache(self, delta, kind=None):
         """Bring every cache up to date with a change (after :meth:`apply`,

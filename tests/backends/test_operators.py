@@ -1209,3 +1209,31 @@ def test_shift_fields_moves_every_field_up_and_drops_what_passes_the_mask(ops, s
     assert host(ops, out).tolist() == expected
     ops.shift_fields(device_words, shift, mask, device_words)          # in place
     assert host(ops, device_words).tolist() == expected
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(frontier=st.lists(st.integers(0, 11), max_size=60), times=st.integers(1, 40), distinct=st.booleans(),
+       cached=st.booleans())
+def test_count_reads_counts_the_accesses_in_the_same_pass(ops, frontier, times, distinct, cached):
+    """``accesses`` adds what ``add_to_field`` would (repeats accumulate, saturating at the
+    field's maximum, empty lists included) and leaves the read counts as they were."""
+    from cugraph_stream.backends.base import AccessCounts
+
+    if distinct:
+        frontier = sorted(set(frontier))
+    rng = np.random.default_rng(len(frontier) + times)
+    degree = rng.integers(0, 50, 12).astype(np.int64)
+    start = np.cumsum(np.concatenate(([0], degree[:-1]))).astype(np.int64)
+    in_cache = ops.asarray(rng.random(12) < 0.5) if cached else None
+    words = rng.integers(0, 2 ** 32, 12, dtype=np.uint64).astype(np.uint32)
+    field_max = 31
+    frontier = ops.asarray(np.array(frontier, dtype=np.int64))
+    alone, together = (ops.xp.zeros(8, dtype=ops.xp.int64) for _ in range(2))
+    expected_words = ops.asarray(words.copy())
+    ops.count_reads(alone, frontier, ops.asarray(degree), ops.asarray(start), in_cache, 4, True, times)
+    ops.add_to_field(expected_words, frontier, min(times, field_max), field_max, distinct)
+    counted_words = ops.asarray(words.copy())
+    ops.count_reads(together, frontier, ops.asarray(degree), ops.asarray(start), in_cache, 4, True, times,
+                    AccessCounts(counted_words, field_max, min(times, field_max), distinct))
+    assert host(ops, together).tolist() == host(ops, alone).tolist()
+    assert host(ops, counted_words).tolist() == host(ops, expected_words).tolist()

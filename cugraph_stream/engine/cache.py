@@ -290,6 +290,7 @@ class HotCache:
         self._flags = xp.zeros(0, dtype=xp.uint8)   # refresh scratch, left zero
         self._bound_seen = 0     # the highest bound a refresh scanned since: vertices may be cached below it
         self._held = (0, 0)      # (lists, entries) cached, kept up to date without a scan
+        self._no_eviction = Eviction.none(xp)       # what evicting from an empty cache returns (never written)
 
     @property
     def _chunk_weight_dtype(self):
@@ -474,7 +475,7 @@ class HotCache:
         scanned = self._scan_bound(bound)
         upto, self._bound_seen = max(scanned, self._bound_seen), scanned
         if self.chunks_held == 0:
-            return Eviction.none(xp)
+            return self._no_eviction
         changed = changed_vertices.astype(xp.int64, copy=False)
         if scanned < upto:                    # vertices beyond the bound (removed) go too
             changed = xp.concatenate((changed, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))

@@ -85,6 +85,7 @@ class Hotness:
         self.field_max = (1 << self.field_bits) - 1
         self.window_mask = (1 << (self.field_bits * tau)) - 1
         self.counts = xp.zeros(0, dtype=xp.uint32)
+        self._spare = None          # the words an advance replaced, reused by the next one (see advance)
 
     @property
     def max_score(self):
@@ -160,18 +161,25 @@ class Hotness:
         """Close the current batch: shift every word by one field, dropping the oldest batch.
 
         One launch over the whole array (the words of vertices never recorded,
-        or forgotten, are zero and stay so).  In a transaction the shifted
-        words go to a new array that replaces the old one
-        (:meth:`Journal.replace`): one pass, where keeping the old words for
-        a rollback and shifting them in place took three."""
-        xp = self.ops.xp
-        words = xp.empty_like(self.counts) if self.journal.recording else self.counts
+        or forgotten, are zero and stay so).  In a transaction whose journal
+        does not keep the words yet, the shifted words go to another array,
+        which replaces them (:meth:`Journal.replace`): one pass, where keeping
+        the old words for a rollback and shifting them in place took three.
+        That array is the one the last such advance replaced (a second buffer,
+        free once its transaction ended), so no allocation either."""
+        xp, journal = self.ops.xp, self.journal
+        words = self.counts
+        if journal.recording and not journal.keeps_whole(self.counts):
+            spare = self._spare
+            usable = spare is not None and spare is not self.counts and spare.shape == self.counts.shape
+            words = spare if usable else xp.empty_like(self.counts)
         if self.tau == 1:
             words.fill(0)
         else:
             self.ops.shift_fields(self.counts, self.field_bits, self.window_mask, words)
         if words is not self.counts:
-            self.journal.replace(self, "counts", words)
+            self._spare = self.counts          # the journal's pre-image until the transaction ends
+            journal.replace(self, "counts", words)
 
     def batch_counts(self, age, vertices=None):
         """Accesses recorded ``age`` batches ago (0: the current batch), per vertex."""
@@ -207,7 +215,8 @@ class Hotness:
             self.journal.write(self.counts, vertices, 0)
 
     def memory_bytes(self):
-        return self.ops.memory_bytes(self.counts)
+        spare = () if self._spare is None or self._spare is self.counts else (self._spare,)
+        return self.ops.memory_bytes(self.counts, *spare)
 
     # ------------------------------------------------------------ checkpoints
     def export_state(self, upto):

@@ -147,12 +147,18 @@ class Journal:
             self._entries.append((setattr, owner, name, getattr(owner, name)))
         setattr(owner, name, value)
 
+    def keeps_whole(self, array):
+        """Whether this transaction keeps ``array`` whole already (:meth:`save_all`, or made
+        in it, :meth:`replace`): writes to it need no pre-image."""
+        return self._entries is not None and id(array) in self._whole
+
     def replace(self, owner, name, array):
-        """``setattr(owner, name, array)`` for an ``array`` made during this transaction
-        (say, a new array written in one pass instead of an old one updated in
+        """``setattr(owner, name, array)`` for an ``array`` whose contents nothing else
+        needs (made during this transaction, or a buffer free for reuse: say, the
+        new values written in one pass instead of the old array updated in
         place): the old array is kept as it is, and writes to the new one need
         no pre-image (the rollback puts the old one back), so a later
-        :meth:`save_all` of it is free.
+        :meth:`save_all` of it is free (:meth:`keeps_whole`).
 
         >>> import numpy as np
         >>> class State: pass

@@ -155,6 +155,7 @@ class GraphStore:
                                      weights=weights, id_bytes=3)
                 self.cached.append(CachedSide(side, adj, Hotness(ops, placement.tau, self.journal)))
             self.refresh_policy = RefreshPolicy(ops.host_read_bandwidth())
+            self._no_vertices = ops.xp.empty(0, dtype=ops.xp.int64)     # an empty cache's changed lists
         self._cache_snapshots = None      # what the caches held when this transaction first refreshed them
         self._cache_undo = None           # or, until they are taken, the evictions since (see _snapshot_caches)
 
@@ -624,10 +625,10 @@ class GraphStore:
                 cache.clear()
             candidates = [None] * len(caches)
         else:
-            evictions, xp = [], self.ops.xp
+            evictions = []
             for (side, adj, hotness), report in zip(self.cached, reports):
                 # (an empty cache has nothing to evict: no need to gather the changed lists)
-                changed = changed_lists(self.ops, delta, side) if adj.cache.chunks_held else xp.empty(0, xp.int64)
+                changed = changed_lists(self.ops, delta, side) if adj.cache.chunks_held else self._no_vertices
                 evictions.append(adj.cache.evict_changed(changed, adj, report, bound, hotness=hotness))
                 self._note_eviction(len(evictions) - 1, evictions[-1])
             candidates = evictions

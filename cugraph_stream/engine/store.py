@@ -607,8 +607,8 @@ class GraphStore:
         full = decision is not None and decision.kind == "full"
         if full or any(cache.changes_id_format(bound) for cache in caches):
             self._snapshot_caches()         # else only once a cache changes (most skipped refreshes: never)
-        for cache in caches:
-            cache.ensure_id_bound(bound)    # packed ids while they fit 3 bytes
+        # packed ids while they fit 3 bytes (a cache that changes format empties itself)
+        emptied = [cache.ensure_id_bound(bound) for cache in caches]
         reports = [RefreshReport() for _ in self.cached]
         if full:
             parts = [cache.list_values(hotness.score(upto=bound), adj)
@@ -637,7 +637,7 @@ class GraphStore:
                 # what reloading them in place would save over the next one
                 value_bytes = READ_UNIT_BYTES * sum(eviction.value for eviction in evictions)
                 decision = self.refresh_policy.decide_partial(value_bytes)
-        for (_, adj, hotness), chosen, report in zip(self.cached, candidates, reports):
+        for (_, adj, hotness), chosen, report, changed_format in zip(self.cached, candidates, reports, emptied):
             if decision.kind in ("skipped", "cleared"):
                 adj.cache.report_state(report, bound, counted=True)
             elif decision.kind == "partial":
@@ -645,7 +645,8 @@ class GraphStore:
             else:
                 adj.cache.load(chosen, adj, report, bound)
             hotness.advance()
-            adj.version += 1           # cached copies may have moved
+            if decision.kind != "skipped" or report.evicted or changed_format:
+                adj.version += 1       # cached copies may have moved (else every list is where it was)
         self.last_refresh = RefreshOutcome(decision.kind, decision.reason,
                                            sum(report.load_bytes for report in reports),
                                            sum(report.cached_lists for report in reports))

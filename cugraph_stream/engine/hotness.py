@@ -45,8 +45,8 @@ class Hotness:
         accesses per batch (1023 with the default ``tau=3``).
     journal : Journal, optional
         Where changes are recorded (the store's): the counts are kept whole
-        at their first change in a transaction, unless :meth:`advance` made
-        them anew in it (no copy then).
+        at their first change in a transaction, unless :meth:`advance`
+        replaced them in it (no copy then).
 
     Attributes
     ----------

@@ -15,8 +15,9 @@ state is preceded by a journal entry that can undo it:
   arrays rewritten everywhere, or written at many scattered places);
 * :meth:`Journal.assign` records an attribute's old value (a scalar, or an
   array replaced by a grown or compacted one) before setting the new one;
-  :meth:`Journal.replace` does the same for an array made during the
-  transaction, whose later writes then need no pre-image;
+  :meth:`Journal.replace` does the same for an array whose contents nothing
+  else needs (made during the transaction, or a free buffer), whose later
+  writes then need no pre-image;
 * :meth:`Journal.on_rollback` registers an undo step computed by the caller.
 
 State that is recomputed rather than logged (the queries' working arrays,
@@ -69,7 +70,7 @@ class Journal:
         self._ops = ops               # the Backend whose take/put gather and scatter (or plain indexing)
         self._entries = None          # None: no transaction open
         self._whole = set()           # ids of the arrays saved whole in this transaction
-        self._fresh = []              # the arrays made in it (:meth:`replace`), whose ids are in _whole
+        self._fresh = []              # the arrays :meth:`replace` swapped in, held so that their ids stay theirs
         self._participants = {}       # id -> participant, in enlisting order
         self._interrupts = None       # a DeferredInterrupts to poll at each entry, or None
 

@@ -238,7 +238,9 @@ __global__ void take_tickets(const long long* owners, long long rows, long long*
 
 // place_tickets: a list with room for all its pending rows gets row `ticket`
 // at start + degree + ticket; a list without reports itself once (its
-// ticket-0 row) with the degree it needs, and its rows go back to -1.  The
+// ticket-0 row) with the degree it needs, and its rows go back to -1 (with
+// must_fit, where every list was given room, that sets fault bit 2 instead:
+// backends/gpu.py DEVICE_FAULTS).  The
 // last row of a list to arrive (the high count reaches the low one) raises
 // the degree of a list that had room and clears the count: every other row
 // of the list read the degree before its own atomicAdd (the fences order the
@@ -248,7 +250,7 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
                               long long rows, const long long* start, long long* degree,
                               const long long* capacity, int* nbr, W* wgt, long long* slots,
                               unsigned long long* counts, long long* outgrown, long long* need,
-                              unsigned long long* outgrown_count)
+                              unsigned long long* outgrown_count, int must_fit, unsigned int* faults)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= rows || slots[i] >= 0) return;
@@ -267,6 +269,7 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
     slots[i] = at;
   } else {
     slots[i] = -1;
+    if (must_fit) atomicOr(faults, 2u);
     if (ticket == 0) {
       unsigned long long k = atomicAdd(outgrown_count, 1ull);
       outgrown[k] = u;

@@ -59,9 +59,9 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "record_changes", "factorize", "close_holes", "place_entries", "net_changes", "relax", "converge",
+    "record_changes", "factorize", "close_holes", "read_counts", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "remove_entries", "plan_moves", "lookup_rows",
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "plan_moves", "lookup_rows",
     "children_of", "reached", "uncache_lists", "recache_in_place"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
@@ -200,6 +200,32 @@ class RemovedEntries(NamedTuple):
     removed: Any
     #: ``(nbr, wgt, twin)`` at ``source`` (what the moved entries hold)
     moved: Any
+    #: how many entries moved: the first ``count`` of ``owner``, ``source``,
+    #: ``target`` and ``moved`` hold them.  A host int, or a one-element device
+    #: array for :meth:`Backend.read_counts` (then :meth:`read` trims them).
+    count: Any = None
+
+    def read(self, count):
+        """These entries with the moved ones trimmed to ``count`` (read on the host)."""
+        moved = None if self.moved is None else tuple(None if a is None else a[:count] for a in self.moved)
+        return self._replace(owner=self.owner[:count], source=self.source[:count], target=self.target[:count],
+                             moved=moved, count=count)
+
+
+class Placement(NamedTuple):
+    """What :meth:`Backend.place_entries` could not place: the first ``count``
+    entries of ``outgrown`` (lists without room) and ``need`` (the degree
+    each needs).  ``count`` is a host int, or a one-element device array
+    that :meth:`Backend.read_counts` reads, with others, in one
+    synchronisation."""
+
+    outgrown: Any
+    need: Any
+    count: Any
+
+    def read(self, count):
+        """``(outgrown, need)``, given ``count`` read on the host."""
+        return self.outgrown[:count], self.need[:count]
 
 
 class MovePlan(NamedTuple):
@@ -1097,7 +1123,8 @@ class Backend(abc.ABC):
         :class:`RemovedEntries` holds the pre-images of the removed slots and
         of the degrees that drop, and the values the moved entries hold at
         their sources (which later writes past the degree may overwrite);
-        without it those fields are None.  This default sorts the rows by
+        without it those fields are None.  How many entries moved may stay
+        on the device (:attr:`RemovedEntries.count`).  This default sorts the rows by
         slot, gathers the pre-images and calls :meth:`close_holes`; a backend
         may do it all in one pass.
         """
@@ -1110,7 +1137,8 @@ class Backend(abc.ABC):
         degree = adj.degree[owners] if keep else None
         owner, source, target = self.close_holes(adj, owners, slots)
         moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
-        return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved)
+        return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved,
+                              int(owner.size))
 
     def plan_moves(self, adj: AdjacencyLists, vertices, need, base, align):
         """Fresh room from slot ``base`` on for the lists of ``vertices`` (distinct),
@@ -1145,16 +1173,35 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots):
+    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots, must_fit=False):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner, unless
-        :attr:`place_entries_any_order`) to the lists of ``adj``.
+        :attr:`place_entries_any_order`) to the lists of ``adj``, without
+        waiting for the device.
 
         A list with room for all its rows gets them after its entries (its
         degree grows, and ``slots`` receives each row's slot); rows whose
         ``slots`` entry is already ``>= 0`` were placed before and are left
-        alone.  Returns ``(outgrown, need)``: the lists without room, and
-        the degree each of them needs.
+        alone.  Returns a :class:`Placement`: the lists without room, and
+        the degree each of them needs, once its count is read.
+
+        ``must_fit``: the caller gave every list room for its rows (after a
+        relocation), so none is left out and nobody reads the count; a list
+        without room is a broken invariant, which a host backend raises at
+        once (``RuntimeError``) and a device at its next :meth:`synchronize`.
         """
+
+    def read_counts(self, *counts):
+        """Counts that operators left on the device (a :class:`Placement`'s), as
+        Python ints, read in one synchronisation; host ints pass through.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> get_backend("cpu").read_counts(3, np.array([2]))
+        [3, 2]
+        """
+        on_device = [c.reshape(()) for c in counts if not isinstance(c, (int, np.integer))]
+        read = iter(self.host_ints(*on_device))
+        return [int(c) if isinstance(c, (int, np.integer)) else next(read) for c in counts]
 
     @abc.abstractmethod
     def copy_lists(self, pairs, source_start, target_start, lengths):

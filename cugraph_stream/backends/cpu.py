@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, NetChanges
+from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, NetChanges, Placement
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -446,10 +446,18 @@ class CPUBackend(Backend):
             else:
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
-    def place_entries(self, adj, owners, neighbours, weights, slots):
+    def place_entries(self, adj, owners, neighbours, weights, slots, must_fit=False):
         if self.kernels is not None:
-            return self.kernels.place_entries(adj, owners, neighbours, weights, slots,
-                                              self._scratch_counts(adj.start.size))
+            outgrown, need = self.kernels.place_entries(adj, owners, neighbours, weights, slots,
+                                                        self._scratch_counts(adj.start.size))
+        else:
+            outgrown, need = self._place_entries(adj, owners, neighbours, weights, slots)
+        if must_fit and outgrown.size:
+            raise RuntimeError(f"place_entries: {outgrown.size} lists were given room for their rows but lack it")
+        return Placement(outgrown, need, int(outgrown.size))
+
+    @staticmethod
+    def _place_entries(adj, owners, neighbours, weights, slots):
         pending = np.flatnonzero(slots < 0)
         if pending.size == 0:
             return _EMPTY_INDEX, _EMPTY_INDEX

@@ -943,10 +943,10 @@ class Kernels:
         owner, source, target, m, k = _remove_entries(adj.start, adj.degree, adj.nbr, adj.wgt, twin, with_twin,
                                                       owners, slots, keep, *old, lists, old_degree, *moved)
         if not keep:
-            return RemovedEntries(owner, source, target, slots, None, None, None, None)
+            return RemovedEntries(owner, source, target, slots, None, None, None, None, int(owner.size))
         old_twin, moved_twin = (old[2], moved[2][:m]) if with_twin else (None, None)
         return RemovedEntries(owner, source, target, slots, lists[:k], old_degree[:k], (old[0], old[1], old_twin),
-                              (moved[0][:m], moved[1][:m], moved_twin))
+                              (moved[0][:m], moved[1][:m], moved_twin), m)
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         twin = adj.twin if adj.twin is not None else _NO_TWINS

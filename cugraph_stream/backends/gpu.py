@@ -42,13 +42,14 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, READ_UNIT_BYTES, SLOT_DTYPE, AdjacencyLists,
-                   ArcTableBuilder, Backend, MovePlan, NetChanges, RemovedEntries)
+                   ArcTableBuilder, Backend, MovePlan, NetChanges, Placement, RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import RowCheck
 
 #: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
-DEVICE_FAULTS = {1: "arc_locate: an arc is not in the index at its slot"}
+DEVICE_FAULTS = {1: (KeyError, "arc_locate: an arc is not in the index at its slot"),
+                 2: (RuntimeError, "place_entries: a list given room for its rows (must_fit) lacks it")}
 
 _THREADS = 256
 _STAGING_BYTES = 4 << 20      # batches up to here reach the device through a pinned staging buffer
@@ -221,6 +222,7 @@ class GPUBackend(Backend):
         self.xp = cupy
         self._faults = None
         self._staging_buffer = self._staged = None     # see _staging
+        self._counts_read = None                        # see _count_buffer
         self.discard_scratch()
 
     def __reduce__(self):
@@ -309,7 +311,8 @@ class GPUBackend(Backend):
         self.xp.cuda.get_current_stream().synchronize()
         if self._faults is not None and self._faults[1][0]:
             bits, self._faults[1][0] = int(self._faults[1][0]), 0
-            raise KeyError("; ".join(message for bit, message in DEVICE_FAULTS.items() if bits & bit))
+            broken = [fault for bit, fault in DEVICE_FAULTS.items() if bits & bit]
+            raise broken[0][0]("; ".join(message for _, message in broken))
 
     def _fault_word(self):
         """A word of pinned, mapped host memory where kernels set :data:`DEVICE_FAULTS`
@@ -794,13 +797,14 @@ class GPUBackend(Backend):
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
         removed = self.remove_entries(adj, owners, slots, keep=False)
+        removed = removed.read(*self.read_counts(removed.count))
         return removed.owner, removed.source, removed.target
 
     def remove_entries(self, adj, owners, slots, keep=True):
         # rows in any order, no sort: the four phases of kernels/adjacency.cu meet
         # through the per-vertex counts place_entries uses (zero between calls);
-        # one block runs them all for a small batch, else four launches; one
-        # sync reads how many entries moved
+        # one block runs them all for a small batch, else four launches; how
+        # many entries moved stays on the device (read_counts reads it)
         xp = self.xp
         _check_slot_pointers(adj.twin)
         n = int(slots.size)
@@ -832,14 +836,13 @@ class GPUBackend(Backend):
             else:
                 for phase in cuda_kernels.REMOVE_KERNELS[1:]:
                     cuda_kernels.get_kernel("adjacency", f"{phase}<{weight_type}>")((_blocks(n),), (_THREADS,), args)
-            k = int(moved.get()[0])
-        owner, source, target = owner[:k], source[:k], target[:k]
+            k = moved.view(xp.int64)
         if not keep:
-            return RemovedEntries(owner, source, target, slots, None, None, None, None)
+            return RemovedEntries(owner, source, target, slots, None, None, None, None, k)
         twins = (lambda values: values) if with_twin else (lambda values: None)
         return RemovedEntries(owner, source, target, slots, owners, old_degree,
                               (old_values[0], old_values[1], twins(old_values[2])),
-                              (moved_values[0][:k], moved_values[1][:k], twins(moved_values[2][:k])))
+                              (moved_values[0], moved_values[1], twins(moved_values[2])), k)
 
     def plan_moves(self, adj, vertices, need, base, align):
         # one block scans the columns (kernels/adjacency.cu), one copy brings the sums;
@@ -890,16 +893,17 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("cache", name)((_blocks(entries),), (_THREADS,),
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
-    def place_entries(self, adj, owners, neighbours, weights, slots):
+    def place_entries(self, adj, owners, neighbours, weights, slots, must_fit=False):
         # rows in any order: tickets on per-vertex counts, then the placement
-        # (kernels/adjacency.cu); the counts are zero between calls
+        # (kernels/adjacency.cu); the counts are zero between calls.  The
+        # outgrown lists' count stays on the device (read_counts reads it).
         xp = self.xp
         n = int(owners.size)
-        outgrown, need = xp.empty(n, dtype=xp.int64), xp.empty(n, dtype=xp.int64)
+        out = xp.empty(2 * n + 1, dtype=xp.int64)
+        outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:].view(xp.uint64)   # (count: cleared by take_tickets)
         if n == 0:
-            return outgrown, need
+            return Placement(outgrown, need, 0)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
-        count = self._scratch("place_outgrown", 1, xp.uint64)        # (cleared by take_tickets)
         owners = owners.astype(xp.int64, copy=False)
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
                                                             (owners, np.int64(n), slots, counts, count))
@@ -908,9 +912,29 @@ class GPUBackend(Backend):
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
              np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
-             count))
-        k = int(count.get()[0])
-        return outgrown[:k], need[:k]
+             count, np.int32(bool(must_fit)), self._fault_word()))
+        return Placement(outgrown, need, count)
+
+    def read_counts(self, *counts):
+        # each device count is copied into pinned host memory, queued; one wait for all
+        host = self._count_buffer(len(counts))
+        stream = self.xp.cuda.get_current_stream()
+        copy, device_to_host = self.xp.cuda.runtime.memcpyAsync, self.xp.cuda.runtime.memcpyDeviceToHost
+        for i, c in enumerate(counts):
+            if not isinstance(c, (int, np.integer)):
+                copy(host.ctypes.data + 8 * i, c.data.ptr, 8, device_to_host, stream.ptr)
+        stream.synchronize()
+        return [int(c) if isinstance(c, (int, np.integer)) else int(host[i]) for i, c in enumerate(counts)]
+
+    def _count_buffer(self, n):
+        """``n`` int64 words of pinned host memory that :meth:`read_counts` copies into
+        (reused: every read waits for its copies before it returns)."""
+        held = self._counts_read
+        if held is None or held.size < n:
+            size = max(n, 64)
+            held = np.frombuffer(self.xp.cuda.alloc_pinned_memory(8 * size), dtype=np.int64, count=size)
+            self._counts_read = held
+        return held
 
     # ------------------------------------------------------ batch reduction
     def check_rows(self, ops, weights, weight_dtype, nonnegative=False):

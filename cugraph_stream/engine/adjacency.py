@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backends.base import SLOT_DTYPE
+from ..backends.base import SLOT_DTYPE, Placement
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -65,6 +66,18 @@ class Moves:
     @property
     def size(self):
         return int(self.target.size)
+
+
+class PendingAppend(NamedTuple):
+    """An :meth:`Adjacency.append` whose lists without room are not read yet."""
+
+    #: ``(owners, neighbours, weights)`` in the order they were placed
+    rows: tuple
+    #: the order that sorted the rows by owner (None: as given)
+    order: Any
+    #: each row's slot, in ``rows``' order (-1 while its list lacks room)
+    slots: Any
+    placement: Placement
 
 
 def list_room(xp, need, align):
@@ -309,25 +322,44 @@ class Adjacency:
 
         Returns ``(slots, moves)``: the slot of each new entry, and the
         entries that moved because their list outgrew its capacity (or None).
+        Two adjacencies updated together read their room in one
+        synchronisation: :meth:`begin_append` both, read the counts of
+        their :class:`~cugraph_stream.backends.base.Placement`, then
+        :meth:`finish_append` both.
         """
+        pending = self.begin_append(u, v, w)
+        if pending is None:
+            return self.ops.xp.empty(0, dtype=self.ops.xp.int64), None
+        (count,) = self.ops.read_counts(pending.placement.count)
+        return self.finish_append(pending, count)
+
+    def begin_append(self, u, v, w):
+        """Place the entries whose lists have room, without waiting for the device;
+        returns the :class:`PendingAppend` for :meth:`finish_append` (None if no entry)."""
         xp = self.ops.xp
         if u.size == 0:
-            return xp.empty(0, dtype=xp.int64), None
+            return None
         sort = u.size > 1 and not self.ops.place_entries_any_order     # (one entry needs no sort)
         order = xp.argsort(u) if sort else None
-        us, vs, ws = (u, v, w) if order is None else (u[order], v[order], w[order])
-        slots_sorted = xp.full(us.size, -1, dtype=xp.int64)
-        self.journal.save(self.degree, us)      # entries land past the degree (see remove)
-        outgrown, need = self.ops.place_entries(self, us, vs, ws, slots_sorted)
+        rows = (u, v, w) if order is None else (u[order], v[order], w[order])
+        slots = xp.full(u.size, -1, dtype=xp.int64)
+        self.journal.save(self.degree, rows[0])      # entries land past the degree (see remove)
+        return PendingAppend(rows, order, slots, self.ops.place_entries(self, *rows, slots))
+
+    def finish_append(self, pending, outgrown_count):
+        """Move the lists that outgrew their room (``outgrown_count``: the count of
+        ``pending.placement``, read on the host) and place their entries;
+        returns :meth:`append`'s ``(slots, moves)``."""
         moves = None
-        if outgrown.size:
-            moves = self._relocate(outgrown, need)
-            # (the degrees' pre-images are saved above: the rollback restores them last)
-            self.ops.place_entries(self, us, vs, ws, slots_sorted)
-        if order is None:
-            return slots_sorted, moves
-        slots = xp.empty_like(slots_sorted)
-        slots[order] = slots_sorted
+        if outgrown_count:
+            moves = self._relocate(*pending.placement.read(outgrown_count))
+            # (the degrees' pre-images are saved above: the rollback restores them last; the
+            # relocation gave each list room for its rows, so nothing reads this placement)
+            self.ops.place_entries(self, *pending.rows, pending.slots, must_fit=True)
+        if pending.order is None:
+            return pending.slots, moves
+        slots = self.ops.xp.empty_like(pending.slots)
+        slots[pending.order] = pending.slots
         return slots, moves
 
     def _relocate(self, vertices, need):
@@ -349,12 +381,25 @@ class Adjacency:
         """Remove the entries at ``slots`` (owned by ``u``; distinct).
 
         Each list closes its holes with its own last entries.  Returns the
-        :class:`Moves` of those entries.
+        :class:`Moves` of those entries (None if no slot).  Two adjacencies
+        updated together read their moves in one synchronisation:
+        :meth:`begin_remove` both, read the counts of their
+        :class:`~cugraph_stream.backends.base.RemovedEntries`, then
+        :meth:`finish_remove` both.
 
         Journaled: the removed entries and the degrees before the call, and
         the entries that moved, which stay where they were but are now past
         the degree, where an insertion of the same batch may write.
         """
+        removed = self.begin_remove(u, slots)
+        if removed is None:
+            return None
+        return self.finish_remove(removed, *self.ops.read_counts(removed.count))
+
+    def begin_remove(self, u, slots):
+        """Remove the entries, without waiting for the device, and journal the removed
+        entries and the degrees; returns the ``RemovedEntries`` for
+        :meth:`finish_remove` (None if no slot)."""
         if slots.size == 0:
             return None
         journal = self.journal
@@ -364,14 +409,21 @@ class Adjacency:
         # the operator reads the pre-images as it writes (one pass over the slots, not two)
         removed = self.ops.remove_entries(self, u, slots, keep)
         if keep:
-            arrays = (self.nbr, self.wgt, self.twin)
-            for array, values in zip(arrays, removed.removed):
+            for array, values in zip((self.nbr, self.wgt, self.twin), removed.removed):
                 if array is not None:
                     journal.saved(array, removed.slots, values)
             journal.saved(self.degree, removed.lists, removed.degree)
-            for array, values in zip(arrays, removed.moved):     # unchanged by the call: their pre-images
+        return removed
+
+    def finish_remove(self, removed, moved_count):
+        """Journal the moved entries (``moved_count`` of them, read on the host: until
+        an insertion writes past the degrees, their sources hold them still) and
+        return their :class:`Moves`."""
+        removed = removed.read(moved_count)
+        if removed.moved is not None:
+            for array, values in zip((self.nbr, self.wgt, self.twin), removed.moved):     # their pre-images
                 if array is not None:
-                    journal.saved(array, removed.source, values)
+                    self.journal.saved(array, removed.source, values)
         return Moves(removed.owner, removed.source, removed.target)
 
     def release(self, vertices):

@@ -484,10 +484,13 @@ class GraphStore:
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
         in_slots = take(self.out.twin, slots).astype(xp.int64) if self.directed else None
-        self._follow_out(self.out.remove(u, slots))
+        # both adjacencies remove, then one read tells how many entries moved in each
+        removed = [self.out.begin_remove(u, slots)] + ([self.inn.begin_remove(v, in_slots)] if self.directed else [])
+        moved = self.ops.read_counts(*(r.count for r in removed))
+        self._follow_out(self.out.finish_remove(removed[0], moved[0]))
         self.index.erase(at)                  # moves changed slots only, not positions
         if self.directed:
-            self._follow_in(self.inn.remove(v, in_slots))
+            self._follow_in(self.inn.finish_remove(removed[1], moved[1]))
         return weights
 
     def _reweight(self, u, v, w, at=None):
@@ -507,11 +510,16 @@ class GraphStore:
     def _insert(self, u, v, w):
         if u.size == 0:
             return
-        slots, moves = self.out.append(u, v, w)
+        # both adjacencies place what fits, then one read tells which lists outgrew their room
+        pending = [self.out.begin_append(u, v, w)] + ([self.inn.begin_append(v, u, w)] if self.directed else [])
+        outgrown = self.ops.read_counts(*(p.placement.count for p in pending))
+        slots, moves = self.out.finish_append(pending[0], outgrown[0])
         self._follow_out(moves)
         self.index.insert(self.ops.arc_keys(u, v), slots)
         if self.directed:
-            in_slots, moves = self.inn.append(v, u, w)
+            # (an outgrown list got none of its rows before its move: the moved
+            # in-entries are arcs the index holds already)
+            in_slots, moves = self.inn.finish_append(pending[1], outgrown[1])
             self._follow_in(moves)
             self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
 
@@ -526,7 +534,7 @@ class GraphStore:
         """Point the out-adjacency twins at moved in-entries: the in-entry of
         ``u -> v`` in ``v``'s list finds its out-entry through the arc index
         (every moved entry's arc is in it: deleted arcs leave the index first,
-        inserted ones enter it before their in-entries are placed)."""
+        inserted ones enter it before any in-entry is followed)."""
         if moves is None or moves.size == 0:
             return
         out_slots = self.index.slots_at(self.index.locate(self.ops.arc_keys(self.ops.take(self.inn.nbr, moves.target),

@@ -179,7 +179,8 @@ def test_place_entries(seed, n, edges, rows):
         adj.ops = ops
         order = np.argsort(owners, kind="stable") if grouped else np.arange(rows)
         slots = np.where(preset, 10**9, -1)[order]
-        outgrown, need = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        outgrown, need, count = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        assert count == outgrown.size
         placed = slots >= 0
         fresh = placed & ~preset[order]
         assert (adj.nbr[slots[fresh]] == neighbours[order][fresh]).all()
@@ -222,6 +223,7 @@ def test_remove_entries(seed, n, edges, fraction, with_twin, keep):
     for ops in (NUMPY, COMPILED):
         adj = copy.deepcopy(base)
         removed = ops.remove_entries(adj, owners, slots, keep)
+        assert removed.count == removed.owner.size
         moved = sorted(zip(removed.owner.tolist(), removed.source.tolist(), removed.target.tolist()))
         results.append((moved, _lists(adj, n), adj.degree.tolist()))
         if not keep:

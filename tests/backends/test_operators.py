@@ -325,6 +325,7 @@ def test_remove_entries_in_any_order_and_undo(ops, seed, rows, with_twin):
     slots, owners = slots[pick], owners[pick]
     for keep in (True, False):
         removed = ops.remove_entries(adj, ops.asarray(owners), ops.asarray(slots), keep)
+        removed = removed.read(*ops.read_counts(removed.count))
         after = {name: host(ops, getattr(adj, name)) for name in before}
         gone = set(slots.tolist())
         for x in range(n):
@@ -381,8 +382,8 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     fits = degree + pending <= capacity
     slots = ops.asarray(np.where(preset, 10**9, -1))
 
-    outgrown, need = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights),
-                                       slots)
+    placement = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots)
+    outgrown, need = placement.read(*ops.read_counts(placement.count))
 
     assert dict(zip(host(ops, outgrown).tolist(), host(ops, need).tolist())) == {
         x: int(degree[x] + pending[x]) for x in range(n) if not fits[x]}
@@ -403,8 +404,8 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     assert (wgt.view(bits)[untouched] == wgt_before.view(bits)[untouched]).all()
 
     adj._relocate(outgrown, need)           # the outgrown lists move; the rest of the rows follow them
-    more, _ = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots)
-    assert more.size == 0
+    ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots, must_fit=True)
+    ops.synchronize()                       # (a device reports a list that lacked room here)
     got, nbr, wgt = host(ops, slots), host(ops, adj.nbr), host(ops, adj.wgt)
     assert (got[preset] == 10**9).all() and (got[~preset] >= 0).all()
     assert (host(ops, adj.degree)[:n] == degree + pending).all()
@@ -412,6 +413,28 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     start, degree = host(ops, adj.start), host(ops, adj.degree)
     assert all(start[o] <= s < start[o] + degree[o] for o, s in zip(owners[~preset], got[~preset]))
     assert np.unique(got[~preset]).size == int((~preset).sum())
+
+
+def test_place_entries_that_must_fit_raise_where_a_list_lacks_room(ops):
+    """``must_fit`` promises room; a list without it is a broken invariant: the
+    host raises at the call, a device at the next synchronize."""
+    adj = Adjacency(ops, np.float64, with_twin=False)
+    adj.ensure_vertices(2)
+    adj.build(ops.asarray(np.array([0])), ops.asarray(np.array([1])), ops.asarray(np.array([1.0])))
+    rows = 4 * int(host(ops, adj.capacity)[0])              # more than list 0 holds
+    slots = ops.asarray(np.full(rows, -1))
+    with pytest.raises(RuntimeError, match="must_fit|given room"):
+        ops.place_entries(adj, ops.asarray(np.zeros(rows, dtype=np.int64)), ops.asarray(np.ones(rows, dtype=np.int64)),
+                          ops.asarray(np.ones(rows)), slots, must_fit=True)
+        ops.synchronize()
+    ops.synchronize()                       # the fault is reported once
+
+
+def test_read_counts_reads_device_counts_together_and_passes_host_ints(ops):
+    counts = [ops.asarray(np.array([7], dtype=np.uint64)), 3, ops.asarray(np.array([0], dtype=np.int64))]
+    before = ops.calls.snapshot()
+    assert ops.read_counts(*counts) == [7, 3, 0]
+    assert ops.calls.since(before) == (1, 1)
 
 
 @pytest.mark.parametrize("lists", [0, 1, 37, 3000])      # (3000: more than one block's chunk on the GPU)

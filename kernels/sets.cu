@@ -128,6 +128,66 @@ __global__ void compact_flags(const bool* mask, long long count, long long* out,
   if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
 }
 
+// The distinct values of values[0:count] (count <= SORT_BLOCK), ascending, in
+// out[0:kept[0]], by one block of 1024 threads: a bitonic sort in shared
+// memory (padded to a power of two with the largest int64, which sorts last
+// and is read only below count), then each value unlike the one before it is
+// kept, compacted as compact_flags does.  Where a library unique takes a
+// sort, a comparison, a concatenation and a count read, this is one launch.
+constexpr int SORT_BLOCK = 4096;
+
+__global__ void sorted_distinct_block(const long long* values, long long count, long long* out,
+                                      unsigned long long* kept)
+{
+  __shared__ long long sorted[SORT_BLOCK];
+  __shared__ int warp_sums[32];
+  __shared__ long long base;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int size = 1;
+  while (size < count) size <<= 1;
+  for (int i = threadIdx.x; i < size; i += blockDim.x) sorted[i] = i < count ? values[i] : 0x7FFFFFFFFFFFFFFFll;
+  if (threadIdx.x == 0) base = 0;
+  __syncthreads();
+  for (int k = 2; k <= size; k <<= 1) {
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      for (int i = threadIdx.x; i < size; i += blockDim.x) {
+        int partner = i ^ j;
+        if (partner > i) {
+          long long a = sorted[i], b = sorted[partner];
+          if ((a > b) == ((i & k) == 0)) {
+            sorted[i] = b;
+            sorted[partner] = a;
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  for (int start = 0; start < count; start += blockDim.x) {
+    int i = start + threadIdx.x;
+    int flag = i < count && (i == 0 || sorted[i] != sorted[i - 1]);
+    unsigned int ballot = __ballot_sync(0xffffffffu, flag);
+    int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
+    if (lane == 0) warp_sums[warp] = __popc(ballot);
+    __syncthreads();
+    if (warp == 0) {   // exclusive scan of the warp counts
+      int s = lane < (blockDim.x >> 5) ? warp_sums[lane] : 0;
+      int inclusive = s;
+      for (int d = 1; d < 32; d <<= 1) {
+        int up = __shfl_up_sync(0xffffffffu, inclusive, d);
+        if (lane >= d) inclusive += up;
+      }
+      warp_sums[lane] = inclusive - s;
+    }
+    __syncthreads();
+    if (flag) out[base + warp_sums[warp] + before_in_warp] = sorted[i];
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) base += warp_sums[warp] + before_in_warp + flag;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
+}
+
 // The vertices of a batch's rows: for each endpoint k (the sources, then the
 // destinations, `rows` of each), the internal id paired with its external id
 // in (sorted keys, values), or -1; the external ids not found on insert rows

@@ -63,6 +63,8 @@ _COUNT_READS_BLOCKS = 1024      # most blocks of count_reads (each adds its sums
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
+#: values :meth:`GPUBackend.sorted_distinct` sorts in one block (kernels/sets.cu SORT_BLOCK)
+_ONE_BLOCK_SORT = 4096
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
@@ -407,6 +409,18 @@ class GPUBackend(Backend):
                 (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(mask, dtype=xp.bool_), np.int64(mask.size), where, kept))
         where = self._kept(where, kept)
         return [a[where] for a in arrays]
+
+    def sorted_distinct(self, values):
+        # up to SORT_BLOCK values: one block sorts and dedupes them (kernels/sets.cu)
+        if values.size > _ONE_BLOCK_SORT:
+            return super().sorted_distinct(values)
+        xp = self.xp
+        if values.size == 0:
+            return xp.empty(0, dtype=xp.int64)
+        out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(1, dtype=xp.uint64)
+        cuda_kernels.get_kernel("sets", "sorted_distinct_block")(
+            (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(values, dtype=xp.int64), np.int64(values.size), out, kept))
+        return self._kept(out, kept)
 
     def _take_flagged(self, flag, bound):
         """Compact a byte map into vertex ids, then clear it."""

@@ -1031,13 +1031,21 @@ def test_invalidate_keeping_ties_invalidates_whole_subtrees_past_its_levels(ops)
         assert host(ops, dev_parent)[4] == parent_of_4, levels
 
 
-@pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small"])
+@pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small", "one block", "one block, extremes",
+                                 "one", "none", "one block and one more"])
 def test_sorted_distinct_is_numpys_unique(ops, ids):
+    """The GPU sorts up to 4,096 values in one block (padded with the largest int64)."""
     rng = np.random.default_rng(7)
+    extremes = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min, -1, 0] * 3)
     values = {"dense": rng.integers(0, 50_000, 200_000),            # the bitmap path on the CPU
               "sparse": rng.integers(0, 2**40, 200_000),
               "negative": rng.integers(-5, 50_000, 200_000),
-              "small": rng.integers(0, 10, 100)}[ids]
+              "small": rng.integers(0, 10, 100),
+              "one block": rng.integers(-2**62, 2**62, 4096) // 3 * 3 % 2**20,
+              "one block, extremes": np.concatenate((rng.integers(-2**63, 2**63 - 1, 3000), extremes)),
+              "one": np.array([5]),
+              "none": np.empty(0, dtype=np.int64),
+              "one block and one more": rng.integers(0, 3000, 4097)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
 

@@ -42,15 +42,19 @@ __device__ __forceinline__ void invalidate_list(long long u, long long begin, in
 }
 
 // Transitive invalidation in one block (few seeds): levels of `found` are
-// expanded in turn with __syncthreads() between them.  found[0:count) holds
-// the seeds, already marked in `invalid`; children are marked and appended
-// (a vertex is found once, so `found` never holds more than one entry per
-// vertex).  A warp scans each list of fewer than `block_degree` entries;
+// expanded in turn with __syncthreads() between them.  The block first puts
+// seeds[0:count) into `found`: as they are (already marked in `invalid` and
+// distinct), or, with mark_seeds, each seed once, marking it (a test-and-set
+// of its byte through the aligned 32-bit word that holds it), so that a
+// caller need not deduplicate and mark them first.  Children are marked and
+// appended (a vertex is found once, so `found` never holds more than one
+// entry per vertex).  A warp scans each list of fewer than `block_degree` entries;
 // longer ones (hubs) are set aside and scanned by the whole block.  The
 // block stops before expanding a level wider than `level_limit`, handing it
 // to the per-level launches.  out[0] = end of the expanded levels, out[1] =
 // end of `found`, out[2] = edges read.
-__global__ void invalidate_block(long long* found, long long count, long long level_limit, long long block_degree,
+__global__ void invalidate_block(const long long* seeds, long long count, int mark_seeds, long long* found,
+                                 long long level_limit, long long block_degree,
                                  const unsigned long long* nbr_at0, const long long* degree0,
                                  const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
                                  const long long* parent, unsigned char* invalid, unsigned long long* out)
@@ -61,11 +65,23 @@ __global__ void invalidate_block(long long* found, long long count, long long le
   __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
   if (threadIdx.x == 0) {
     level_begin = 0;
-    level_end = count;
-    tail = count;
+    tail = mark_seeds ? 0 : count;
     edges = 0;
     hubs = 0;
   }
+  __syncthreads();
+  for (long long i = threadIdx.x; i < count; i += blockDim.x) {
+    long long v = seeds[i];
+    if (!mark_seeds) {
+      found[i] = v;
+      continue;
+    }
+    unsigned int* word = reinterpret_cast<unsigned int*>(invalid + (v & ~3ll));
+    unsigned int bit = 1u << (8 * (v & 3));
+    if (!(atomicOr(word, bit) & bit)) found[atomicAdd(&tail, 1ull)] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) level_end = static_cast<long long>(tail);
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   while (level_begin < level_end && level_end - level_begin <= level_limit) {

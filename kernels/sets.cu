@@ -235,6 +235,19 @@ __global__ void reached(const V* value, const long long* vertices, long long cou
   if (value[v] != unreachable) out[atomicAdd(kept, 1ull)] = v;
 }
 
+// flag[v] = 1 for each of `vertices` whose value is not `unreachable` (each
+// one without `check`): the reached part of a correction's frontier, which
+// take_flagged_among then collects with the improved targets.
+template <typename V>
+__global__ void flag_reached(const V* value, const long long* vertices, long long count, V unreachable, int check,
+                             unsigned char* flag)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  long long v = vertices[i];
+  if (!check || value[v] != unreachable) flag[v] = 1;
+}
+
 // value[v] = fill and parent[v] = -1 for each of `vertices`, then
 // value[source] = source_value (source >= 0): every write to the source
 // writes source_value, so no order between threads is needed.

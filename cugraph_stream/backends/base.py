@@ -62,7 +62,7 @@ SYNC_OPERATORS = frozenset({
     "record_changes", "factorize", "close_holes", "read_counts", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "plan_moves", "lookup_rows",
-    "children_of", "reached", "uncache_lists", "recache_in_place"})
+    "children_of", "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -1310,6 +1310,31 @@ class Backend(abc.ABC):
         unreachable values send nothing).  Returns the distinct vertices
         whose value improved.
         """
+
+    def correction_frontier(self, value, parent, rule, invalidated, arcs):
+        """Where a correction's push starts: the vertices of ``invalidated`` that
+        their re-seeding reached (every one where ``rule.unreachable`` is None),
+        and the targets whose values the arcs ``(u, v, w)`` of ``arcs`` improve
+        (:meth:`relax_arcs` of each), each vertex once, in no order.  One
+        synchronisation for all of it.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.algorithms import sssp_rule
+        >>> rule = sssp_rule(np.float64)
+        >>> value = np.array([0.0, rule.unreachable, 5.0, rule.unreachable])     # 1 and 2 re-seeded: 2 reached
+        >>> parent = np.array([-1, -1, 0, -1])
+        >>> arcs = [(np.array([0, 0]), np.array([2, 3]), np.array([1.0, 9.0]))]  # 2 and 3 improve
+        >>> sorted(get_backend("cpu").correction_frontier(value, parent, rule, np.array([1, 2]), arcs).tolist())
+        [2, 3]
+        """
+        xp = self.xp
+        parts = [invalidated if rule.unreachable is None or invalidated.size == 0
+                 else self.reached(value, invalidated, rule.unreachable)]
+        parts += [self.relax_arcs(u, v, w, value, parent, rule) for u, v, w in arcs if u.size]
+        full = [p for p in parts if p.size]
+        if len(full) <= 1:          # each part holds each vertex once already
+            return full[0] if full else xp.empty(0, dtype=xp.int64)
+        return self.unique(xp.concatenate(full), value.size)
 
     @abc.abstractmethod
     def pull(self, adj: AdjacencyLists, targets, value, parent, rule):

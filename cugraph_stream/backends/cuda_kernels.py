@@ -98,7 +98,7 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "lookup_rows", "merge_sorted",
                              "compact_flags", "sorted_distinct_block", "children_of"]
-                            + [f"{k}<{v}>" for k in ("record_changes", "reached", "reset_values")
+                            + [f"{k}<{v}>" for k in ("record_changes", "reached", "flag_reached", "reset_values")
                                for v in VALUE_TYPES.values()])}
 
 

@@ -1097,15 +1097,28 @@ class GPUBackend(Backend):
         return xp.concatenate((activated, rest)), edges_read + more
 
     def relax_arcs(self, u, v, w, value, parent, rule):
+        return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
+
+    def correction_frontier(self, value, parent, rule, invalidated, arcs):
+        # the reached invalidated vertices and the arcs' improved targets set one
+        # byte map; one take_flagged_among over all the candidates reads it (one sync)
         xp = self.xp
-        if u.size == 0:
-            return xp.empty(0, dtype=xp.int64)
+        arcs = [(u, v, w) for u, v, w in arcs if u.size]
+        if not arcs:
+            return super().correction_frontier(value, parent, rule, invalidated, arcs)
         improved = self._flag("improved", value.size)
         unreachable, check = self._unreachable(rule)
-        self._relax_kernel("relax_arcs", rule, w)(
-            (_blocks(u.size),), (_THREADS,),
-            (u, v, w, np.int64(u.size), value, parent, improved, unreachable, check))
-        return self._take_flagged_among(improved, v, value.size)     # (only targets improve)
+        if invalidated.size:
+            cuda_kernels.get_kernel("sets", f"flag_reached<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
+                (_blocks(invalidated.size),), (_THREADS,),
+                (value, invalidated, np.int64(invalidated.size), unreachable, check, improved))
+        for u, v, w in arcs:
+            self._relax_kernel("relax_arcs", rule, w)((_blocks(u.size),), (_THREADS,),
+                                                      (u, v, w, np.int64(u.size), value, parent, improved,
+                                                       unreachable, check))
+        candidates = [invalidated] * bool(invalidated.size) + [v for _, v, _ in arcs]
+        candidates = candidates[0] if len(candidates) == 1 else xp.concatenate(candidates)
+        return self._take_flagged_among(improved, candidates, value.size)
 
     def pull(self, adj, targets, value, parent, rule):
         # a warp per target, a block per hub (binned by degree, as relax does)
@@ -1125,15 +1138,20 @@ class GPUBackend(Backend):
     def invalidate(self, adjs, seeds, parent):
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        frontier = self.unique(seeds, bound)
-        invalid[frontier] = 1
-        invalidated, edges_read = self._mark_below(adjs, frontier, parent, invalid)
+        if seeds.size <= _FUSED_LEVEL_LIMIT:       # the block marks each seed once itself
+            invalidated, edges_read = self._mark_below(adjs, seeds, parent, invalid, marked=False)
+        else:
+            frontier = self.unique(seeds, bound)
+            invalid[frontier] = 1
+            invalidated, edges_read = self._mark_below(adjs, frontier, parent, invalid)
         invalid[invalidated] = 0
         return invalidated, edges_read
 
-    def _mark_below(self, adjs, frontier, parent, invalid):
-        """Mark in ``invalid`` every vertex below the (marked) ``frontier`` in the parent
-        forest; returns ``(frontier and everything marked, edges read)``."""
+    def _mark_below(self, adjs, frontier, parent, invalid, marked=True):
+        """Mark in ``invalid`` every vertex below the ``frontier`` in the parent
+        forest (``marked``: distinct and marked already; else a level of up to
+        ``_FUSED_LEVEL_LIMIT`` that the block deduplicates and marks); returns
+        ``(frontier and everything marked, edges read)``."""
         xp = self.xp
         bound = parent.size
         following = self._flag("next", bound)
@@ -1141,13 +1159,12 @@ class GPUBackend(Backend):
         edges = xp.zeros(3, dtype=xp.uint64)
         if frontier.size <= _FUSED_LEVEL_LIMIT:
             # the levels that stay narrow run in one block
-            n = int(frontier.size)
             log = self._scratch("found", bound, xp.int64)
-            log[:n] = frontier
             first, last = adjs[0], adjs[-1]
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
-                (log, np.int64(n), np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
+                (frontier.astype(xp.int64, copy=False), np.int64(frontier.size), np.int32(not marked), log,
+                 np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
                  first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())
             found = [log[:end].copy()]

@@ -257,19 +257,16 @@ class MonotonicEngine:
             self._reset(delta.removed_vertices)
         work.invalidated = int(invalidated.size)
 
-        frontier = [invalidated]
-        if rule.unreachable is not None and invalidated.size:
-            frontier = [ops.reached(self.value, invalidated, rule.unreachable)]
         arcs = [(delta.inserted_u, delta.inserted_v, delta.inserted_w)]
         if improved_u is not None:
             arcs.append((improved_u, improved_v, improved_w))
-        for u, v, w in arcs:
-            if u.size:
-                frontier.append(ops.relax_arcs(u, v, w, self.value, self.parent, rule))
-                if len(self.push_adjacencies) == 2:
-                    frontier.append(ops.relax_arcs(v, u, w, self.value, self.parent, rule))
-        frontier = _joined(xp, frontier)
-        self._frontier = ops.unique(frontier, self.value.size) if frontier.size > 1 else frontier
+        if len(self.push_adjacencies) == 2:         # (weak connectivity: backwards too)
+            arcs += [(v, u, w) for u, v, w in arcs]
+        # the reached invalidated vertices and the targets the new arcs improve
+        if invalidated.size or any(u.size for u, _, _ in arcs):
+            self._frontier = ops.correction_frontier(self.value, self.parent, rule, invalidated, arcs)
+        else:
+            self._frontier = invalidated
         self._touched.append(invalidated)
         return work
 

@@ -750,6 +750,64 @@ def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
     assert read == len(edges) - 1
 
 
+@pytest.mark.parametrize("seeds", [[5, 5, 0, 5], [3, 1, 3, 100, 7, 1], list(range(0, 200, 3)) * 2])
+def test_invalidate_takes_seeds_repeated_or_below_one_another(ops, fused_limits, seeds):
+    """Seeds may repeat and lie in one another's subtrees (the GPU's block marks
+    them itself): every vertex below a seed, each once."""
+    n = 200
+    parent = np.full(n, -1)
+    parent[1:n] = (np.arange(1, n) - 1) // 3
+    adj = make_adjacency(ops, n, [(int(parent[v]), v, 1.0) for v in range(1, n)])
+    invalidated, _ = ops.invalidate([adj], ops.asarray(np.array(seeds)), ops.asarray(parent))
+    got = host(ops, invalidated).tolist()
+    below = {v for v in range(n) if any(_is_below(parent, v, s) for s in seeds)}
+    assert len(got) == len(set(got)) and set(got) == below
+
+
+def _is_below(parent, v, ancestor):
+    while v >= 0:
+        if v == ancestor:
+            return True
+        v = parent[v]
+    return False
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("name", ["sssp", "wcc"])
+def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed, name):
+    """The invalidated vertices re-seeding reached (all of them for labels) and the
+    targets the arcs improve, each once, with the values relax_arcs writes."""
+    rule = RULES[name]
+    rng = np.random.default_rng(seed)
+    n = 500
+    unreachable = rule.unreachable
+    value = rng.integers(0, 1000, n).astype(rule.value_dtype)
+    if unreachable is not None:
+        value[rng.random(n) < 0.3] = unreachable
+    parent = np.full(n, -1)
+    invalidated = rng.choice(np.arange(250, n), 60, replace=False)     # targets and invalidated overlap
+    arcs = []
+    for size in (40, 0, 25):                                          # sources below 250 improve no further
+        u, v = rng.integers(0, 250, size), rng.integers(250, n, size)
+        arcs.append((u, v, rng.integers(0, 50, size).astype(np.float64)))
+    expected_value = value.copy()
+    for u, v, w in arcs:
+        for a, b, c in zip(u, v, w):
+            if unreachable is not None and value[a] == unreachable:
+                continue
+            candidate = value[a] + c if rule.uses_weights else value[a]     # (labels: the smallest)
+            if candidate < expected_value[b]:
+                expected_value[b] = candidate
+    improved = set(np.flatnonzero(expected_value < value).tolist())
+    reached = {int(x) for x in invalidated if unreachable is None or value[x] != unreachable}
+    dev_value, dev_parent = ops.asarray(value.copy()), ops.asarray(parent.copy())
+    frontier = ops.correction_frontier(dev_value, dev_parent, rule, ops.asarray(invalidated),
+                                       [tuple(ops.asarray(a) for a in arc) for arc in arcs])
+    got = host(ops, frontier).tolist()
+    assert len(got) == len(set(got)) and set(got) == improved | reached
+    assert (host(ops, dev_value) == expected_value).all()
+
+
 def test_invalidate_finds_each_vertex_once_over_two_adjacencies(ops, fused_limits):
     # weak connectivity reads both directions: with arcs both ways, a child sits in
     # both of its parent's lists (hubs among them), and must still be found once

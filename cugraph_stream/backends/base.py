@@ -59,7 +59,7 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "record_changes", "factorize", "close_holes", "read_counts", "net_changes", "relax", "converge",
+    "factorize", "close_holes", "read_counts", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "plan_moves", "lookup_rows",
     "children_of", "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
@@ -210,6 +210,20 @@ class RemovedEntries(NamedTuple):
         moved = None if self.moved is None else tuple(None if a is None else a[:count] for a in self.moved)
         return self._replace(owner=self.owner[:count], source=self.source[:count], target=self.target[:count],
                              moved=moved, count=count)
+
+
+class Counted(NamedTuple):
+    """A result of data-dependent length left where it was made: the first
+    ``count`` entries of ``array``.  ``count`` is a host int, or a
+    one-element device array that :meth:`Backend.read_counts` reads when
+    the length is needed (no wait until then)."""
+
+    array: Any
+    count: Any
+
+    def read(self, count):
+        """The result, given ``count`` read on the host."""
+        return self.array[:count]
 
 
 class Placement(NamedTuple):
@@ -1021,6 +1035,8 @@ class Backend(abc.ABC):
         differs from ``previous_parent``), and every live one of ``forced``,
         distinct and in any order.  ``previous_value`` and
         ``previous_parent`` then take the current values of all of them.
+        Returns them :class:`Counted`: a device leaves their count on the
+        device, so that the call does not wait for it.
         """
 
     @abc.abstractmethod

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, NetChanges, Placement
+from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -235,8 +235,9 @@ class CPUBackend(Backend):
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
                        with_parents):
         if self.kernels is not None:
-            return self.kernels.record_changes(forced, touched, value, parent, previous_value, previous_parent,
-                                               alive, with_parents, self._scratch_flag(value.size))
+            changed = self.kernels.record_changes(forced, touched, value, parent, previous_value, previous_parent,
+                                                  alive, with_parents, self._scratch_flag(value.size))
+            return Counted(changed, int(changed.size))
         touched = self.unique(touched, value.size)
         differs = value[touched] != previous_value[touched]
         if with_parents:
@@ -245,7 +246,8 @@ class CPUBackend(Backend):
             previous_value[vertices] = value[vertices]
             previous_parent[vertices] = parent[vertices]
         changed = self.unique(np.concatenate((touched[differs], forced)), value.size)
-        return changed[alive[changed]]
+        changed = changed[alive[changed]]
+        return Counted(changed, int(changed.size))
 
     def factorize(self, values):
         codes, uniques = pd.factorize(values, sort=False)

@@ -42,7 +42,8 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, READ_UNIT_BYTES, SLOT_DTYPE, AdjacencyLists,
-                   ArcTableBuilder, Backend, MovePlan, NetChanges, Placement, RemovedEntries)
+                   ArcTableBuilder, Backend, Counted, MovePlan, NetChanges, Placement,
+                   RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import RowCheck
@@ -716,7 +717,7 @@ class GPUBackend(Backend):
                 kernel((_blocks(ids.size),), (_THREADS,),
                        (ids, np.int64(ids.size), np.int32(is_forced), stamp, epoch, value, parent, previous_value,
                         previous_parent, np.int32(bool(with_parents)), alive, out, kept))
-        return self._kept(out, kept)
+        return Counted(out, kept)      # (the count stays on the device until the changes are read)
 
     def factorize(self, values):
         uniques, codes = self.xp.unique(values, return_inverse=True)

@@ -120,7 +120,7 @@ class MonotonicEngine:
         self._frontier = xp.empty(0, dtype=xp.int64)
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
-        self._changed_before = self.changed      # ``changed`` when the open transaction began
+        self._changed_before = self._changed_pending()      # ``changed`` when the open transaction began
         self.converged = True                    # (a monotonic update always converges)
         #: work (entries scanned + vertices) after which an incremental correction gives up and
         #: recomputes from scratch (None: never); set per update by the query's cost model
@@ -132,13 +132,40 @@ class MonotonicEngine:
         self.levels = bool(getattr(rule, "levels", False)) and source is not None
         self._from_scratch = False
 
+    #: the count of ``_changed`` while it is still on the device (see :attr:`changed`)
+    _changed_count = None
+
+    @property
+    def changed(self):
+        """The vertices the last update changed, each once, in no order.  The
+        update leaves their count on the device, and it is read here, when
+        asked for (``changes()``, a checkpoint): no batch waits for it."""
+        if self._changed_count is not None:
+            (count,) = self.ops.read_counts(self._changed_count)
+            self._changed, self._changed_count = self._changed[:count], None
+        return self._changed
+
+    @changed.setter
+    def changed(self, vertices):
+        self._changed, self._changed_count = vertices, None
+
+    def _changed_pending(self):
+        """``changed`` as it is kept (with its count, unread), for a rollback to put back."""
+        return self._changed, self._changed_count
+
+    def __setstate__(self, state):
+        if "changed" in state:              # (an engine pickled before the count was kept apart)
+            state["_changed"] = state.pop("changed")
+            state["_changed_before"] = (state["_changed_before"], None)
+        self.__dict__.update(state)
+
     # ----------------------------------------------------------------- state
     def _ensure(self):
         """Per-vertex arrays for every vertex below the store's bound; join the
         store's open transaction."""
         journal = self.store.journal
         if journal.enlist(self):
-            self._changed_before = self.changed
+            self._changed_before = self._changed_pending()
         ensure_vertex_capacity(self.ops.xp, self, ("value", "previous_value", "parent", "previous_parent"),
                                self.store.vertex_bound, journal)
 
@@ -154,7 +181,7 @@ class MonotonicEngine:
         xp = self.ops.xp
         self.value[...] = self.previous_value
         self.parent[...] = self.previous_parent
-        self.changed = self._changed_before
+        self._changed, self._changed_count = self._changed_before
         self._frontier = xp.empty(0, dtype=xp.int64)
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
@@ -349,9 +376,9 @@ class MonotonicEngine:
             candidates = xp.concatenate((self._new, touched))
             journal.save(self.previous_value, candidates)
             journal.save(self.previous_parent, candidates)
-        self.changed = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
-                                               self.previous_parent, self.store.vertices.alive,
-                                               self.parents_in_result)
+        recorded = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
+                                           self.previous_parent, self.store.vertices.alive, self.parents_in_result)
+        self._changed, self._changed_count = recorded.array, recorded.count
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)
@@ -391,4 +418,4 @@ class MonotonicEngine:
         self.previous_value[...] = self.value
         self.previous_parent[...] = self.parent
         self.changed = xp.array(ops.asarray(state["changed"], dtype=xp.int64))
-        self._changed_before = self.changed
+        self._changed_before = self._changed_pending()

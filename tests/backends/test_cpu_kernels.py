@@ -380,8 +380,8 @@ def test_record_changes(seed, n, forced, touched, with_parents):
     out = []
     for ops in (NUMPY, COMPILED):
         kept = (previous[0].copy(), previous[1].copy())
-        changed = ops.record_changes(forced, touched, value, parent, *kept, alive, with_parents)
-        assert np.unique(changed).size == changed.size
+        changed, count = ops.record_changes(forced, touched, value, parent, *kept, alive, with_parents)
+        assert count == changed.size and np.unique(changed).size == changed.size
         out.append((sorted(changed.tolist()), kept[0].tolist(), kept[1].tolist()))
     assert out[0] == out[1]
     assert not COMPILED._flag.any()         # scratch left clean

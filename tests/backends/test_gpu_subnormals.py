@@ -238,9 +238,10 @@ def test_record_changes_sees_subnormal_changes(backends, dtype):
     got = {}
     for key, ops in backends.items():
         previous_value = ops.asarray(previous.copy())
-        changed = ops.record_changes(ops.asarray(np.array([], dtype=np.int64)), ops.asarray(np.arange(n)),
-                                     ops.asarray(value), ops.asarray(parent), previous_value,
-                                     ops.asarray(parent.copy()), ops.asarray(alive), True)
+        recorded = ops.record_changes(ops.asarray(np.array([], dtype=np.int64)), ops.asarray(np.arange(n)),
+                                      ops.asarray(value), ops.asarray(parent), previous_value,
+                                      ops.asarray(parent.copy()), ops.asarray(alive), True)
+        changed = recorded.read(*ops.read_counts(recorded.count))
         got[key] = (sorted(host(ops, changed).tolist()), host(ops, previous_value))
     assert got["cpu"][0] == [0, 1, 3, 6]
     assert got["gpu"][0] == got["cpu"][0]

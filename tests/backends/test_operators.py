@@ -585,8 +585,9 @@ def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents)
     expected = {v for v in seen if alive[v] and (differs[v] or v in set(forced.tolist()))}
     arrays = [ops.asarray(a.copy()) for a in (value, parent, previous_value, previous_parent)]
 
-    changed = host(ops, ops.record_changes(ops.asarray(forced), ops.asarray(touched), *arrays, ops.asarray(alive),
-                                           with_parents))
+    recorded = ops.record_changes(ops.asarray(forced), ops.asarray(touched), *arrays, ops.asarray(alive),
+                                  with_parents)
+    changed = host(ops, recorded.read(*ops.read_counts(recorded.count)))
 
     assert sorted(changed.tolist()) == sorted(expected)
     recorded = sorted(seen)

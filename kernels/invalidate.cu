@@ -48,12 +48,14 @@ __device__ __forceinline__ void invalidate_list(long long u, long long begin, in
 // of its byte through the aligned 32-bit word that holds it), so that a
 // caller need not deduplicate and mark them first.  Children are marked and
 // appended (a vertex is found once, so `found` never holds more than one
-// entry per vertex).  A warp scans each list of fewer than `block_degree` entries;
+// entry per vertex).  `seed_count`, where not null, holds how many of the
+// `count` seeds there are (a count an earlier launch left on the device).  A warp scans each list of fewer than `block_degree` entries;
 // longer ones (hubs) are set aside and scanned by the whole block.  The
 // block stops before expanding a level wider than `level_limit`, handing it
 // to the per-level launches.  out[0] = end of the expanded levels, out[1] =
 // end of `found`, out[2] = edges read.
-__global__ void invalidate_block(const long long* seeds, long long count, int mark_seeds, long long* found,
+__global__ void invalidate_block(const long long* seeds, long long count, const unsigned long long* seed_count,
+                                 int mark_seeds, long long* found,
                                  long long level_limit, long long block_degree,
                                  const unsigned long long* nbr_at0, const long long* degree0,
                                  const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
@@ -63,6 +65,7 @@ __global__ void invalidate_block(const long long* seeds, long long count, int ma
   __shared__ unsigned long long tail, edges;
   __shared__ int hubs;
   __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
+  if (seed_count) count = static_cast<long long>(*seed_count);
   if (threadIdx.x == 0) {
     level_begin = 0;
     tail = mark_seeds ? 0 : count;

@@ -59,10 +59,10 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "factorize", "close_holes", "read_counts", "net_changes", "relax", "converge",
+    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "plan_moves", "lookup_rows",
-    "children_of", "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
+    "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -723,15 +723,23 @@ class Backend(abc.ABC):
 
     def children_of(self, parent, u, v):
         """The targets ``v[i]`` of the arcs ``u[i] -> v[i]`` that are their parent
-        arcs (``parent[v[i]] == u[i]``), in no particular order.  One
-        synchronisation (its length).
+        arcs (``parent[v[i]] == u[i]``), in no particular order, :class:`Counted`
+        (a device leaves their count on the device: :meth:`invalidate` takes
+        them so, without a wait).
 
         >>> from cugraph_stream.backends import get_backend
-        >>> get_backend("cpu").children_of(np.array([-1, 0, 0, 1]), np.array([0, 2, 1]), np.array([1, 3, 2])).tolist()
-        [1]
+        >>> get_backend("cpu").children_of(np.array([-1, 0, 0, 1]), np.array([0, 2, 1]), np.array([1, 3, 2]))
+        Counted(array=array([1]), count=1)
         """
         (children,) = self.compress(parent[v] == u, v)
-        return children
+        return Counted(children, int(children.size))
+
+    def read_counted(self, result):
+        """The array of a :class:`Counted` ``result`` (its count read: one
+        synchronisation on a device), or ``result`` itself if it is an array."""
+        if not isinstance(result, Counted):
+            return result
+        return result.read(*self.read_counts(result.count))
 
     def reached(self, value, vertices, unreachable):
         """The entries of ``vertices`` whose ``value`` is not ``unreachable``, in no
@@ -1364,8 +1372,9 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def invalidate(self, adjs: Sequence[AdjacencyLists], seeds, parent):
-        """Invalidate ``seeds`` and, transitively, every vertex whose parent is
-        invalidated, until none is left (not just one round).
+        """Invalidate ``seeds`` (an array, or :class:`Counted`; repeats allowed)
+        and, transitively, every vertex whose parent is invalidated, until none
+        is left (not just one round).
 
         Children of ``u`` are found among ``u``'s neighbours in each adjacency
         of ``adjs``.  Returns ``(invalidated, edges_read)``, ``invalidated``

@@ -582,6 +582,7 @@ class CPUBackend(Backend):
         return int(pos.size)
 
     def invalidate(self, adjs, seeds, parent):
+        seeds = self.read_counted(seeds)
         if self.kernels is not None:
             return self.kernels.invalidate(adjs, seeds, parent, self._scratch_flag(parent.size))
         bound = parent.size

@@ -561,12 +561,12 @@ class GPUBackend(Backend):
     def children_of(self, parent, u, v):
         xp = self.xp
         out, kept = xp.empty(v.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
-        if v.size:
-            cuda_kernels.get_kernel("sets", "children_of")(
-                (_blocks(v.size),), (_THREADS,),
-                (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(v.size), out,
-                 kept))
-        return self._kept(out, kept)
+        if v.size == 0:
+            return Counted(out, 0)
+        cuda_kernels.get_kernel("sets", "children_of")(
+            (_blocks(v.size),), (_THREADS,),
+            (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(v.size), out, kept))
+        return Counted(out, kept)
 
     def reached(self, value, vertices, unreachable):
         xp = self.xp
@@ -1139,7 +1139,13 @@ class GPUBackend(Backend):
     def invalidate(self, adjs, seeds, parent):
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        if seeds.size <= _FUSED_LEVEL_LIMIT:       # the block marks each seed once itself
+        counted = isinstance(seeds, Counted)
+        if counted and (seeds.array.size > _FUSED_LEVEL_LIMIT or isinstance(seeds.count, int)):
+            seeds, counted = self.read_counted(seeds), False
+        if counted:         # the block reads how many seeds there are, marking each once itself
+            invalidated, edges_read = self._mark_below(adjs, seeds.array, parent, invalid, marked=False,
+                                                       count=seeds.count)
+        elif seeds.size <= _FUSED_LEVEL_LIMIT:
             invalidated, edges_read = self._mark_below(adjs, seeds, parent, invalid, marked=False)
         else:
             frontier = self.unique(seeds, bound)
@@ -1148,10 +1154,11 @@ class GPUBackend(Backend):
         invalid[invalidated] = 0
         return invalidated, edges_read
 
-    def _mark_below(self, adjs, frontier, parent, invalid, marked=True):
+    def _mark_below(self, adjs, frontier, parent, invalid, marked=True, count=None):
         """Mark in ``invalid`` every vertex below the ``frontier`` in the parent
         forest (``marked``: distinct and marked already; else a level of up to
-        ``_FUSED_LEVEL_LIMIT`` that the block deduplicates and marks); returns
+        ``_FUSED_LEVEL_LIMIT`` that the block deduplicates and marks, of which
+        ``count``, a device scalar, says how many are used, if given); returns
         ``(frontier and everything marked, edges read)``."""
         xp = self.xp
         bound = parent.size
@@ -1164,7 +1171,8 @@ class GPUBackend(Backend):
             first, last = adjs[0], adjs[-1]
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
-                (frontier.astype(xp.int64, copy=False), np.int64(frontier.size), np.int32(not marked), log,
+                (frontier.astype(xp.int64, copy=False), np.int64(frontier.size),
+                 np.uint64(0) if count is None else count, np.int32(not marked), log,
                  np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
                  first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.base import Counted
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 
 #: levels below the seeds where invalidation looks for another parent at the same value (each
@@ -237,7 +238,7 @@ class MonotonicEngine:
 
         parent = self.parent
         du, dv = delta.deleted_u, delta.deleted_v
-        seeds = []
+        seeds, children = [], None
         if du.size:
             if len(self.push_adjacencies) == 2:
                 # weak connectivity: an arc also carries values backwards, and
@@ -246,18 +247,23 @@ class MonotonicEngine:
                 seeds += ops.compress(xp.concatenate(((parent[dv] == du) & gone, (parent[du] == dv) & gone)),
                                       xp.concatenate((dv, du)))
             else:
-                seeds.append(ops.children_of(parent, du, dv))
+                children = ops.children_of(parent, du, dv)      # (their count unread: see below)
         improved_u = improved_v = improved_w = None
         if rule.uses_weights and delta.updated_u.size:
             uu, uv, new_w = delta.updated_u, delta.updated_v, delta.updated_new
             worse = rule.is_worse_weight(delta.updated_old, new_w)
             seeds += ops.compress(worse & (parent[uv] == uu), uv)
             improved_u, improved_v, improved_w = ops.compress(~worse, uu, uv, new_w)
-        seeds = _joined(xp, seeds)
+        keep_ties = rule.keeps_ties(self.store.fractional_weights) and len(self.push_adjacencies) == 1
+        if children is not None and (seeds or keep_ties):
+            seeds.append(ops.read_counted(children))
+        # the deleted tree arcs' children alone go to the invalidation with their count
+        # on the device (its own read tells how many it invalidated)
+        seeds = children if children is not None and not seeds else _joined(xp, seeds)
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
-        if seeds.size:
-            if rule.keeps_ties(self.store.fractional_weights) and len(self.push_adjacencies) == 1:
+        if (seeds.array if isinstance(seeds, Counted) else seeds).size:
+            if keep_ties:
                 # distances tie often (hop counts, whole-number weights): a vertex that another
                 # in-neighbour holds at the same distance keeps it, and only the vertices whose
                 # distance grows are invalidated

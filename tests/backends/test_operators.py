@@ -1162,8 +1162,11 @@ def test_children_reached_and_reset_values(ops, size):
     parent = rng.integers(-1, n, n)
     u, v = rng.integers(0, n, size), rng.integers(0, n, size)
     u[: size // 2] = parent[v[: size // 2]]                    # half of them tree arcs
-    got = host(ops, ops.children_of(ops.asarray(parent), ops.asarray(u), ops.asarray(v)))
+    children = ops.children_of(ops.asarray(parent), ops.asarray(u), ops.asarray(v))
+    got = host(ops, ops.read_counted(children))
     assert sorted(got.tolist()) == sorted(v[parent[v] == u].tolist())
+    closure, _ = ops.invalidate([make_adjacency(ops, n, [])], children, ops.asarray(parent))   # (count unread)
+    assert sorted(host(ops, closure).tolist()) == sorted(set(got.tolist()))
     for dtype, unreachable in ((np.float32, np.inf), (np.float64, np.inf), (np.int32, np.iinfo(np.int32).max),
                                (np.int64, -1)):
         value = rng.integers(0, 9, n).astype(dtype)

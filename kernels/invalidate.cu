@@ -49,8 +49,9 @@ __device__ __forceinline__ void invalidate_list(long long u, long long begin, in
 // caller need not deduplicate and mark them first.  Children are marked and
 // appended (a vertex is found once, so `found` never holds more than one
 // entry per vertex).  `seed_count`, where not null, holds how many of the
-// `count` seeds there are (a count an earlier launch left on the device).  A warp scans each list of fewer than `block_degree` entries;
-// longer ones (hubs) are set aside and scanned by the whole block.  The
+// `count` seeds there are (a count an earlier launch left on the device).
+// A warp scans each list of fewer than `block_degree` entries; longer ones
+// (hubs) are set aside and scanned by the whole block.  The
 // block stops before expanding a level wider than `level_limit`, handing it
 // to the per-level launches.  out[0] = end of the expanded levels, out[1] =
 // end of `found`, out[2] = edges read.

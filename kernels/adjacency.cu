@@ -223,15 +223,15 @@ __global__ void remove_move(REMOVE_PARAMS)
 // done with the list's values.  Rows whose slot is already set (>= 0) were
 // placed by an earlier call and are left alone; a pending row holds -1.
 //
-// take_tickets: each pending row takes the next ticket of its list, kept in
-// its slot as -2 - ticket until place_tickets.  Thread 0 clears the outgrown
-// count (the host has read the last call's).
-__global__ void take_tickets(const long long* owners, long long rows, long long* slots,
+// take_tickets: each pending row (every row, with `fresh`: its slot holds
+// nothing yet) takes the next ticket of its list, kept in its slot as
+// -2 - ticket until place_tickets.  Thread 0 clears the outgrown count.
+__global__ void take_tickets(const long long* owners, long long rows, int fresh, long long* slots,
                              unsigned long long* counts, unsigned long long* outgrown_count)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i == 0) *outgrown_count = 0;
-  if (i >= rows || slots[i] >= 0) return;
+  if (i >= rows || (!fresh && slots[i] >= 0)) return;
   unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
   slots[i] = -2 - static_cast<long long>(ticket);
 }

@@ -231,11 +231,13 @@ class Placement(NamedTuple):
     entries of ``outgrown`` (lists without room) and ``need`` (the degree
     each needs).  ``count`` is a host int, or a one-element device array
     that :meth:`Backend.read_counts` reads, with others, in one
-    synchronisation."""
+    synchronisation.  ``slots``: each row's slot (-1 where its list lacks
+    room)."""
 
     outgrown: Any
     need: Any
     count: Any
+    slots: Any
 
     def read(self, count):
         """``(outgrown, need)``, given ``count`` read on the host."""
@@ -1197,7 +1199,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots, must_fit=False):
+    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots=None, must_fit=False):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner, unless
         :attr:`place_entries_any_order`) to the lists of ``adj``, without
         waiting for the device.
@@ -1205,8 +1207,10 @@ class Backend(abc.ABC):
         A list with room for all its rows gets them after its entries (its
         degree grows, and ``slots`` receives each row's slot); rows whose
         ``slots`` entry is already ``>= 0`` were placed before and are left
-        alone.  Returns a :class:`Placement`: the lists without room, and
-        the degree each of them needs, once its count is read.
+        alone (``slots`` None: every row is new, and the slots are a fresh
+        array).  Returns a :class:`Placement`: the slots, and the lists
+        without room with the degree each of them needs, once their count
+        is read.
 
         ``must_fit``: the caller gave every list room for its rows (after a
         relocation), so none is left out and nobody reads the count; a list

@@ -715,7 +715,7 @@ class GPUBackend(Backend):
         for ids, is_forced in ((forced, 1), (touched, 0)):      # forced first: they claim their stamps
             if ids.size:
                 kernel((_blocks(ids.size),), (_THREADS,),
-                       (ids, np.int64(ids.size), np.int32(is_forced), stamp, epoch, value, parent, previous_value,
+                       (ids.astype(xp.int64, copy=False), np.int64(ids.size), np.int32(is_forced), stamp, epoch, value, parent, previous_value,
                         previous_parent, np.int32(bool(with_parents)), alive, out, kept))
         return Counted(out, kept)      # (the count stays on the device until the changes are read)
 
@@ -908,27 +908,32 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("cache", name)((_blocks(entries),), (_THREADS,),
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
-    def place_entries(self, adj, owners, neighbours, weights, slots, must_fit=False):
+    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False):
         # rows in any order: tickets on per-vertex counts, then the placement
         # (kernels/adjacency.cu); the counts are zero between calls.  The
         # outgrown lists' count stays on the device (read_counts reads it).
+        # Fresh slots are not filled first: take_tickets takes every row.
         xp = self.xp
         n = int(owners.size)
-        out = xp.empty(2 * n + 1, dtype=xp.int64)
-        outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:].view(xp.uint64)   # (count: cleared by take_tickets)
+        fresh = slots is None
+        out = xp.empty((3 if fresh else 2) * n + 1, dtype=xp.int64)
+        outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:2 * n + 1].view(xp.uint64)   # (count: cleared
+        if fresh:                                                                             # by take_tickets)
+            slots = out[2 * n + 1:]
         if n == 0:
-            return Placement(outgrown, need, 0)
+            return Placement(outgrown, need, 0, slots)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
         owners = owners.astype(xp.int64, copy=False)
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
-                                                            (owners, np.int64(n), slots, counts, count))
+                                                            (owners, np.int64(n), np.int32(fresh), slots, counts,
+                                                             count))
         name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
              np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
              count, np.int32(bool(must_fit)), self._fault_word()))
-        return Placement(outgrown, need, count)
+        return Placement(outgrown, need, count, slots)
 
     def read_counts(self, *counts):
         # each device count is copied into pinned host memory, queued; one wait for all
@@ -985,14 +990,18 @@ class GPUBackend(Backend):
         n = int(keys.size)
         inserted, deleted, deleted_at, updated, updated_at = (xp.empty(n, dtype=xp.int64) for _ in range(5))
         inserted_w, updated_w = (xp.empty(n, dtype=weights.dtype) for _ in range(2))
-        counters = xp.empty(7, dtype=xp.uint64)
+        counters = xp.zeros(7, dtype=xp.uint64) if n == 1 else xp.empty(7, dtype=xp.uint64)
         _check_slot_pointers(table)
         codes = codes.astype(xp.int8, copy=False)
         outputs = (table, np.int64(table.size), adj.start, adj.degree, adj.nbr, exact_astype(adj.wgt, weights.dtype),
                    inserted, inserted_w, deleted, deleted_at, updated, updated_at, updated_w, counters)
         weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]
         overflow = 0
-        if n:
+        if n == 1:          # one row is in key order: the sorted kernel alone, with no batch table
+            cuda_kernels.get_kernel("batch", f"net_changes<{weight_type}>")(
+                (1,), (_THREADS,), (keys, np.int64(n), codes, weights) + outputs)
+            host = counters.get()                   # the one sync
+        elif n:
             bits = max(int(2 * n - 1).bit_length(), 4)
             groups = xp.empty(2 * (1 << bits) + 2 * n, dtype=xp.int64)
             group_key, group_head = groups[:1 << bits], groups[1 << bits:2 << bits]

@@ -342,9 +342,9 @@ class Adjacency:
         sort = u.size > 1 and not self.ops.place_entries_any_order     # (one entry needs no sort)
         order = xp.argsort(u) if sort else None
         rows = (u, v, w) if order is None else (u[order], v[order], w[order])
-        slots = xp.full(u.size, -1, dtype=xp.int64)
         self.journal.save(self.degree, rows[0])      # entries land past the degree (see remove)
-        return PendingAppend(rows, order, slots, self.ops.place_entries(self, *rows, slots))
+        placement = self.ops.place_entries(self, *rows)
+        return PendingAppend(rows, order, placement.slots, placement)
 
     def finish_append(self, pending, outgrown_count):
         """Move the lists that outgrew their room (``outgrown_count``: the count of

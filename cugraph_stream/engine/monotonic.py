@@ -373,18 +373,20 @@ class MonotonicEngine:
         """Commit: remember which live vertices changed value or parent in this
         update, and copy their values and parents into the committed result."""
         xp, journal = self.ops.xp, self.store.journal
-        touched = xp.concatenate(self._touched)
+        touched = _joined(xp, self._touched)       # (one part, as most batches touch, is not copied)
         self._touched = []
         if touched.size == 0 and self._new.size == 0:      # nothing touched: nothing changed
             self.changed = touched
             return
         if journal.recording:                  # every vertex the commit may write
-            candidates = xp.concatenate((self._new, touched))
+            candidates = _joined(xp, (self._new, touched))
             journal.save(self.previous_value, candidates)
             journal.save(self.previous_parent, candidates)
         recorded = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
                                            self.previous_parent, self.store.vertices.alive, self.parents_in_result)
         self._changed, self._changed_count = recorded.array, recorded.count
+        if isinstance(recorded.count, int):     # (a host backend's count: nothing to read later)
+            self.changed = recorded.read(recorded.count)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)

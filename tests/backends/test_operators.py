@@ -415,6 +415,33 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     assert np.unique(got[~preset]).size == int((~preset).sum())
 
 
+def test_place_entries_without_slots_places_every_row_in_fresh_slots(ops):
+    """``slots=None``: every row is new; the Placement's slots say where each went
+    (-1 where its list lacks room), and a second call with them places the rest."""
+    adj = Adjacency(ops, np.float64, with_twin=False)
+    adj.ensure_vertices(3)
+    adj.build(ops.asarray(np.array([0, 1, 2])), ops.asarray(np.array([1, 2, 0])), ops.asarray(np.ones(3)))
+    room = int(host(ops, adj.capacity)[1]) - 1                # list 1 takes this many more (list 2 one)
+    owners = np.array([1] * room + [0] * (room + 5) + [2])    # list 0 outgrows its room
+    neighbours = np.arange(owners.size)
+    if not ops.place_entries_any_order:
+        order = np.argsort(owners, kind="stable")
+        owners, neighbours = owners[order], neighbours[order]
+    placement = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours),
+                                  ops.asarray(np.ones(owners.size)))
+    outgrown, need = placement.read(*ops.read_counts(placement.count))
+    assert host(ops, outgrown).tolist() == [0] and host(ops, need).tolist() == [1 + room + 5]
+    slots = host(ops, placement.slots)
+    assert (slots[owners == 0] == -1).all() and (slots[owners != 0] >= 0).all()
+    assert (host(ops, adj.nbr)[slots[owners != 0]] == neighbours[owners != 0]).all()
+    adj._relocate(outgrown, need)
+    ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(np.ones(owners.size)),
+                      placement.slots, must_fit=True)
+    ops.synchronize()
+    slots = host(ops, placement.slots)
+    assert (slots >= 0).all() and (host(ops, adj.nbr)[slots] == neighbours).all()
+
+
 def test_place_entries_that_must_fit_raise_where_a_list_lacks_room(ops):
     """``must_fit`` promises room; a list without it is a broken invariant: the
     host raises at the call, a device at the next synchronize."""
@@ -976,6 +1003,24 @@ def test_net_changes_ignores_rows_of_negative_keys(ops):
     assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
     assert updated.size == 0
     assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)
+
+
+@pytest.mark.parametrize("key, code, weight, outcome", [
+    (5, 1, 1.0, "inserted"), (7, 1, 1.0, "unchanged"), (7, 1, 2.0, "weight_updated"), (7, -1, 0.0, "deleted"),
+    (5, -1, 0.0, "ignored"), (-1, -1, 0.0, "ignored")])
+def test_net_changes_of_one_row(ops, key, code, weight, outcome):
+    """A one-row batch (the GPU's sorted kernel alone, with no batch table) against the store."""
+    adj, index = indexed_arcs(ops, 8, {(0, 7): 1.0})
+    net = ops.net_changes(ops.asarray(np.array([key], dtype=np.int64)), ops.asarray(np.array([code], dtype=np.int8)),
+                          ops.asarray(np.array([weight])), index.table, adj)
+    expected = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
+    expected[outcome] = 1
+    assert net.counts == expected
+    listed = {"inserted": net.inserted, "deleted": net.deleted, "weight_updated": net.updated}
+    for name, keys in listed.items():
+        assert host(ops, keys).tolist() == ([key] if name == outcome else []), name
+    if outcome == "weight_updated":
+        assert host(ops, net.updated_weights).tolist() == [weight]
 
 
 @pytest.mark.parametrize("size", [0, 1, 31, 32, 33, 1023, 1024, 1025, 5000, 70000])

@@ -715,8 +715,9 @@ class GPUBackend(Backend):
         for ids, is_forced in ((forced, 1), (touched, 0)):      # forced first: they claim their stamps
             if ids.size:
                 kernel((_blocks(ids.size),), (_THREADS,),
-                       (ids.astype(xp.int64, copy=False), np.int64(ids.size), np.int32(is_forced), stamp, epoch, value, parent, previous_value,
-                        previous_parent, np.int32(bool(with_parents)), alive, out, kept))
+                       (ids.astype(xp.int64, copy=False), np.int64(ids.size), np.int32(is_forced), stamp, epoch,
+                        value, parent, previous_value, previous_parent, np.int32(bool(with_parents)), alive, out,
+                        kept))
         return Counted(out, kept)      # (the count stays on the device until the changes are read)
 
     def factorize(self, values):

@@ -239,9 +239,9 @@ __global__ void take_tickets(const long long* owners, long long rows, int fresh,
 // place_tickets: a list with room for all its pending rows gets row `ticket`
 // at start + degree + ticket; a list without reports itself once (its
 // ticket-0 row) with the degree it needs, and its rows go back to -1 (with
-// must_fit, where every list was given room, that sets fault bit 2 instead:
-// backends/gpu.py DEVICE_FAULTS).  The
-// last row of a list to arrive (the high count reaches the low one) raises
+// must_fit, where every list was given room, such a list also sets fault bit
+// 2: backends/gpu.py DEVICE_FAULTS).  The last row of a list to arrive (the
+// high count reaches the low one) raises
 // the degree of a list that had room and clears the count: every other row
 // of the list read the degree before its own atomicAdd (the fences order the
 // read before it).

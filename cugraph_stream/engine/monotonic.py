@@ -141,8 +141,9 @@ class MonotonicEngine:
         """The vertices the last update changed, each once, in no order.  The
         update leaves their count on the device, and it is read here, when
         asked for (``changes()``, a checkpoint): no batch waits for it."""
-        if self._changed_count is not None:
-            (count,) = self.ops.read_counts(self._changed_count)
+        count = self._changed_count
+        if count is not None:               # (a host backend's count needs no read)
+            count = count if isinstance(count, int) else self.ops.read_counts(count)[0]
             self._changed, self._changed_count = self._changed[:count], None
         return self._changed
 
@@ -385,8 +386,6 @@ class MonotonicEngine:
         recorded = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
                                            self.previous_parent, self.store.vertices.alive, self.parents_in_result)
         self._changed, self._changed_count = recorded.array, recorded.count
-        if isinstance(recorded.count, int):     # (a host backend's count: nothing to read later)
-            self.changed = recorded.read(recorded.count)
 
     def memory_bytes(self):
         return self.ops.memory_bytes(self.value, self.parent, self.previous_value, self.previous_parent)

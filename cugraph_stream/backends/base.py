@@ -61,7 +61,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "plan_moves", "lookup_rows",
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
@@ -257,10 +257,21 @@ class MovePlan(NamedTuple):
     #: per list: its start and capacity before the move (pre-images)
     old_start: Any
     old_capacity: Any
-    #: host ints: the slots of the fresh room, the entries to move, the slots the lists give up
-    room_total: int
-    moved: int
-    released: int
+    #: the slots of the fresh room, the entries to move, the slots the lists give
+    #: up: host ints, or one-element device arrays that :meth:`Backend.read_counts`
+    #: reads, with other counts, in one synchronisation (then :meth:`read`)
+    room_total: Any
+    moved: Any
+    released: Any
+
+    @property
+    def counts(self):
+        """``(room_total, moved, released)``, as :meth:`Backend.read_counts` takes them."""
+        return self.room_total, self.moved, self.released
+
+    def read(self, room_total, moved, released):
+        """This plan with its totals read on the host."""
+        return self._replace(room_total=room_total, moved=moved, released=released)
 
 
 def transactions(xp, start, degree, itemsize):
@@ -1172,20 +1183,23 @@ class Backend(abc.ABC):
 
         List ``k`` gets :func:`grown_room` of ``need[k]`` (whole units of
         ``align`` slots), laid out one after another in the order of
-        ``vertices``.  This default is a running total over the three columns
-        and one copy of their sums; a backend may do it in one launch.
+        ``vertices``.  The plan's totals stay where they were summed: read
+        them, with other counts, by :meth:`read_counts` of
+        :attr:`MovePlan.counts`.  This default is one running total over the
+        three columns; a backend may do it in one launch.
         """
         xp = self.xp
         k = int(vertices.size)
         room = grown_room(xp, need, align)
         old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]
-        # one running total over the room, the entries moved and the room given
-        # up (one scan, and one copy brings all three sums)
+        if k == 0:
+            return MovePlan(room, room, room, old_start, old_capacity, 0, 0, 0)
+        # one running total over the room, the entries moved and the room given up
         running = xp.cumsum(xp.concatenate((room, degree, old_capacity)))
-        ends = [int(t) for t in np.asarray(self.to_host(running[k - 1::k]))] if k else [0, 0, 0]
-        room_total = ends[0]
-        return MovePlan(base + running[:k] - room, room, running[k:2 * k] - degree - room_total, old_start,
-                        old_capacity, room_total, ends[1] - ends[0], ends[2] - ends[1])
+        ends = running[k - 1::k]
+        totals = ends - xp.concatenate((ends[:1] * 0, ends[:2]))
+        return MovePlan(base + running[:k] - room, room, running[k:2 * k] - degree - ends[0], old_start,
+                        old_capacity, totals[0:1], totals[1:2], totals[2:3])
 
     @abc.abstractmethod
     def move_lists(self, adj: AdjacencyLists, vertices, new_start, room, first, moved):

@@ -861,8 +861,8 @@ class GPUBackend(Backend):
                               (moved_values[0], moved_values[1], twins(moved_values[2])), k)
 
     def plan_moves(self, adj, vertices, need, base, align):
-        # one block scans the columns (kernels/adjacency.cu), one copy brings the sums;
-        # a plan too long for one block takes the default's scan
+        # one block scans the columns (kernels/adjacency.cu) and leaves the sums on the
+        # device; a plan too long for one block takes the default's scan
         xp = self.xp
         k = int(vertices.size)
         if k > _ONE_BLOCK_PLAN:
@@ -875,8 +875,7 @@ class GPUBackend(Backend):
             (vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False), np.int64(k), np.int64(base),
              np.int64(align), adj.start, adj.degree, adj.capacity, new_start, room, first, old_start, old_capacity,
              totals))
-        room_total, moved, released = (int(t) for t in totals.get())
-        return MovePlan(new_start, room, first, old_start, old_capacity, room_total, moved, released)
+        return MovePlan(new_start, room, first, old_start, old_capacity, totals[0:1], totals[1:2], totals[2:3])
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         xp = self.xp

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backends.base import SLOT_DTYPE, Placement
+from ..backends.base import SLOT_DTYPE, MovePlan, Placement
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -78,6 +78,24 @@ class PendingAppend(NamedTuple):
     #: each row's slot, in ``rows``' order (-1 while its list lacks room)
     slots: Any
     placement: Placement
+
+
+class Relocation(NamedTuple):
+    """Lists that outgrew their room and the plan of their move (:meth:`Adjacency.plan_append`)."""
+
+    vertices: Any
+    plan: MovePlan
+
+
+def read_plans(ops, relocations):
+    """``relocations`` (each a :class:`Relocation` or None) with their plans' totals
+    read in one synchronisation."""
+    counts = [count for relocation in relocations if relocation is not None for count in relocation.plan.counts]
+    if not counts:
+        return relocations
+    totals = iter(ops.read_counts(*counts))
+    return [None if r is None else r._replace(plan=r.plan.read(next(totals), next(totals), next(totals)))
+            for r in relocations]
 
 
 def list_room(xp, need, align):
@@ -322,16 +340,16 @@ class Adjacency:
 
         Returns ``(slots, moves)``: the slot of each new entry, and the
         entries that moved because their list outgrew its capacity (or None).
-        Two adjacencies updated together read their room in one
-        synchronisation: :meth:`begin_append` both, read the counts of
-        their :class:`~cugraph_stream.backends.base.Placement`, then
-        :meth:`finish_append` both.
+        Two adjacencies updated together wait for the device twice, not
+        four times: :meth:`begin_append` both, read the counts of their
+        :class:`~cugraph_stream.backends.base.Placement`, :meth:`plan_append`
+        both, :func:`read_plans` of both, then :meth:`finish_append` both.
         """
         pending = self.begin_append(u, v, w)
         if pending is None:
             return self.ops.xp.empty(0, dtype=self.ops.xp.int64), None
-        (count,) = self.ops.read_counts(pending.placement.count)
-        return self.finish_append(pending, count)
+        (plan,) = read_plans(self.ops, [self.plan_append(pending, *self.ops.read_counts(pending.placement.count))])
+        return self.finish_append(pending, plan)
 
     def begin_append(self, u, v, w):
         """Place the entries whose lists have room, without waiting for the device;
@@ -346,13 +364,23 @@ class Adjacency:
         placement = self.ops.place_entries(self, *rows)
         return PendingAppend(rows, order, placement.slots, placement)
 
-    def finish_append(self, pending, outgrown_count):
-        """Move the lists that outgrew their room (``outgrown_count``: the count of
-        ``pending.placement``, read on the host) and place their entries;
-        returns :meth:`append`'s ``(slots, moves)``."""
+    def plan_append(self, pending, outgrown_count):
+        """Plan the move of the lists that outgrew their room (``outgrown_count``: the
+        count of ``pending.placement``, read on the host), without waiting for the
+        device; returns the :class:`Relocation` (None if every list had room),
+        whose totals :func:`read_plans` reads."""
+        if not outgrown_count:
+            return None
+        vertices, need = pending.placement.read(outgrown_count)
+        return Relocation(vertices, self.ops.plan_moves(self, vertices, need, self.end, self.align))
+
+    def finish_append(self, pending, relocation):
+        """Move the lists that outgrew their room (``relocation``, from
+        :meth:`plan_append` and read by :func:`read_plans`; None if none) and
+        place their entries; returns :meth:`append`'s ``(slots, moves)``."""
         moves = None
-        if outgrown_count:
-            moves = self._relocate(*pending.placement.read(outgrown_count))
+        if relocation is not None:
+            moves = self._move_lists(*relocation)
             # (the degrees' pre-images are saved above: the rollback restores them last; the
             # relocation gave each list room for its rows, so nothing reads this placement)
             self.ops.place_entries(self, *pending.rows, pending.slots, must_fit=True)
@@ -365,7 +393,13 @@ class Adjacency:
     def _relocate(self, vertices, need):
         """Move the lists of ``vertices`` to fresh space at the end (whole units of
         room: every start stays aligned; see :func:`~cugraph_stream.backends.base.grown_room`)."""
-        plan = self.ops.plan_moves(self, vertices, need, self.end, self.align)
+        (relocation,) = read_plans(self.ops, [Relocation(vertices, self.ops.plan_moves(self, vertices, need,
+                                                                                         self.end, self.align))])
+        return self._move_lists(*relocation)
+
+    def _move_lists(self, vertices, plan):
+        """Move the lists of ``vertices`` as ``plan`` (a read
+        :class:`~cugraph_stream.backends.base.MovePlan` from this end) lays them out."""
         self._ensure_slots(self.end + plan.room_total)
         journal = self.journal                  # the lists move past the end: the old slots stay as they were
         journal.checkpoint()

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..log import logger
-from .adjacency import Adjacency, list_room
+from .adjacency import Adjacency, list_room, read_plans
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
@@ -510,16 +510,19 @@ class GraphStore:
     def _insert(self, u, v, w):
         if u.size == 0:
             return
-        # both adjacencies place what fits, then one read tells which lists outgrew their room
+        # both adjacencies place what fits, then one read tells which lists outgrew their
+        # room; both plan the moves of those, then one read tells how much room they take
+        adjacencies = (self.out, self.inn) if self.directed else (self.out,)
         pending = [self.out.begin_append(u, v, w)] + ([self.inn.begin_append(v, u, w)] if self.directed else [])
         outgrown = self.ops.read_counts(*(p.placement.count for p in pending))
-        slots, moves = self.out.finish_append(pending[0], outgrown[0])
+        plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
+        slots, moves = self.out.finish_append(pending[0], plans[0])
         self._follow_out(moves)
         self.index.insert(self.ops.arc_keys(u, v), slots)
         if self.directed:
             # (an outgrown list got none of its rows before its move: the moved
             # in-entries are arcs the index holds already)
-            in_slots, moves = self.inn.finish_append(pending[1], outgrown[1])
+            in_slots, moves = self.inn.finish_append(pending[1], plans[1])
             self._follow_in(moves)
             self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
 

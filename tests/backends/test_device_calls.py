@@ -86,6 +86,21 @@ def test_steady_state_batches_request_the_pinned_synchronisations(backend):
     assert all(t >= 0 for t in g.last_report.times.values())
 
 
+def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend):
+    """Inserts that outgrow an out-list and an in-list (and improve nothing): the
+    pinned insert's 5, plus one read of both relocation plans' totals."""
+    g = _path_graph(backend)
+    many = np.arange(10, 60)
+    rows = {"src": np.concatenate((np.ones(many.size, dtype=np.int64), many)),
+            "dst": np.concatenate((many, np.full(many.size, 2))), "w": np.full(2 * many.size, 100.0),
+            "op": np.ones(2 * many.size, dtype=np.int8)}
+    report = g.apply(pd.DataFrame(rows), weight="w")
+    assert report.syncs == 5 + 1
+    edges = g.edges()
+    assert ((edges["src"] == 1).sum(), (edges["dst"] == 2).sum()) == (1 + many.size, 1 + many.size)
+    g.check_consistency()
+
+
 def test_the_cost_model_requests_no_synchronisation(backend):
     """``mode="auto"`` choosing the incremental path (rates injected) requests
     exactly the pinned synchronisations: the choice reads host scalars only."""

@@ -485,9 +485,11 @@ def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
     assert host(ops, plan.first).tolist() == (np.cumsum(degree[vertices]) - degree[vertices]).tolist()
     assert host(ops, plan.old_start).tolist() == start[vertices].tolist()
     assert host(ops, plan.old_capacity).tolist() == capacity[vertices].tolist()
-    assert (plan.room_total, plan.moved, plan.released) == (
-        int(room.sum()), int(degree[vertices].sum()), int(capacity[vertices].sum()))
-    assert all(type(t) is int for t in (plan.room_total, plan.moved, plan.released))
+    before = ops.calls.snapshot()
+    totals = ops.read_counts(*plan.counts)          # (left on the device: read with other counts)
+    assert ops.calls.since(before) == (1, 1)
+    assert totals == [int(room.sum()), int(degree[vertices].sum()), int(capacity[vertices].sum())]
+    assert plan.read(*totals).counts == tuple(totals)
 
 
 def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):

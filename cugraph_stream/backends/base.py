@@ -1183,23 +1183,23 @@ class Backend(abc.ABC):
 
         List ``k`` gets :func:`grown_room` of ``need[k]`` (whole units of
         ``align`` slots), laid out one after another in the order of
-        ``vertices``.  The plan's totals stay where they were summed: read
-        them, with other counts, by :meth:`read_counts` of
-        :attr:`MovePlan.counts`.  This default is one running total over the
-        three columns; a backend may do it in one launch.
+        ``vertices``.  The plan's totals may stay on the device (read them,
+        with other counts, by :meth:`read_counts` of :attr:`MovePlan.counts`).
+        This default is a running total over the three columns and one copy
+        of their sums (host ints: free on the host); a backend may do it in
+        one launch.
         """
         xp = self.xp
         k = int(vertices.size)
         room = grown_room(xp, need, align)
         old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]
-        if k == 0:
-            return MovePlan(room, room, room, old_start, old_capacity, 0, 0, 0)
-        # one running total over the room, the entries moved and the room given up
+        # one running total over the room, the entries moved and the room given
+        # up (one scan, and one copy brings all three sums)
         running = xp.cumsum(xp.concatenate((room, degree, old_capacity)))
-        ends = running[k - 1::k]
-        totals = ends - xp.concatenate((ends[:1] * 0, ends[:2]))
-        return MovePlan(base + running[:k] - room, room, running[k:2 * k] - degree - ends[0], old_start,
-                        old_capacity, totals[0:1], totals[1:2], totals[2:3])
+        ends = [int(t) for t in np.asarray(self.to_host(running[k - 1::k]))] if k else [0, 0, 0]
+        room_total = ends[0]
+        return MovePlan(base + running[:k] - room, room, running[k:2 * k] - degree - room_total, old_start,
+                        old_capacity, room_total, ends[1] - ends[0], ends[2] - ends[1])
 
     @abc.abstractmethod
     def move_lists(self, adj: AdjacencyLists, vertices, new_start, room, first, moved):

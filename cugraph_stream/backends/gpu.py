@@ -865,7 +865,8 @@ class GPUBackend(Backend):
         # device; a plan too long for one block takes the default's scan
         xp = self.xp
         k = int(vertices.size)
-        if k > _ONE_BLOCK_PLAN:
+        if k > _ONE_BLOCK_PLAN:        # (rare: its copy of the sums is a wait of its own)
+            DEVICE_CALLS.syncs += 1
             return super().plan_moves(adj, vertices, need, base, align)
         out = xp.empty(5 * k + 3, dtype=xp.int64)
         new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))

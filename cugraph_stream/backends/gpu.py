@@ -865,7 +865,9 @@ class GPUBackend(Backend):
         # device; a plan too long for one block takes the default's scan
         xp = self.xp
         k = int(vertices.size)
-        if k > _ONE_BLOCK_PLAN:        # (rare: its copy of the sums is a wait of its own)
+        if k > _ONE_BLOCK_PLAN:
+            # (rare: the default reads its sums, a wait of its own; the read_counts after
+            # it then counts one more than it waits, an over-count, never a hidden wait)
             DEVICE_CALLS.syncs += 1
             return super().plan_moves(adj, vertices, need, base, align)
         out = xp.empty(5 * k + 3, dtype=xp.int64)

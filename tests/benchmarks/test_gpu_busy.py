@@ -1,0 +1,26 @@
+import pytest
+
+from benchmarks import gpu_busy
+
+# two rows as ncu 2026 printed them on the lent H100 (the kernels' parameter lists shortened)
+NCU_OUTPUT = """==PROF== Connected to process 2517 (/usr/bin/python3.12)
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","2517","python3.12","127.0.0.1","void check_rows<float>(const void *, int)","1","7","(256, 1, 1)","(40, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","4,864"
+"1","2517","python3.12","127.0.0.1","void check_rows<float>(const void *, int)","1","7","(256, 1, 1)","(40, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","5,136"
+"2","2517","python3.12","127.0.0.1","converge_block","1","7","(1024, 1, 1)","(1, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","usecond","142.1"
+==PROF== Disconnected from process 2517
+"""
+
+
+def test_kernel_times_sums_each_kernels_durations_in_microseconds():
+    total, launches, per_kernel = gpu_busy.kernel_times(NCU_OUTPUT)
+    assert launches == 3
+    assert per_kernel["void check_rows<float>"] == pytest.approx([10.0, 2])
+    assert per_kernel["converge_block"] == pytest.approx([142.1, 1])
+    assert total == pytest.approx(152.1)
+
+
+def test_without_ncu_it_says_so_and_exits_2(monkeypatch, capsys):
+    monkeypatch.setattr(gpu_busy, "_ncu", lambda: None)
+    assert gpu_busy.main(["--scale", "10"]) == 2
+    assert "ncu" in capsys.readouterr().err

@@ -124,10 +124,14 @@ def main(argv=None):
         return 2
     child = [sys.executable, "-m", "benchmarks.gpu_busy", "--scale", str(args.scale), "--edge-factor",
              str(args.edge_factor), "--rows", str(args.rows), "--batches", str(args.batches), "--seed", str(args.seed)]
-    plain = subprocess.run(child + ["--child", "time"], capture_output=True, text=True, check=True)
-    timed = json.loads(plain.stdout.strip().splitlines()[-1])
+    plain = subprocess.run(child + ["--child", "time"], capture_output=True, text=True)
     profiled = subprocess.run([ncu, "--profile-from-start", "off", "--metrics", "gpu__time_duration.sum", "--csv"]
-                              + child + ["--child", "profile"], capture_output=True, text=True, check=True)
+                              + child + ["--child", "profile"], capture_output=True, text=True)
+    for run in (plain, profiled):
+        if run.returncode:
+            print(f"{' '.join(run.args)} failed ({run.returncode}):\n{run.stderr[-3000:]}", file=sys.stderr)
+            return 1
+    timed = json.loads(plain.stdout.strip().splitlines()[-1])
     total, launches, per_kernel = kernel_times(profiled.stdout)
     n = args.batches
     busy = total / n

@@ -158,21 +158,28 @@ class _Rates:
 def _fit(points):
     """``(fixed, per_edge)``, both >= 0, of the least-squares line through ``(work, seconds)``
     (plain Python: a few microseconds for :data:`HISTORY` points, paid once per batch)."""
+    # one pass of sums (the spread's rounding, about n * mean_work**2 * 1e-16, is far
+    # below the 5% spread under which the work counts as one level)
     n = len(points)
-    mean_work = sum(w for w, _ in points) / n
-    mean_seconds = sum(t for _, t in points) / n
-    spread = sum((w - mean_work) ** 2 for w, _ in points)
+    sum_work = sum_seconds = sum_work2 = sum_product = 0.0
+    for w, t in points:
+        sum_work += w
+        sum_seconds += t
+        sum_work2 += w * w
+        sum_product += w * t
+    mean_work, mean_seconds = sum_work / n, sum_seconds / n
+    spread = sum_work2 - sum_work * mean_work
     if spread <= (0.05 * max(mean_work, 1.0)) ** 2 * n:       # one work level: a line through 0
         if mean_work < 1.0:                                     # (no work at all: a fixed cost)
             return mean_seconds, 0.0
         return 0.0, mean_seconds / mean_work
-    per_edge = sum((w - mean_work) * (t - mean_seconds) for w, t in points) / spread
+    per_edge = (sum_product - sum_work * mean_seconds) / spread
     fixed = mean_seconds - per_edge * mean_work
     if fixed < 0.0:
         # superlinear timings: the cheapest update as the fixed cost, and the slope above it
         # (a line through 0 would estimate updates of no work at nothing)
         fixed = min(t for _, t in points)
-        return fixed, max(sum(w * (t - fixed) for w, t in points) / sum(w * w for w, _ in points), 0.0)
+        return fixed, max((sum_product - fixed * sum_work) / sum_work2, 0.0)
     if per_edge < 0.0:
         return mean_seconds, 0.0
     return fixed, per_edge

@@ -36,7 +36,7 @@ STEPS = [
     ("cugraph_stream.engine.store", "GraphStore._reweight"), ("cugraph_stream.engine.store", "GraphStore._follow_out"),
     ("cugraph_stream.engine.store", "GraphStore._follow_in"), ("cugraph_stream.engine.journal", "Journal.save"),
     ("cugraph_stream.engine.journal", "Journal.write"), ("cugraph_stream.engine.adjacency", "Adjacency.append"),
-    ("cugraph_stream.engine.adjacency", "Adjacency.remove"), ("cugraph_stream.engine.adjacency", "Adjacency._relocate"),
+    ("cugraph_stream.engine.adjacency", "Adjacency.remove"), ("cugraph_stream.engine.adjacency", "Adjacency._move_lists"),
     ("cugraph_stream.engine.adjacency", "Adjacency._ensure_slots"),
     ("cugraph_stream.engine.store", "GraphStore._compact_if_needed"),
     ("cugraph_stream.engine.arc_index", "ArcIndex._reserve"), ("cugraph_stream.engine.arc_index", "ArcIndex.fit"),

@@ -1087,7 +1087,7 @@ class StreamGraph:
         """Vertex keys: a Series named ``vertex`` (a DataFrame ``0_vertex``,
         ``1_vertex``, ... for multi-column keys), sorted (integer keys) or in
         first-seen order (encoded keys)."""
-        frame = make_frame(self._ops, self._keys.columns("vertex", self._store.vertices.sorted_external))
+        frame = make_frame(self._ops, self._keys.columns("vertex", self._store.vertices.sorted_ids()[0]))
         return frame["vertex"] if self._keys.width == 1 else frame
 
     @_exclusive

@@ -201,7 +201,7 @@ class MonotonicEngine:
                                   self.rule.source_value)
 
     def _alive(self):
-        return self.store.vertices.sorted_internal
+        return self.store.vertices.sorted_ids()[1]
 
     # ----------------------------------------------------------------- phases
     def initialize(self):

@@ -316,7 +316,7 @@ class PageRankEngine:
         self._refresh_needed = False
 
     def _alive(self):
-        return self.store.vertices.sorted_internal
+        return self.store.vertices.sorted_ids()[1]
 
     def _index(self, alive):
         """``alive`` (a set) as an index into per-vertex arrays: ``slice(0, n)`` when

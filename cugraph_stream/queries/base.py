@@ -309,7 +309,7 @@ class MonotonicQuery(Query):
         2      c         2           a
         """
         with self._committed():
-            return self._frame(self.engine.store.vertices.sorted_internal)
+            return self._frame(self.engine.store.vertices.sorted_ids()[1])
 
     def changes(self):
         """Rows of :meth:`result` whose value or predecessor changed in the last update."""

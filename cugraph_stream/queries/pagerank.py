@@ -271,7 +271,7 @@ class PageRank(Query):
         with self._committed():
             engine = self.engine
             store = engine.store
-            internal = store.vertices.sorted_internal
+            internal = store.vertices.sorted_ids()[1]
             moved = internal[engine.moved(internal, float(threshold))]
             rank = engine.rank[internal]
             total = rank.sum()
@@ -283,7 +283,7 @@ class PageRank(Query):
         """Columns ``vertex`` and ``pagerank``, sorted by vertex."""
         with self._committed():
             store = self.engine.store
-            internal = store.vertices.sorted_internal
+            internal = store.vertices.sorted_ids()[1]
             rank = self.engine.rank[internal]
             total = rank.sum()
             return make_frame(self.engine.ops, {**self._vertex_columns(store.vertices.external[internal]),

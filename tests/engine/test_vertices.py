@@ -19,8 +19,9 @@ def test_lookup_add_remove_reuse_against_a_dict():
         victims = [k for k in list(model) if rng.random() < 0.3]
         table.remove(np.array([model.pop(k) for k in victims], dtype=np.int64))
         assert table.count == len(model)
-        assert table.sorted_external.tolist() == sorted(model)
-        assert table.sorted_internal.tolist() == [model[k] for k in sorted(model)]
+        sorted_external, sorted_internal = table.sorted_ids()
+        assert sorted_external.tolist() == sorted(model)
+        assert sorted_internal.tolist() == [model[k] for k in sorted(model)]
         probe = np.array(list(model) + victims, dtype=np.int64)
         assert table.lookup(probe).tolist() == [model.get(k, -1) for k in probe.tolist()]
     # ids stay dense: never more internal ids than vertices ever alive at once
@@ -45,6 +46,8 @@ def test_the_dense_map_follows_adds_and_removes_and_gives_up_on_sparse_ids():
         dense.remove(np.array([model.pop(k) for k in victims], dtype=np.int64))
         assert dense.dense is not None
         _model_check(dense, model, np.array(list(model) + victims + [-1, 10**9], dtype=np.int64))
+        if step % 3 == 0:           # the order is read now and then: the adds between wait apart
+            assert [ids.tolist() for ids in dense.sorted_ids()] == [sorted(model), [model[k] for k in sorted(model)]]
     far = vertices.DENSE_MAP_MIN + vertices.DENSE_MAP_SLACK * 10**5
     model[far] = int(dense.add(np.array([far]))[0])
     assert dense.dense is None
@@ -73,3 +76,40 @@ def test_restore_builds_the_dense_map():
     sparse = VertexTable(get_backend("cpu"))
     sparse.restore(np.array([0]), np.array([-3]), 1, np.array([], dtype=np.int64))
     assert sparse.dense is None and sparse.lookup(np.array([-3])).tolist() == [0]
+
+
+def test_adds_wait_apart_from_the_order_until_it_is_read_and_roll_back_either_way():
+    """With the dense map, adds do not merge into the sorted arrays (a pass over
+    every vertex); reading the order merges them, and a rollback restores the
+    table whether or not the order was read inside the transaction."""
+    table = VertexTable(get_backend("cpu"))
+    table.add(np.array([5, 9]))
+    table.add(np.array([1, 7]))
+    assert table._pending is not None                    # (two adds, not merged)
+    assert [ids.tolist() for ids in table.sorted_ids()] == [[1, 5, 7, 9], [2, 0, 3, 1]]
+    assert table._pending is None
+    for read_inside in (False, True):
+        table.journal.begin()
+        table.add(np.array([0, 8]))
+        table.remove(table.lookup(np.array([7])))        # (reads the order: merges the add)
+        table.add(np.array([6]))
+        if read_inside:
+            table.sorted_ids()
+        table.journal.rollback()
+        assert [ids.tolist() for ids in table.sorted_ids()] == [[1, 5, 7, 9], [2, 0, 3, 1]]
+        assert table.lookup(np.array([0, 6, 7, 8])).tolist() == [-1, -1, 3, -1]
+        assert table.count == 4 and table.size == 4
+
+
+def test_a_table_pickled_with_public_sorted_arrays_loads():
+    import pickle
+
+    table = VertexTable(get_backend("cpu"))
+    table.add(np.array([2, 4]))
+    table.sorted_ids()
+    state = table.__dict__.copy()
+    state["sorted_external"], state["sorted_internal"] = state.pop("_sorted_external"), state.pop("_sorted_internal")
+    old = VertexTable.__new__(VertexTable)
+    old.__setstate__(state)
+    loaded = pickle.loads(pickle.dumps(old))
+    assert [ids.tolist() for ids in loaded.sorted_ids()] == [[2, 4], [0, 1]]

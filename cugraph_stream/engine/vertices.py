@@ -27,6 +27,11 @@ from .journal import Journal
 #: an id beyond gives the map up (lookups go back to binary searches) until a restore
 DENSE_MAP_SLACK = 4
 DENSE_MAP_MIN = 1 << 16
+#: added vertices wait apart from the sorted ids (with the dense map) until they are more
+#: than this share of the live ones, or this many: then :meth:`VertexTable.add` merges them
+#: (a pass over every vertex per ``PENDING_SHARE`` of new ones: amortised, a few per vertex)
+PENDING_SHARE = 1 / 8
+PENDING_MIN = 1 << 16
 
 
 class VertexTable:
@@ -55,10 +60,14 @@ class VertexTable:
     #: the backend keeps no dense map or the ids outgrew it (a class default, so
     #: tables pickled before it existed read None)
     dense = None
-    #: ``(external, internal)`` of the vertices added since the sorted arrays were
-    #: last merged (kept apart while the dense map answers lookups), or None
-    #: (a class default, so tables pickled before it existed read None)
+    #: the vertices added since the sorted arrays were last merged (kept apart while
+    #: the dense map answers lookups): the first ``_pending_count`` entries of the
+    #: ``_pending`` pair of buffers ``(external, internal)``, which grow by doubling
+    #: (an add writes past the count: no pre-image) and are dropped, not reused, by a
+    #: merge (so a rollback finds its buffer as it was); class defaults, so tables
+    #: pickled before they existed read none
     _pending = None
+    _pending_count = 0
 
     def __init__(self, ops, journal=None):
         xp = ops.xp
@@ -93,16 +102,33 @@ class VertexTable:
         >>> [ids.tolist() for ids in vt.sorted_ids()]
         [[3, 8, 9], [2, 0, 1]]
         """
-        if self._pending is not None:
-            xp = self.ops.xp
-            external, internal = self._pending
+        if self._pending_count:
+            xp, n = self.ops.xp, self._pending_count
+            external, internal = (buffer[:n] for buffer in self._pending)
             order = xp.argsort(external)        # (each add's ids ascend, several adds' need not)
             merged = self.ops.merge_sorted(self._sorted_external, self._sorted_internal, external[order],
                                            internal[order])
             self.journal.assign(self, "_sorted_external", merged[0])
             self.journal.assign(self, "_sorted_internal", merged[1])
             self.journal.assign(self, "_pending", None)
+            self.journal.assign(self, "_pending_count", 0)
         return self._sorted_external, self._sorted_internal
+
+    def _hold_apart(self, external, internal):
+        """Keep added vertices apart from the sorted ids (see :attr:`_pending`);
+        merge them all once they are too many."""
+        xp, n, k = self.ops.xp, self._pending_count, int(external.size)
+        if self._pending is None or n + k > self._pending[0].size:
+            size = max(2 * (n + k), 1024)
+            grown = tuple(xp.empty(size, dtype=xp.int64) for _ in range(2))
+            for new, old in zip(grown, self._pending or ()):
+                new[:n] = old[:n]
+            self.journal.assign(self, "_pending", grown)
+        self._pending[0][n:n + k] = external
+        self._pending[1][n:n + k] = internal
+        self.journal.assign(self, "_pending_count", n + k)
+        if n + k > max(PENDING_SHARE * self.count, PENDING_MIN):
+            self.sorted_ids()
 
     def lookup(self, external):
         """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
@@ -184,9 +210,7 @@ class VertexTable:
         journal.write(self.external, internal, external)
         journal.write(self.alive, internal, True)
         if self.dense is not None:          # lookups gather from the map: the order can wait
-            pending = (external, internal) if self._pending is None else tuple(
-                xp.concatenate((before, added)) for before, added in zip(self._pending, (external, internal)))
-            journal.assign(self, "_pending", pending)
+            self._hold_apart(external, internal)
             self._map_densely(external, internal)
         else:
             sorted_external, sorted_internal = self.ops.merge_sorted(*self.sorted_ids(), external, internal)
@@ -222,9 +246,8 @@ class VertexTable:
         return fit_vertex_capacity(self.ops.xp, self, ("external", "alive"), self.size, self.journal)
 
     def memory_bytes(self):
-        pending = () if self._pending is None else self._pending
         return self.ops.memory_bytes(self.external, self.alive, self.free, self._sorted_external,
-                                     self._sorted_internal, self.dense, *pending)
+                                     self._sorted_internal, self.dense, *(self._pending or ()))
 
     def restore(self, internal, external, size, free):
         """Fill an empty table with a saved state (a checkpoint): live vertices

@@ -85,9 +85,9 @@ def test_adds_wait_apart_from_the_order_until_it_is_read_and_roll_back_either_wa
     table = VertexTable(get_backend("cpu"))
     table.add(np.array([5, 9]))
     table.add(np.array([1, 7]))
-    assert table._pending is not None                    # (two adds, not merged)
+    assert table._pending_count == 4                     # (two adds, not merged)
     assert [ids.tolist() for ids in table.sorted_ids()] == [[1, 5, 7, 9], [2, 0, 3, 1]]
-    assert table._pending is None
+    assert table._pending_count == 0
     for read_inside in (False, True):
         table.journal.begin()
         table.add(np.array([0, 8]))
@@ -113,3 +113,15 @@ def test_a_table_pickled_with_public_sorted_arrays_loads():
     old.__setstate__(state)
     loaded = pickle.loads(pickle.dumps(old))
     assert [ids.tolist() for ids in loaded.sorted_ids()] == [[2, 4], [0, 1]]
+
+
+def test_held_apart_vertices_merge_once_they_are_too_many(monkeypatch):
+    from cugraph_stream.engine import vertices
+
+    monkeypatch.setattr(vertices, "PENDING_MIN", 10)
+    table = VertexTable(get_backend("cpu"))
+    for start in range(0, 40, 4):           # batches of 4 new vertices, the order never read
+        table.add(np.arange(start, start + 4))
+        assert table._pending_count <= max(vertices.PENDING_SHARE * table.count, 10)
+    assert table._sorted_external.size >= 30         # (merged along the way, not at the end only)
+    assert [ids.tolist() for ids in table.sorted_ids()] == [list(range(40)), list(range(40))]

@@ -769,16 +769,15 @@ class StreamGraph:
     def _apply_rows(self, src, dst, w, codes, report, clock, times=None):
         """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
         ops, store = self._ops, self._store
-        inserting = codes == INSERT
         empty = store.num_edges == 0 and store.out.end == 0
-        only_inserts = empty and bool(ops.host_ints(inserting.all())[0])     # (one host read, first batch only)
+        only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # (one read, first batch only)
         fresh = only_inserts and store.num_vertices == 0
-        u, v, new_vertices = self._vertices_of(src, dst, inserting, fresh)
+        u, v, new_vertices = self._vertices_of(src, dst, codes, fresh)
         if self._times is not None:
             clock.lap("reduce")             # (the id mapping, as without a window)
-            u, v, w, codes, inserting = self._expire(u, v, w, codes, inserting, times, report)
+            u, v, w, codes = self._expire(u, v, w, codes, times, report)
             clock.lap("window")
-            only_inserts = empty and bool(ops.host_ints(inserting.all())[0])     # expired rows delete
+            only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # expired rows delete
         bulk = only_inserts             # an empty store loads the rows at once
         if bulk:
             clock.lap("reduce")             # (the id mapping: a bulk load reduces as it builds)
@@ -880,7 +879,7 @@ class StreamGraph:
                              f"{len(rows):,} when read again: every piece must read the same each time")
         return rows, keys
 
-    def _expire(self, u, v, w, codes, inserting, times, report):
+    def _expire(self, u, v, w, codes, times, report):
         """Fold the rows into the time window; return them followed by a delete row
         per expired edge (after the batch's rows, so the reduction sees them last)."""
         xp = self._ops.xp
@@ -889,14 +888,15 @@ class StreamGraph:
         expired_u, expired_v = window.advance(u, v, times, codes)
         report.expired = count = int(expired_u.size)
         if count == 0:
-            return u, v, w, codes, inserting
-        codes = xp.concatenate((codes, xp.full(count, DELETE, dtype=codes.dtype)))
+            return u, v, w, codes
         return (xp.concatenate((u, expired_u)), xp.concatenate((v, expired_v)),
-                xp.concatenate((w, xp.zeros(count, dtype=w.dtype))), codes, codes == INSERT)
+                xp.concatenate((w, xp.zeros(count, dtype=w.dtype))),
+                xp.concatenate((codes, xp.full(count, DELETE, dtype=codes.dtype))))
 
-    def _vertices_of(self, src, dst, inserting, fresh=False):
+    def _vertices_of(self, src, dst, codes, fresh=False):
         """Internal ids of each row's endpoints, creating the vertices that
-        insert rows name; -1 for unknown vertices named only by delete rows.
+        insert rows (op ``codes``) name; -1 for unknown vertices named only by
+        delete rows.
         ``fresh``: the graph has no vertices and every row inserts (a bulk
         load), so every endpoint is new and none is looked up first.
 
@@ -910,13 +910,13 @@ class StreamGraph:
             new_vertices = store.add_vertices(created)
             ids = store.vertices.lookup(ends)          # every endpoint is in the table now
             return ids[:rows], ids[rows:], new_vertices
-        ids, creating = store.vertices.lookup_rows(src, dst, inserting)
+        ids, creating = store.vertices.lookup_rows(src, dst, codes)
         new_vertices = xp.empty(0, dtype=xp.int64)
         if creating.size:          # rarely: most batches name known vertices only
             created = self._ops.sorted_distinct(creating)
             new_vertices = store.add_vertices(created)
             # every row naming a new vertex (delete rows after its insert too) gets its id
-            ids = store.vertices.lookup_again(xp.concatenate((src, dst)), ids, created, new_vertices)
+            ids = store.vertices.lookup_again(self._ops.join([src, dst]), ids, created, new_vertices)
         return ids[:rows], ids[rows:], new_vertices
 
     def _nonnegative_for(self):

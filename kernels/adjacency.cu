@@ -226,12 +226,17 @@ __global__ void remove_move(REMOVE_PARAMS)
 // take_tickets: each pending row (every row, with `fresh`: its slot holds
 // nothing yet) takes the next ticket of its list, kept in its slot as
 // -2 - ticket until place_tickets.  Thread 0 clears the outgrown count.
+// With `old_degree` (not null), every row also copies its list's degree
+// there, before place_tickets raises any (the journal's pre-image).
 __global__ void take_tickets(const long long* owners, long long rows, int fresh, long long* slots,
-                             unsigned long long* counts, unsigned long long* outgrown_count)
+                             unsigned long long* counts, unsigned long long* outgrown_count,
+                             const long long* degree, long long* old_degree)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i == 0) *outgrown_count = 0;
-  if (i >= rows || (!fresh && slots[i] >= 0)) return;
+  if (i >= rows) return;
+  if (old_degree != nullptr) old_degree[i] = degree[owners[i]];
+  if (!fresh && slots[i] >= 0) return;
   unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
   slots[i] = -2 - static_cast<long long>(ticket);
 }

@@ -52,12 +52,18 @@ __global__ void record_changes(const long long* ids, long long count, int forced
 }
 
 // For each query: the value paired with it in (sorted keys, values), or -1
-// where no key equals it (binary search; keys distinct and ascending)
+// where no key equals it (binary search; keys distinct and ascending); with
+// `known` (not null), an earlier result for the same queries, a query it
+// holds an id for (>= 0) keeps that id and is not searched for
 __global__ void sorted_lookup(const long long* queries, long long count, const long long* keys,
-                              const long long* values, long long size, long long* found)
+                              const long long* values, long long size, const long long* known, long long* found)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
+  if (known != nullptr && known[k] >= 0) {
+    found[k] = known[k];
+    return;
+  }
   long long q = queries[k];
   long long low = 0, high = size;
   while (low < high) {
@@ -191,11 +197,11 @@ __global__ void sorted_distinct_block(const long long* values, long long count, 
 // The vertices of a batch's rows: for each endpoint k (the sources, then the
 // destinations, `rows` of each), the internal id paired with its external id
 // in (sorted keys, values), or -1; the external ids not found on insert rows
-// go to `missing` (repeats kept, in no order), `missing_count` counting them
-// (zero before the launch).
+// (op code `codes[row] == insert`) go to `missing` (repeats kept, in no
+// order), `missing_count` counting them (zero before the launch).
 __global__ void lookup_rows(const long long* keys, const long long* values, long long size, const long long* src,
-                            const long long* dst, const bool* inserting, long long rows, long long* ids,
-                            long long* missing, unsigned long long* missing_count)
+                            const long long* dst, const signed char* codes, signed char insert, long long rows,
+                            long long* ids, long long* missing, unsigned long long* missing_count)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= 2 * rows) return;
@@ -209,7 +215,7 @@ __global__ void lookup_rows(const long long* keys, const long long* values, long
   }
   long long found = (low < size && keys[low] == q) ? values[low] : -1;
   ids[k] = found;
-  if (found < 0 && inserting[row]) missing[atomicAdd(missing_count, 1ull)] = q;
+  if (found < 0 && codes[row] == insert) missing[atomicAdd(missing_count, 1ull)] = q;
 }
 
 // The targets v[i] of the arcs u[i] -> v[i] that are their parent arcs

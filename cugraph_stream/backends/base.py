@@ -76,7 +76,7 @@ BFS_BETA = 24
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
-    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare"})
+    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join"})
 
 #: Bytes a GPU read of pinned host memory moves at least: a zero-copy read of a
 #: short list costs the 64-byte blocks its bytes span.  ``benchmarks/transfer_paths.py``
@@ -232,12 +232,14 @@ class Placement(NamedTuple):
     each needs).  ``count`` is a host int, or a one-element device array
     that :meth:`Backend.read_counts` reads, with others, in one
     synchronisation.  ``slots``: each row's slot (-1 where its list lacks
-    room)."""
+    room).  ``old_degree``: each row's list's degree before the placement,
+    where asked for (the pre-image a journal keeps), else None."""
 
     outgrown: Any
     need: Any
     count: Any
     slots: Any
+    old_degree: Any = None
 
     def read(self, count):
         """``(outgrown, need)``, given ``count`` read on the host."""
@@ -612,17 +614,36 @@ class Backend(abc.ABC):
         """
 
     # -------------------------------------------------------------- primitives
-    def take(self, array, index):
-        """``array[index]``: a gather of a 1-D array at an integer index array
-        (negative positions count from the end).  The GPU launches one kernel
-        for it, where CuPy's indexing costs several times its host time.
+    def join(self, arrays):
+        """The 1-D arrays one after another (``xp.concatenate``), always a new
+        array.  On the GPU one copy each (CuPy's ``concatenate`` costs ten
+        times a copy's host time); not counted as a launch, like the
+        array-namespace steps it replaces.
 
         >>> from cugraph_stream.backends import get_backend
         >>> import numpy as np
-        >>> get_backend("cpu").take(np.array([5., 6., 7.]), np.array([2, 0, -1])).tolist()
-        [7.0, 5.0, 7.0]
+        >>> get_backend("cpu").join([np.array([3, 1]), np.array([], dtype=np.int64), np.array([2])]).tolist()
+        [3, 1, 2]
         """
-        return array[index]
+        return self.xp.concatenate(arrays)
+
+    def take(self, array, index, dtype=None):
+        """``array[index]``: a gather of a 1-D array at an integer index array
+        (negative positions count from the end), converted to ``dtype`` if
+        given (``array[index].astype(dtype)``).  The GPU launches one kernel
+        for it, where CuPy's indexing costs several times its host time (and
+        its ``astype`` as much again).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> ops = get_backend("cpu")
+        >>> ops.take(np.array([5., 6., 7.]), np.array([2, 0, -1])).tolist()
+        [7.0, 5.0, 7.0]
+        >>> ops.take(np.array([5, 6], dtype=np.uint32), np.array([1]), np.int64).dtype
+        dtype('int64')
+        """
+        taken = array[index]
+        return taken if dtype is None else taken.astype(dtype, copy=False)
 
     def put(self, array, index, values):
         """``array[index] = values``: a scatter into a 1-D array at an integer index
@@ -637,6 +658,23 @@ class Backend(abc.ABC):
         [2, 7, 0, 7]
         """
         array[index] = values
+
+    def exchange(self, array, index, values):
+        """:meth:`put` that returns what it overwrote: ``array[index]`` before the
+        write (a journal's pre-image), in one launch on the GPU where
+        :meth:`take` and :meth:`put` take two.  The positions must be distinct
+        (a repeated one could read another's write as its old element).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> import numpy as np
+        >>> a = np.array([5, 6, 7], dtype=np.uint32)
+        >>> old = get_backend("cpu").exchange(a, np.array([2, 0]), np.array([9, 8]))
+        >>> old.tolist(), a.tolist()
+        ([7, 5], [8, 6, 9])
+        """
+        old = self.take(array, index)
+        self.put(array, index, values)
+        return old
 
     @abc.abstractmethod
     def expand_segments(self, starts, lengths):
@@ -691,23 +729,26 @@ class Backend(abc.ABC):
         union[~from_more] = values
         return union
 
-    def lookup_rows(self, keys, values, src, dst, inserting):
+    def lookup_rows(self, keys, values, src, dst, codes):
         """The vertices of a batch's rows: ``(ids, missing)``.
 
         ``ids`` holds :meth:`lookup_sorted` of the sources, then of the
         destinations (``2 * rows`` entries, -1 where absent); ``missing`` the
-        external ids absent on insert rows (``inserting``, bool), repeats kept,
-        in no particular order.  One synchronisation (its length).
+        external ids absent on insert rows (op ``codes`` equal to
+        :data:`~cugraph_stream.backends.rows.INSERT`), repeats kept, in no
+        particular order.  One synchronisation (its length).
 
         >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.backends.rows import DELETE, INSERT
         >>> ids, missing = get_backend("cpu").lookup_rows(np.array([3, 8]), np.array([0, 1]), np.array([8, 5]),
-        ...                                               np.array([9, 3]), np.array([True, False]))
+        ...                                               np.array([9, 3]), np.array([INSERT, DELETE], dtype=np.int8))
         >>> ids.tolist(), missing.tolist()
         ([1, -1, -1, 0], [9])
         """
         xp = self.xp
         ends = xp.concatenate((src, dst))
         ids = self.lookup_sorted(keys, values, ends)
+        inserting = codes == rows.INSERT
         (missing,) = self.compress((ids < 0) & xp.concatenate((inserting, inserting)), ends)
         return ids, missing
 
@@ -1023,6 +1064,18 @@ class Backend(abc.ABC):
         """For each of ``queries``, the entry of ``values`` paired with the equal
         entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal."""
 
+    def lookup_missing(self, keys, values, queries, found):
+        """``found``, an earlier :meth:`lookup_sorted` of ``queries``, with each -1
+        replaced by the lookup of its query in ``keys`` and ``values`` (for
+        the vertices a batch just added); a new array.  One launch on the GPU.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").lookup_missing(np.array([4, 6]), np.array([7, 8]), np.array([6, 5, 4, 9]),
+        ...                                   np.array([-1, 2, -1, -1])).tolist()
+        [8, 2, 7, -1]
+        """
+        return self.xp.where(found < 0, self.lookup_sorted(keys, values, queries), found)
+
     def lookup_dense(self, table, queries):
         """For each of ``queries``, ``table[query]`` where ``0 <= query < table.size``,
         else ``-1`` (``table``: int32 or int64; the result: int64).
@@ -1213,7 +1266,8 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots=None, must_fit=False):
+    def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots=None, must_fit=False,
+                      degrees=False):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner, unless
         :attr:`place_entries_any_order`) to the lists of ``adj``, without
         waiting for the device.
@@ -1230,6 +1284,9 @@ class Backend(abc.ABC):
         relocation), so none is left out and nobody reads the count; a list
         without room is a broken invariant, which a host backend raises at
         once (``RuntimeError``) and a device at its next :meth:`synchronize`.
+        ``degrees``: also return each row's list's degree before the call in
+        ``Placement.old_degree`` (the GPU copies it in the launch that
+        takes the tickets, not in a gather of its own).
         """
 
     def read_counts(self, *counts):

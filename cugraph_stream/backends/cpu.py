@@ -448,7 +448,8 @@ class CPUBackend(Backend):
             else:
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
-    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False):
+    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
+        old_degree = adj.degree[owners] if degrees else None
         if slots is None:
             slots = np.full(owners.size, -1, dtype=np.int64)
         if self.kernels is not None:
@@ -458,7 +459,7 @@ class CPUBackend(Backend):
             outgrown, need = self._place_entries(adj, owners, neighbours, weights, slots)
         if must_fit and outgrown.size:
             raise RuntimeError(f"place_entries: {outgrown.size} lists were given room for their rows but lack it")
-        return Placement(outgrown, need, int(outgrown.size), slots)
+        return Placement(outgrown, need, int(outgrown.size), slots, old_degree)
 
     @staticmethod
     def _place_entries(adj, owners, neighbours, weights, slots):

@@ -40,6 +40,9 @@ VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 #: the unsigned words that kernels/arrays.cu moves elements of each width (bytes) as
 WORD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+#: the integer dtypes that kernels/arrays.cu converts between as it moves them (take_as, put_as):
+#: the engine's ids (int64), slot pointers (uint32) and compact ids (int32)
+CONVERTED_TYPES = {np.dtype(np.int32): "int", np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}
 RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
                  "converge_block", "keep_ties_warp")
 #: (value type, extend, order) of every rule of :mod:`cugraph_stream.algorithms.specs`, each once;
@@ -95,7 +98,10 @@ SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_c
            "reads": lambda: ["count_reads", "add_to_field"],
            "adjacency": lambda: ["take_tickets", "plan_moves"] + [
                f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
-           "arrays": lambda: [f"{k}<{t}>" for k in ("take", "put", "put_value") for t in WORD_TYPES.values()],
+           "arrays": lambda: ([f"{k}<{t}>" for k in ("take", "put", "put_value", "exchange", "exchange_value")
+                               for t in WORD_TYPES.values()]
+                              + [f"{k}<{s}, {t}>" for k in ("take_as", "put_as", "exchange_as")
+                                 for s in CONVERTED_TYPES.values() for t in CONVERTED_TYPES.values() if s != t]),
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "lookup_rows", "merge_sorted",
                              "compact_flags", "sorted_distinct_block", "children_of"]
                             + [f"{k}<{v}>" for k in ("record_changes", "reached", "flag_reached", "reset_values")

@@ -46,7 +46,7 @@ from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, READ_UNI
                    RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
-from .rows import RowCheck
+from .rows import INSERT, RowCheck
 
 #: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
 DEVICE_FAULTS = {1: (KeyError, "arc_locate: an arc is not in the index at its slot"),
@@ -163,6 +163,18 @@ def _ids_address(nbr):
     return np.uint64(nbr.data.ptr | (PACKED_IDS_TAG if nbr.ndim == 2 else 0))
 
 
+def _converted(source, target):
+    """``"S, T"``, the C types of ``kernels/arrays.cu``'s ``take_as``/``put_as``
+    instance converting integer dtype ``source`` to ``target``, or None (the
+    same dtype, or a pair it has no instance for)."""
+    if source == target:
+        return None
+    types = cuda_kernels.CONVERTED_TYPES
+    if source not in types or target not in types:
+        return None
+    return f"{types[source]}, {types[target]}"
+
+
 def _blocks(threads):
     return (max(int(threads), 1) + _THREADS - 1) // _THREADS
 
@@ -257,11 +269,16 @@ class GPUBackend(Backend):
         if staged:      # from pinned memory the copy is queued, not waited for
             device = self.xp.empty(total, dtype=np.uint8)
             stream = self.xp.cuda.get_current_stream()
-            device.set(packed, stream=stream)
+            runtime = self.xp.cuda.runtime
+            if total:
+                runtime.memcpyAsync(device.data.ptr, packed.ctypes.data, total, runtime.memcpyHostToDevice,
+                                    stream.ptr)
             self._staged.record(stream)
         else:
             device = self.xp.asarray(packed)
-        return [device[at:at + a.nbytes].view(a.dtype).reshape(a.shape) for a, at in zip(arrays, offsets)]
+        # typed arrays over the copy's memory (cheaper than slicing and viewing it)
+        ndarray, base = self.xp.ndarray, device.data
+        return [ndarray(a.shape, dtype=a.dtype, memptr=base + at) for a, at in zip(arrays, offsets)]
 
     def _staging(self, nbytes):
         """The first ``nbytes`` of a reusable buffer of pinned host memory, once the
@@ -280,6 +297,30 @@ class GPUBackend(Backend):
 
     def to_host(self, array):
         return self.xp.asnumpy(array)
+
+    def join(self, arrays):
+        # one queued copy per part into one allocation (any memory: cudaMemcpyDefault)
+        xp = self.xp
+        arrays = list(arrays)
+        dtype = arrays[0].dtype if arrays else None
+        if not arrays or any(type(a) is not xp.ndarray or a.ndim != 1 or a.dtype != dtype for a in arrays):
+            return xp.concatenate(arrays)
+        out = xp.empty(sum(int(a.size) for a in arrays), dtype=dtype)
+        self._copy_into(out, arrays)
+        return out
+
+    def _copy_into(self, out, arrays):
+        """The 1-D arrays one after another at the start of contiguous ``out`` (of
+        their dtype): one queued copy each, in any memory (cudaMemcpyDefault),
+        where CuPy's assignment launches a kernel."""
+        xp = self.xp
+        stream = xp.cuda.get_current_stream().ptr
+        copy, kind, at = xp.cuda.runtime.memcpyAsync, xp.cuda.runtime.memcpyDefault, out.data.ptr
+        for a in arrays:
+            if a.size:
+                a = xp.ascontiguousarray(a)
+                copy(at, a.data.ptr, a.nbytes, kind, stream)
+                at += a.nbytes
 
     def aligned_empty(self, n, dtype, align=4096, memory="device"):
         if memory == "host":
@@ -368,6 +409,13 @@ class GPUBackend(Backend):
         self._epoch += 1
         return stamp, np.uint32(self._epoch)
 
+    def _set_bytes(self, array, byte):
+        """Every byte of contiguous ``array`` set to ``byte`` (0: zeros, 0xFF: integer -1s),
+        queued: one memset, where CuPy's ``fill`` launches a kernel."""
+        if array.size:
+            self.xp.cuda.runtime.memsetAsync(array.data.ptr, byte, array.nbytes,
+                                             self.xp.cuda.get_current_stream().ptr)
+
     def _kept(self, out, kept):
         """The first ``kept[0]`` entries of ``out`` (one copy to the host)."""
         return out[: int(kept.get()[0])]
@@ -384,9 +432,10 @@ class GPUBackend(Backend):
         xp = self.xp
         n = int(adj.start.size)
         nbr_at, wgt_at = xp.empty(n, dtype=xp.uint64), xp.empty(n, dtype=xp.uint64)
-        if cache is None:
-            in_cache, chunk, offset = xp.zeros(1, dtype=bool), xp.zeros(1, dtype=xp.int32), xp.zeros(1, xp.int32)
-            chunk_nbr = chunk_wgt = xp.zeros(1, dtype=xp.uint64)
+        if cache is None:       # (zeros, never read when nothing is cached; kept, not made each time)
+            in_cache = self._scratch("no_cache_flags", 1, xp.bool_, zeroed=True)
+            chunk = offset = self._scratch("no_cache_ints", 1, xp.int32, zeroed=True)
+            chunk_nbr = chunk_wgt = self._scratch("no_cache_addresses", 1, xp.uint64, zeroed=True)
         else:
             in_cache, chunk, offset = cache.in_cache, cache.chunk_id, cache.chunk_offset
             chunk_nbr, chunk_wgt = cache.nbr_pointers, cache.wgt_pointers
@@ -426,7 +475,7 @@ class GPUBackend(Backend):
     def _take_flagged(self, flag, bound):
         """Compact a byte map into vertex ids, then clear it."""
         marked = self.xp.flatnonzero(flag[:bound])
-        flag[marked] = 0
+        self.put(flag, marked, 0)
         return marked
 
     def _take_flagged_among(self, flag, ids, bound):
@@ -449,38 +498,65 @@ class GPUBackend(Backend):
             return None
         return cuda_kernels.WORD_TYPES.get(array.itemsize)
 
-    def take(self, array, index):
+    def take(self, array, index, dtype=None):
         word = self._words(array, index)
-        if word is None:
-            return array[index]
-        out = self.xp.empty(index.size, dtype=array.dtype)
+        dtype = array.dtype if dtype is None else np.dtype(dtype)
+        converted = _converted(array.dtype, dtype)
+        if word is None or (dtype != array.dtype and converted is None):
+            return super().take(array, index, dtype)
+        out = self.xp.empty(index.size, dtype=dtype)
         if index.size:
-            cuda_kernels.get_kernel("arrays", f"take<{word}>")(
+            name = f"take<{word}>" if converted is None else f"take_as<{converted}>"
+            cuda_kernels.get_kernel("arrays", name)(
                 (_blocks(index.size),), (_THREADS,),
                 (array, np.int64(array.size), self.xp.ascontiguousarray(index), np.int64(index.size), out))
         return out
 
-    def put(self, array, index, values):
+    def _scatter(self, array, index, values):
+        """How kernels/arrays.cu writes ``values`` at ``array[index]``: ``(kind, types,
+        argument)``, the kernel name's suffix ("" for values of the array's dtype,
+        "_value" for one value, passed as its bits in that dtype, converted
+        on the host exactly; "_as" for integers of another dtype), its
+        template types and the values' argument; None where CuPy's assignment
+        does it instead."""
         xp = self.xp
         word = self._words(array, index)
-        one = not isinstance(values, xp.ndarray) and np.ndim(values) == 0
-        if word is None or not (one or (values.dtype == array.dtype and values.shape == index.shape)):
-            array[index] = values
-            return
-        if index.size == 0:
-            return
-        head = (array, np.int64(array.size), xp.ascontiguousarray(index), np.int64(index.size))
-        if one:     # the value's bits in the array's dtype, converted on the host (exactly)
+        if word is None:
+            return None
+        if not isinstance(values, xp.ndarray) and np.ndim(values) == 0:
             try:
-                bits = np.asarray(values, dtype=array.dtype).view(f"u{array.itemsize}")[()]
+                return "_value", word, np.asarray(values, dtype=array.dtype).view(f"u{array.itemsize}")[()]
             except (OverflowError, ValueError, TypeError):      # (a value NumPy will not convert: CuPy's way)
-                array[index] = values
-                return
-            cuda_kernels.get_kernel("arrays", f"put_value<{word}>")((_blocks(index.size),), (_THREADS,),
-                                                                     head + (bits,))
-        else:
-            cuda_kernels.get_kernel("arrays", f"put<{word}>")((_blocks(index.size),), (_THREADS,),
-                                                               head + (xp.ascontiguousarray(values),))
+                return None
+        if values.shape != index.shape:
+            return None
+        if values.dtype == array.dtype:
+            return "", word, xp.ascontiguousarray(values)
+        converted = _converted(values.dtype, array.dtype)     # (integers of another width or sign)
+        return None if converted is None else ("_as", converted, xp.ascontiguousarray(values))
+
+    def put(self, array, index, values):
+        how = self._scatter(array, index, values)
+        if how is None:
+            array[index] = values
+        elif index.size:
+            kind, types, argument = how
+            cuda_kernels.get_kernel("arrays", f"put{kind}<{types}>")(
+                (_blocks(index.size),), (_THREADS,),
+                (array, np.int64(array.size), self.xp.ascontiguousarray(index), np.int64(index.size), argument))
+
+    def exchange(self, array, index, values):
+        how = self._scatter(array, index, values)
+        if how is None:
+            return super().exchange(array, index, values)
+        old = self.xp.empty(index.size, dtype=array.dtype)
+        if index.size:
+            kind, types, argument = how
+            cuda_kernels.get_kernel("arrays", f"exchange{kind}<{types}>")(
+                (_blocks(index.size),), (_THREADS,),
+                (array, np.int64(array.size), self.xp.ascontiguousarray(index), np.int64(index.size), argument,
+                 old))
+        return old
 
     def expand_segments(self, starts, lengths):
         xp = self.xp
@@ -507,26 +583,34 @@ class GPUBackend(Backend):
         return self._kept(out, kept)
 
     def lookup_sorted(self, keys, values, queries):
+        return self._sorted_lookup(keys, values, queries, None)
+
+    def lookup_missing(self, keys, values, queries, found):
+        return self._sorted_lookup(keys, values, queries, found)
+
+    def _sorted_lookup(self, keys, values, queries, known):
+        """The sorted_lookup kernel (kernels/sets.cu); ``known``: see :meth:`lookup_missing`."""
         found = self.xp.empty(queries.size, dtype=self.xp.int64)
         if queries.size:
             cuda_kernels.get_kernel("sets", "sorted_lookup")(
                 (_blocks(queries.size),), (_THREADS,),
-                (queries, np.int64(queries.size), keys, values, np.int64(keys.size), found))
+                (queries, np.int64(queries.size), keys, values, np.int64(keys.size),
+                 np.uint64(0) if known is None else known.astype(self.xp.int64, copy=False), found))
         return found
 
-    def lookup_rows(self, keys, values, src, dst, inserting):
+    def lookup_rows(self, keys, values, src, dst, codes):
         # one kernel looks every endpoint up and gathers the missing ones (kernels/sets.cu)
         xp = self.xp
         n = int(src.size)
         ids, missing = xp.empty(2 * n, dtype=xp.int64), xp.empty(2 * n + 1, dtype=xp.int64)
         count = missing[2 * n:].view(xp.uint64)
-        count.fill(0)
+        self._set_bytes(count, 0)
         if n:
             cuda_kernels.get_kernel("sets", "lookup_rows")(
                 (_blocks(2 * n),), (_THREADS,),
                 (keys, values, np.int64(keys.size), src.astype(xp.int64, copy=False),
-                 dst.astype(xp.int64, copy=False), xp.ascontiguousarray(inserting, dtype=xp.bool_), np.int64(n), ids,
-                 missing, count))
+                 dst.astype(xp.int64, copy=False), xp.ascontiguousarray(codes, dtype=xp.int8), np.int8(INSERT),
+                 np.int64(n), ids, missing, count))
         return ids, missing[:int(count.get()[0])]
 
     def arc_keys(self, u, v, undirected=False):
@@ -911,32 +995,36 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("cache", name)((_blocks(entries),), (_THREADS,),
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
-    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False):
+    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
         # rows in any order: tickets on per-vertex counts, then the placement
         # (kernels/adjacency.cu); the counts are zero between calls.  The
         # outgrown lists' count stays on the device (read_counts reads it).
-        # Fresh slots are not filled first: take_tickets takes every row.
+        # Fresh slots are not filled first: take_tickets takes every row (and
+        # copies the degrees first, if asked).
         xp = self.xp
         n = int(owners.size)
         fresh = slots is None
-        out = xp.empty((3 if fresh else 2) * n + 1, dtype=xp.int64)
+        out = xp.empty((2 + fresh + bool(degrees)) * n + 1, dtype=xp.int64)
         outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:2 * n + 1].view(xp.uint64)   # (count: cleared
-        if fresh:                                                                             # by take_tickets)
-            slots = out[2 * n + 1:]
+        rest = out[2 * n + 1:]                                                                # by take_tickets)
+        if fresh:
+            slots, rest = rest[:n], rest[n:]
+        old_degree = rest if degrees else None
         if n == 0:
-            return Placement(outgrown, need, 0, slots)
+            return Placement(outgrown, need, 0, slots, old_degree)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
         owners = owners.astype(xp.int64, copy=False)
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
                                                             (owners, np.int64(n), np.int32(fresh), slots, counts,
-                                                             count))
+                                                             count, adj.degree,
+                                                             np.uint64(0) if old_degree is None else old_degree))
         name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
              np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
              count, np.int32(bool(must_fit)), self._fault_word()))
-        return Placement(outgrown, need, count, slots)
+        return Placement(outgrown, need, count, slots, old_degree)
 
     def read_counts(self, *counts):
         # each device count is copied into pinned host memory, queued; one wait for all
@@ -1009,7 +1097,7 @@ class GPUBackend(Backend):
             groups = xp.empty(2 * (1 << bits) + 2 * n, dtype=xp.int64)
             group_key, group_head = groups[:1 << bits], groups[1 << bits:2 << bits]
             next_row, walker = groups[2 << bits:(2 << bits) + n], groups[(2 << bits) + n:]
-            groups[:2 << bits].fill(-1)
+            self._set_bytes(groups[:2 << bits], 0xFF)      # (-1 in every word)
             cuda_kernels.get_kernel("batch", "net_group")(
                 (_blocks(n),), (_THREADS,),
                 (keys, np.int64(n), np.int32(bits), group_key, group_head, next_row, walker, counters))
@@ -1095,7 +1183,10 @@ class GPUBackend(Backend):
         bound = int(value.size)
         queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
         queued = self._scratch("queued", bound, xp.int32, zeroed=True)
-        queue[:n] = frontier
+        if frontier.dtype == queue.dtype and frontier.ndim == 1:
+            self._copy_into(queue, [frontier])
+        else:
+            queue[:n] = frontier
         out = xp.zeros(3, dtype=xp.uint64)
         lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
         self._relax_kernel("converge_block", rule, adjs[0].wgt)(
@@ -1103,11 +1194,11 @@ class GPUBackend(Backend):
             (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
              np.int64(_LARGE_DEGREE)) + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
         relaxed, end, edges_read = (int(c) for c in out.get())
-        activated = queue[:relaxed].copy()
+        activated = self.join([queue[:relaxed]])
         if end == relaxed:
             return activated, edges_read
-        rest, more = super().converge(adjs, queue[relaxed:end].copy(), value, parent, rule)
-        return xp.concatenate((activated, rest)), edges_read + more
+        rest, more = super().converge(adjs, self.join([queue[relaxed:end]]), value, parent, rule)
+        return self.join([activated, rest]), edges_read + more
 
     def relax_arcs(self, u, v, w, value, parent, rule):
         return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
@@ -1115,7 +1206,6 @@ class GPUBackend(Backend):
     def correction_frontier(self, value, parent, rule, invalidated, arcs):
         # the reached invalidated vertices and the arcs' improved targets set one
         # byte map; one take_flagged_among over all the candidates reads it (one sync)
-        xp = self.xp
         arcs = [(u, v, w) for u, v, w in arcs if u.size]
         if not arcs:
             return super().correction_frontier(value, parent, rule, invalidated, arcs)
@@ -1130,7 +1220,7 @@ class GPUBackend(Backend):
                                                       (u, v, w, np.int64(u.size), value, parent, improved,
                                                        unreachable, check))
         candidates = [invalidated] * bool(invalidated.size) + [v for _, v, _ in arcs]
-        candidates = candidates[0] if len(candidates) == 1 else xp.concatenate(candidates)
+        candidates = candidates[0] if len(candidates) == 1 else self.join(candidates)
         return self._take_flagged_among(improved, candidates, value.size)
 
     def pull(self, adj, targets, value, parent, rule):
@@ -1161,9 +1251,9 @@ class GPUBackend(Backend):
             invalidated, edges_read = self._mark_below(adjs, seeds, parent, invalid, marked=False)
         else:
             frontier = self.unique(seeds, bound)
-            invalid[frontier] = 1
+            self.put(invalid, frontier, 1)
             invalidated, edges_read = self._mark_below(adjs, frontier, parent, invalid)
-        invalid[invalidated] = 0
+        self.put(invalid, invalidated, 0)
         return invalidated, edges_read
 
     def _mark_below(self, adjs, frontier, parent, invalid, marked=True, count=None):
@@ -1188,8 +1278,8 @@ class GPUBackend(Backend):
                  np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
                  first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())
-            found = [log[:end].copy()]
-            frontier = log[expanded:end].copy()
+            found = [self.join([log[:end]])]
+            frontier = self.join([log[expanded:end]])
             if frontier.size == 0:          # the usual batch: one launch, one copy
                 return found[0], edges_read
         kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
@@ -1200,7 +1290,7 @@ class GPUBackend(Backend):
                         following, edges[2:]))
             frontier = self._take_flagged(following, bound)
             found.append(frontier)
-        return xp.concatenate(found), int(edges[2].get())
+        return self.join(found), int(edges[2].get())
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
         # a level per round, one host read each: keep_ties_warp keeps candidates (clearing
@@ -1212,7 +1302,7 @@ class GPUBackend(Backend):
         invalid = self._flag("invalid", bound)
         following = self._flag("next", bound)
         candidates = self.unique(seeds, bound)
-        invalid[candidates] = 1
+        self.put(invalid, candidates, 1)
         examined, searched, below = [], 0, 0
         edges = xp.zeros(1, dtype=xp.uint64)
         keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
@@ -1233,7 +1323,7 @@ class GPUBackend(Backend):
             _, below = self._mark_below(adjs, candidates, parent, invalid)
         invalidated = self._take_flagged(invalid, bound)
         DEVICE_CALLS.syncs += searched + deeper + 2     # (the decorator counted the seeds' unique)
-        return invalidated, xp.concatenate(examined), int(edges.get()[0]) + below
+        return invalidated, self.join(examined), int(edges.get()[0]) + below
 
     def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):
         # the kernels of kernels/bfs.cu; the level loop is the base class's
@@ -1281,7 +1371,7 @@ class GPUBackend(Backend):
         return found, found_out, found_in, read
 
     def _bfs_visited(self, state):
-        return state["queue"][: state["held"][0]].copy()
+        return self.join([state["queue"][: state["held"][0]]])
 
     def gather_plan(self, adj, vertices, weighted=False):
         # positions binned once per plan: a thread per short list in GPU memory (cached, or

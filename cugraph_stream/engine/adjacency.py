@@ -360,8 +360,11 @@ class Adjacency:
         sort = u.size > 1 and not self.ops.place_entries_any_order     # (one entry needs no sort)
         order = xp.argsort(u) if sort else None
         rows = (u, v, w) if order is None else (u[order], v[order], w[order])
-        self.journal.save(self.degree, rows[0])      # entries land past the degree (see remove)
-        placement = self.ops.place_entries(self, *rows)
+        # entries land past the degree (see remove): the degrees are the pre-image
+        self.journal.checkpoint()
+        placement = self.ops.place_entries(self, *rows, degrees=self.journal.recording)
+        if placement.old_degree is not None:
+            self.journal.saved(self.degree, rows[0], placement.old_degree)
         return PendingAppend(rows, order, placement.slots, placement)
 
     def plan_append(self, pending, outgrown_count):

@@ -95,7 +95,7 @@ class ArcIndex:
 
     def slots_at(self, positions):
         """The slots at table ``positions`` (all holding arcs, from :meth:`locate`), as int64."""
-        return self.ops.take(self.table, positions).astype(self.ops.xp.int64)
+        return self.ops.take(self.table, positions, self.ops.xp.int64)
 
     def get(self, keys):
         """Slots of arcs ``keys``; -1 where absent."""
@@ -147,15 +147,15 @@ class ArcIndex:
         self.journal.assign(self, "live", int(entered))
 
     def erase(self, positions):
-        """Remove the arcs at table ``positions`` (from :meth:`locate`)."""
+        """Remove the arcs at table ``positions`` (from :meth:`locate`; distinct)."""
         if positions.size == 0:
             return
-        self.journal.write(self.table, positions, DELETED_SLOT)
+        self.journal.write(self.table, positions, DELETED_SLOT, distinct=True)     # (distinct arcs' positions)
         self.journal.assign(self, "live", self.live - int(positions.size))
         self.journal.assign(self, "deleted", self.deleted + int(positions.size))
 
     def repoint(self, keys, old_slots, new_slots):
-        """Arcs ``keys``, entered at ``old_slots``, now sit at ``new_slots`` (moved entries).
+        """Arcs ``keys`` (distinct), entered at ``old_slots``, now sit at ``new_slots`` (moved entries).
 
         Every position is found before any is written, so a move onto a slot
         that another moved arc leaves (a compaction) finds the right entries.
@@ -163,7 +163,8 @@ class ArcIndex:
         if keys.size == 0:
             return
         positions = self.ops.arc_locate(self.table, keys, old_slots)
-        self.journal.write(self.table, positions, new_slots.astype(SLOT_DTYPE))
+        # (distinct moved arcs' positions; the slots are converted to SLOT_DTYPE as they are written)
+        self.journal.write(self.table, positions, new_slots, distinct=True)
 
     @classmethod
     def bytes_for(cls, entries):

@@ -132,12 +132,19 @@ class Journal:
         self._whole.add(id(array))
         self._entries.append((_put, array, slice(None), array.copy()))
 
-    def write(self, array, index, values):
-        """``array[index] = values``, journaled."""
-        self.save(array, index)
+    def write(self, array, index, values, distinct=False):
+        """``array[index] = values``, journaled.  ``distinct``: the caller vouches
+        that an index array repeats no position, so the pre-image is read as
+        the values are written (``ops.exchange``: one launch on the GPU, not
+        two)."""
         if self._ops is None or isinstance(index, (int, slice)):
+            self.save(array, index)
             array[index] = values
+        elif distinct and self._entries is not None:
+            self.checkpoint()
+            self._entries.append((_put, array, index, self._ops.exchange(array, index, values)))
         else:
+            self.save(array, index)
             self._ops.put(array, index, values)
 
     def assign(self, owner, name, value):

@@ -47,12 +47,12 @@ class Work:
     edges_scanned: int = 0
 
 
-def _joined(xp, arrays):
+def _joined(ops, arrays):
     """The int64 arrays one after another, copying only where two or more hold entries."""
     full = [a for a in arrays if a.size]
     if len(full) == 1:
         return full[0]
-    return xp.concatenate(full) if full else xp.empty(0, dtype=xp.int64)
+    return ops.join(full) if full else ops.xp.empty(0, dtype=ops.xp.int64)
 
 
 class MonotonicEngine:
@@ -260,7 +260,7 @@ class MonotonicEngine:
             seeds.append(ops.read_counted(children))
         # the deleted tree arcs' children alone go to the invalidation with their count
         # on the device (its own read tells how many it invalidated)
-        seeds = children if children is not None and not seeds else _joined(xp, seeds)
+        seeds = children if children is not None and not seeds else _joined(self.ops, seeds)
         work = Work()
         invalidated = xp.empty(0, dtype=xp.int64)
         if (seeds.array if isinstance(seeds, Counted) else seeds).size:
@@ -373,14 +373,14 @@ class MonotonicEngine:
     def _record_changes(self):
         """Commit: remember which live vertices changed value or parent in this
         update, and copy their values and parents into the committed result."""
-        xp, journal = self.ops.xp, self.store.journal
-        touched = _joined(xp, self._touched)       # (one part, as most batches touch, is not copied)
+        journal = self.store.journal
+        touched = _joined(self.ops, self._touched)       # (one part, as most batches touch, is not copied)
         self._touched = []
         if touched.size == 0 and self._new.size == 0:      # nothing touched: nothing changed
             self.changed = touched
             return
         if journal.recording:                  # every vertex the commit may write
-            candidates = _joined(xp, (self._new, touched))
+            candidates = _joined(self.ops, (self._new, touched))
             journal.save(self.previous_value, candidates)
             journal.save(self.previous_parent, candidates)
         recorded = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,

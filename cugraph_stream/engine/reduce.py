@@ -20,7 +20,9 @@ class ReducedBatch:
     ``delete_at`` and ``update_at``, when not None, hold the arc index's table
     positions of the deleted and updated edges (found by the reduction, valid
     until the store changes), so that :meth:`GraphStore.apply` need not probe
-    for them again.
+    for them again; ``insert_keys``, when not None, the inserted edges' keys
+    (:func:`~cugraph_stream.engine.hash_index.arc_key`, ascending ends on an
+    undirected graph), so that it need not compute them again.
     """
 
     insert_u: object
@@ -34,6 +36,7 @@ class ReducedBatch:
     counts: dict = field(default_factory=dict)
     delete_at: object = None
     update_at: object = None
+    insert_keys: object = None
 
 
 def reduce_batch(store, u, v, w, op):
@@ -67,4 +70,4 @@ def reduce_batch(store, u, v, w, op):
     net = ops.net_changes(key, op, w, store.index.table, store.out)
     (iu, iv), (du, dv), (uu, uv) = ops.arc_ends(net.inserted, net.deleted, net.updated)
     return ReducedBatch(iu, iv, net.inserted_weights, du, dv, uu, uv, net.updated_weights, net.counts,
-                        net.deleted_at, net.updated_at)
+                        net.deleted_at, net.updated_at, net.inserted)

@@ -352,7 +352,7 @@ class GraphStore:
         uu, uv, uw = self._arcs(batch.update_u, batch.update_v, batch.update_w)
         old = self._reweight(uu, uv, uw, update_at)
         iu, iv, iw = self._arcs(batch.insert_u, batch.insert_v, batch.insert_w)
-        self._insert(iu, iv, iw)
+        self._insert(iu, iv, iw, batch.insert_keys if self.directed else None)    # (undirected: two arcs an edge)
         self.journal.assign(self, "num_edges", self.num_edges + int(batch.insert_u.size) - int(batch.delete_u.size))
         self._compact_if_needed()
         self.index.fit()
@@ -483,7 +483,7 @@ class GraphStore:
         slots = self.index.slots_at(at)
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
-        in_slots = take(self.out.twin, slots).astype(xp.int64) if self.directed else None
+        in_slots = take(self.out.twin, slots, xp.int64) if self.directed else None
         # both adjacencies remove, then one read tells how many entries moved in each
         removed = [self.out.begin_remove(u, slots)] + ([self.inn.begin_remove(v, in_slots)] if self.directed else [])
         moved = self.ops.read_counts(*(r.count for r in removed))
@@ -504,10 +504,11 @@ class GraphStore:
         old = self.ops.take(self.out.wgt, slots)
         self.journal.write(self.out.wgt, slots, w)
         if self.directed:
-            self.journal.write(self.inn.wgt, self.ops.take(self.out.twin, slots).astype(self.ops.xp.int64), w)
+            self.journal.write(self.inn.wgt, self.ops.take(self.out.twin, slots, self.ops.xp.int64), w)
         return old
 
-    def _insert(self, u, v, w):
+    def _insert(self, u, v, w, keys=None):
+        """Insert arcs ``u -> v`` (absent) of weights ``w``; ``keys``: their arc keys, if known."""
         if u.size == 0:
             return
         # both adjacencies place what fits, then one read tells which lists outgrew their
@@ -518,19 +519,19 @@ class GraphStore:
         plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
         slots, moves = self.out.finish_append(pending[0], plans[0])
         self._follow_out(moves)
-        self.index.insert(self.ops.arc_keys(u, v), slots)
+        self.index.insert(self.ops.arc_keys(u, v) if keys is None else keys, slots)
         if self.directed:
             # (an outgrown list got none of its rows before its move: the moved
             # in-entries are arcs the index holds already)
             in_slots, moves = self.inn.finish_append(pending[1], plans[1])
             self._follow_in(moves)
-            self.out.twin[slots] = in_slots       # new entries' slots: nothing to keep
+            self.ops.put(self.out.twin, slots, in_slots)      # new entries' slots: nothing to keep
 
     def _follow_out(self, moves):
         """Point the arc index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
-        keys = self.ops.arc_keys(moves.owner, self.ops.take(self.out.nbr, moves.target))
+        keys = self.ops.arc_keys(moves.owner, self.ops.take(self.out.nbr, moves.target, self.ops.xp.int64))
         self.index.repoint(keys, moves.source, moves.target)
 
     def _follow_in(self, moves):
@@ -540,9 +541,9 @@ class GraphStore:
         inserted ones enter it before any in-entry is followed)."""
         if moves is None or moves.size == 0:
             return
-        out_slots = self.index.slots_at(self.index.locate(self.ops.arc_keys(self.ops.take(self.inn.nbr, moves.target),
-                                                                            moves.owner)))
-        self.journal.write(self.out.twin, out_slots, moves.target)
+        sources = self.ops.take(self.inn.nbr, moves.target, self.ops.xp.int64)
+        out_slots = self.index.slots_at(self.index.locate(self.ops.arc_keys(sources, moves.owner)))
+        self.journal.write(self.out.twin, out_slots, moves.target, distinct=True)     # (distinct arcs' slots)
 
     def _compact_if_needed(self):
         if self.out.needs_compaction():

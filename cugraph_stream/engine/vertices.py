@@ -20,6 +20,7 @@ R-MAT scale 20 that merge was 1.7 ms of every 10,000-row batch on the CPU.
 """
 from __future__ import annotations
 
+from ..backends.rows import INSERT
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -136,17 +137,19 @@ class VertexTable:
             return self.ops.lookup_dense(self.dense, external)
         return self.ops.lookup_sorted(*self.sorted_ids(), external)
 
-    def lookup_rows(self, src, dst, inserting):
+    def lookup_rows(self, src, dst, codes):
         """The vertices of a batch's rows: ``(ids, missing)``, the internal ids of
         ``src`` then ``dst`` (-1 where absent) and the external ids absent on
-        insert rows (``inserting``; repeats kept, in no order).  One
-        synchronisation.
+        insert rows (op ``codes`` equal to
+        :data:`~cugraph_stream.backends.rows.INSERT`; repeats kept, in no
+        order).  One synchronisation.
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.backends.rows import DELETE, INSERT
         >>> vt = VertexTable(get_backend("cpu"))
         >>> _ = vt.add(np.array([4, 8]))
-        >>> ids, missing = vt.lookup_rows(np.array([8, 6]), np.array([5, 4]), np.array([True, False]))
+        >>> ids, missing = vt.lookup_rows(np.array([8, 6]), np.array([5, 4]), np.array([INSERT, DELETE]))
         >>> ids.tolist(), missing.tolist()
         ([1, -1, -1, 0], [5])
         """
@@ -154,9 +157,10 @@ class VertexTable:
             xp = self.ops.xp
             ends = xp.concatenate((src, dst))
             ids = self.lookup(ends)
+            inserting = codes == INSERT
             (missing,) = self.ops.compress((ids < 0) & xp.concatenate((inserting, inserting)), ends)
             return ids, missing
-        return self.ops.lookup_rows(*self.sorted_ids(), src, dst, inserting)
+        return self.ops.lookup_rows(*self.sorted_ids(), src, dst, codes)
 
     def lookup_again(self, external, found, added_external, added_internal):
         """:meth:`lookup` of ``external`` after :meth:`add`, given ``found``, its
@@ -178,7 +182,7 @@ class VertexTable:
             found = found.copy()
             found[missing] = self.ops.lookup_dense(self.dense, external[missing])
             return found
-        return xp.where(found < 0, self.ops.lookup_sorted(added_external, added_internal, external), found)
+        return self.ops.lookup_missing(added_external, added_internal, external, found)
 
     def _map_densely(self, external, internal):
         """Enter ``external`` ids (ascending) with their ``internal`` ids into the dense
@@ -202,13 +206,13 @@ class VertexTable:
         if k == 0:
             return xp.empty(0, dtype=xp.int64)
         reused = min(k, int(self.free.size))
-        internal = xp.concatenate((self.free[self.free.size - reused:][::-1],
-                                   xp.arange(self.size, self.size + k - reused, dtype=xp.int64)))
+        fresh = xp.arange(self.size, self.size + k - reused, dtype=xp.int64)
+        internal = fresh if reused == 0 else self.ops.join([self.free[self.free.size - reused:][::-1], fresh])
         journal.assign(self, "free", self.free[: self.free.size - reused])
         journal.assign(self, "size", self.size + k - reused)
         ensure_vertex_capacity(xp, self, ("external", "alive"), self.size, journal)
-        journal.write(self.external, internal, external)
-        journal.write(self.alive, internal, True)
+        journal.write(self.external, internal, external, distinct=True)      # (fresh or freed ids: distinct)
+        journal.write(self.alive, internal, True, distinct=True)
         if self.dense is not None:          # lookups gather from the map: the order can wait
             self._hold_apart(external, internal)
             self._map_densely(external, internal)

@@ -179,7 +179,7 @@ def test_place_entries(seed, n, edges, rows):
         adj.ops = ops
         order = np.argsort(owners, kind="stable") if grouped else np.arange(rows)
         slots = np.where(preset, 10**9, -1)[order]
-        outgrown, need, count, _ = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        outgrown, need, count, _, _ = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
         assert count == outgrown.size
         placed = slots >= 0
         fresh = placed & ~preset[order]

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
 from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT
+from cugraph_stream.backends.rows import DELETE, INSERT
 from cugraph_stream.engine.adjacency import SLOT_DTYPE, Adjacency
 from cugraph_stream.engine.arc_index import ArcIndex
 from cugraph_stream.engine.hash_index import arc_key
@@ -77,6 +78,55 @@ def test_take_and_put_match_indexing(ops, dtype):
     expected[targets[50:60]] = np.arange(10)             # int64 values: cast to the array's dtype
     ops.put(array, ops.asarray(targets[50:60]), ops.asarray(np.arange(10)))
     assert host(ops, array).tobytes() == expected.tobytes()
+
+    # exchange: the same writes, returning what they overwrote (distinct positions)
+    for positions, written in ((targets[60:], values[60:]), (targets[:40], one), (targets[40:50], np.arange(10))):
+        before = expected[positions].copy()
+        expected[positions] = written
+        old = ops.exchange(array, ops.asarray(positions), written if np.ndim(written) == 0 else ops.asarray(written))
+        assert host(ops, old).dtype == base.dtype and host(ops, old).tobytes() == before.tobytes()
+        assert host(ops, array).tobytes() == expected.tobytes()
+
+
+_CONVERTED = (np.int32, np.uint32, np.int64)
+
+
+@pytest.mark.parametrize("source, target", [(s, t) for s in _CONVERTED for t in _CONVERTED if s != t])
+def test_take_and_put_convert_integers_as_numpy_casts(ops, source, target):
+    """A gather into another integer dtype, and a scatter of values of another one,
+    wrap and extend signs as NumPy's casts do (the GPU converts in its kernel)."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(source)
+    base = rng.integers(info.min, info.max, 500, dtype=source, endpoint=True)
+    base[:4] = [info.min, info.max, 0, 1]
+    index = rng.integers(-500, 500, 300)
+    taken = host(ops, ops.take(ops.asarray(base), ops.asarray(index), target))
+    assert taken.dtype == target and taken.tolist() == base[index].astype(target).tolist()
+    expected, array = np.zeros(500, dtype=target), ops.asarray(np.zeros(500, dtype=target))
+    targets = rng.permutation(500)[:200]
+    expected[targets] = base[:200]
+    ops.put(array, ops.asarray(targets), ops.asarray(base[:200]))
+    assert host(ops, array).tolist() == expected.tolist()
+    before = expected[targets].copy()
+    expected[targets] = base[200:400]
+    old = ops.exchange(array, ops.asarray(targets), ops.asarray(base[200:400]))
+    assert host(ops, old).tolist() == before.tolist() and host(ops, array).tolist() == expected.tolist()
+
+
+def test_join_matches_concatenate(ops):
+    parts = [np.arange(5), np.empty(0, dtype=np.int64), np.arange(10, 16)]
+    device = [ops.asarray(p) for p in parts] + [ops.asarray(np.arange(20, 26))[::2]]   # (a strided view)
+    joined = host(ops, ops.join(device))
+    assert joined.tolist() == np.concatenate(parts + [np.arange(20, 26)[::2]]).tolist()
+    tiny = np.array([np.finfo(np.float32).smallest_subnormal, -0.0], dtype=np.float32)
+    assert host(ops, ops.join([ops.asarray(tiny), ops.asarray(tiny[::-1].copy())])).tobytes() == \
+        np.concatenate((tiny, tiny[::-1])).tobytes()
+    one = ops.asarray(np.array([7]))
+    copy = ops.join([one])
+    copy[0] = 8                          # a new array, not a view
+    assert host(ops, one).tolist() == [7]
+    mixed = host(ops, ops.join([ops.asarray(np.array([1], dtype=np.int32)), ops.asarray(np.array([2.5]))]))
+    assert mixed.tolist() == [1.0, 2.5]
 
 
 def test_unique_and_factorize(ops):
@@ -382,9 +432,11 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     fits = degree + pending <= capacity
     slots = ops.asarray(np.where(preset, 10**9, -1))
 
-    placement = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots)
+    placement = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots,
+                                  degrees=True)
     outgrown, need = placement.read(*ops.read_counts(placement.count))
 
+    assert host(ops, placement.old_degree).tolist() == degree[owners].tolist()     # every row's, before the call
     assert dict(zip(host(ops, outgrown).tolist(), host(ops, need).tolist())) == {
         x: int(degree[x] + pending[x]) for x in range(n) if not fits[x]}
     got = host(ops, slots)
@@ -404,7 +456,9 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     assert (wgt.view(bits)[untouched] == wgt_before.view(bits)[untouched]).all()
 
     adj._relocate(outgrown, need)           # the outgrown lists move; the rest of the rows follow them
-    ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots, must_fit=True)
+    again = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots,
+                              must_fit=True)
+    assert again.old_degree is None
     ops.synchronize()                       # (a device reports a list that lacked room here)
     got, nbr, wgt = host(ops, slots), host(ops, adj.nbr), host(ops, adj.wgt)
     assert (got[preset] == 10**9).all() and (got[~preset] >= 0).all()
@@ -563,6 +617,15 @@ def test_lookup_sorted_pairs_equal_keys_only(ops):
     assert host(ops, found).tolist() == [1, -1, 4, 0, -1, -1, 2]
     empty = ops.asarray(np.empty(0, dtype=np.int64))
     assert host(ops, ops.lookup_sorted(empty, empty, ops.asarray(queries))).tolist() == [-1] * queries.size
+    # a lookup of the queries an earlier one missed: ids found before are kept, even where
+    # these keys would pair the query with another value
+    before = np.array([5, -1, -1, 6, -1, 9, -1], dtype=np.int64)
+    found_before = ops.asarray(before)
+    again = ops.lookup_missing(ops.asarray(keys), ops.asarray(values), ops.asarray(queries), found_before)
+    assert host(ops, again).tolist() == [5, -1, 4, 6, -1, 9, 2]
+    assert host(ops, found_before).tolist() == before.tolist()           # (a new array)
+    assert host(ops, ops.lookup_missing(empty, empty, ops.asarray(queries), found_before)).tolist() == \
+        before.tolist()
 
 
 def test_lookup_dense_reads_the_table_inside_its_range_only(ops):
@@ -1175,8 +1238,9 @@ def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows)
     src = rng.choice(np.concatenate((keys, rng.integers(-2**62, 2**62, 50))), rows)
     dst = rng.choice(np.concatenate((keys, [2**63 - 1, -2**63])), rows)
     inserting = rng.random(rows) < 0.5
+    codes = np.where(inserting, INSERT, DELETE).astype(np.int8)
     ids, missing = ops.lookup_rows(ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst),
-                                   ops.asarray(inserting))
+                                   ops.asarray(codes))
     table = dict(zip(keys.tolist(), values.tolist()))
     ends = np.concatenate((src, dst))
     assert host(ops, ids).tolist() == [table.get(x, -1) for x in ends.tolist()]

@@ -40,7 +40,7 @@ VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
 WEIGHT_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 #: the unsigned words that kernels/arrays.cu moves elements of each width (bytes) as
 WORD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
-#: the integer dtypes that kernels/arrays.cu converts between as it moves them (take_as, put_as):
+#: the integer dtypes that kernels/arrays.cu converts between as it moves them (take_as, put_as, exchange_as):
 #: the engine's ids (int64), slot pointers (uint32) and compact ids (int32)
 CONVERTED_TYPES = {np.dtype(np.int32): "int", np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}
 RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",

@@ -164,9 +164,9 @@ def _ids_address(nbr):
 
 
 def _converted(source, target):
-    """``"S, T"``, the C types of ``kernels/arrays.cu``'s ``take_as``/``put_as``
-    instance converting integer dtype ``source`` to ``target``, or None (the
-    same dtype, or a pair it has no instance for)."""
+    """``"S, T"``, the C types of the ``kernels/arrays.cu`` instances (``take_as``,
+    ``put_as``, ``exchange_as``) converting integer dtype ``source`` to
+    ``target``, or None (the same dtype, or a pair without instances)."""
     if source == target:
         return None
     types = cuda_kernels.CONVERTED_TYPES

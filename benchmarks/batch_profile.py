@@ -147,6 +147,42 @@ def make_batches(xp, edges, rows, count, seed):
     return g0, batches
 
 
+def tracked_stream(ops, scale, edge_factor, rows, count, seed, warm=5, queries=("sssp",), mode="incremental",
+                   placement="device", cache_fraction=0.125):
+    """The diagnostics' workload: an R-MAT graph in ``placement`` (``cached``: a
+    cache budget of ``cache_fraction`` of the adjacency bytes, 8 per edge
+    and direction) with SSSP from its hub (and, in ``queries``, unweighted
+    PageRank) tracked in ``mode``, and ``count`` batches of :func:`make_batches`
+    (one-row batches as pandas frames, as a latency user sends them), of which
+    the first ``warm`` are applied, untimed.  Returns ``(graph, hub, rest)``.
+
+    >>> from cugraph_stream.backends import get_backend
+    >>> graph, hub, rest = tracked_stream(get_backend("cpu"), 8, 4, 1, 7, 0)
+    >>> len(rest), type(rest[0]).__name__, graph.last_report.rows
+    (2, 'DataFrame', 1)
+    """
+    import cugraph_stream as cgs
+    from cugraph_stream.datasets import rmat
+
+    xp = ops.xp
+    edges = rmat(scale, edge_factor=edge_factor, seed=seed, backend=ops.name)
+    g0, batches = make_batches(xp, edges, rows, count, seed + 1)
+    store = {"placement": placement}
+    if placement == "cached":
+        store["cache_budget"] = int(cache_fraction * int(g0["src"].size) * 2 * 8)
+    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops, **store)
+    hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
+    if "sssp" in queries:
+        graph.track(cgs.SSSP(hub, mode=mode))
+    if "pagerank" in queries:
+        graph.track(cgs.PageRank(weighted=False, mode=mode))
+    if rows == 1:
+        batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
+    for batch in batches[:warm]:
+        graph.apply(batch, weight="weight")
+    return graph, hub, batches[warm:]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
@@ -168,29 +204,12 @@ def main(argv=None):
                          "and direction)")
     args = ap.parse_args(argv)
 
-    import cugraph_stream as cgs
     from cugraph_stream.backends import get_backend
-    from cugraph_stream.datasets import rmat
 
     ops = get_backend(args.backend)
-    xp = ops.xp
-    edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=args.backend)
-    g0, batches = make_batches(xp, edges, args.rows, args.batches + 5, args.seed + 1)
-    placement = {"placement": args.placement}
-    if args.placement == "cached":
-        placement["cache_budget"] = int(args.cache_fraction * int(g0["src"].size) * 2 * 8)
-    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops,
-                                          **placement)
-    hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
-    queries = args.queries.split(",")
-    if "sssp" in queries:
-        graph.track(cgs.SSSP(hub, mode=args.mode))
-    if "pagerank" in queries:
-        graph.track(cgs.PageRank(weighted=False, mode=args.mode))
-    if args.rows == 1:       # single rows arrive as pandas frames
-        batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
-    for batch in batches[:5]:
-        graph.apply(batch, weight="weight")
+    graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + 5, args.seed,
+                                         queries=args.queries.split(","), mode=args.mode, placement=args.placement,
+                                         cache_fraction=args.cache_fraction)
 
     counter = None
     if args.backend == "gpu":
@@ -201,7 +220,7 @@ def main(argv=None):
     with counter if counter is not None else contextlib.nullcontext(), patched(profiler, ops):
         ops.synchronize()
         start = time.perf_counter()
-        for batch in batches[5:]:
+        for batch in batches:
             graph.apply(batch, weight="weight")
         ops.synchronize()
         wall = time.perf_counter() - start

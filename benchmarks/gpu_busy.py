@@ -34,8 +34,6 @@ import subprocess
 import sys
 import time
 
-import pandas as pd
-
 #: the untimed batches before the measured ones
 WARM_BATCHES = 5
 
@@ -72,28 +70,19 @@ def _ncu():
 
 def run_batches(args):
     """The measured part (a child process): build, warm, then time or profile the batches."""
-    import cugraph_stream as cgs
     from cugraph_stream.backends import get_backend
-    from cugraph_stream.datasets import rmat
 
-    from .batch_profile import make_batches
+    from .batch_profile import tracked_stream
 
     ops = get_backend("gpu")
     xp = ops.xp
-    edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend="gpu")
-    g0, batches = make_batches(xp, edges, args.rows, args.batches + WARM_BATCHES, args.seed + 1)
-    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops)
-    hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
-    graph.track(cgs.SSSP(hub, mode="incremental"))
-    if args.rows == 1:
-        batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
-    for batch in batches[:WARM_BATCHES]:
-        graph.apply(batch, weight="weight")
+    graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + WARM_BATCHES,
+                                         args.seed, warm=WARM_BATCHES)
     ops.synchronize()
     if args.child == "profile":
         xp.cuda.runtime.profilerStart()
     start = time.perf_counter()
-    for batch in batches[WARM_BATCHES:]:
+    for batch in batches:
         graph.apply(batch, weight="weight")
     ops.synchronize()
     wall = time.perf_counter() - start

@@ -35,7 +35,6 @@ import sys
 import time
 
 import numpy as np
-import pandas as pd
 
 #: the CuPy functions and ndarray members timed on the GPU
 CUPY_FUNCTIONS = ("empty", "zeros", "full", "ones", "arange", "asarray", "ascontiguousarray", "concatenate", "where",
@@ -168,29 +167,18 @@ def main(argv=None):
     ap.add_argument("--micro", action="store_true", help="first time single CuPy calls")
     args = ap.parse_args(argv)
 
-    import cugraph_stream as cgs
     from cugraph_stream.backends import get_backend
-    from cugraph_stream.datasets import rmat
 
-    from .batch_profile import make_batches
+    from .batch_profile import tracked_stream
 
     ops = get_backend(args.backend)
-    xp = ops.xp
     if args.micro and args.backend == "gpu":
-        micro(xp)
-    edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=args.backend)
-    g0, batches = make_batches(xp, edges, args.rows, args.batches + WARM_BATCHES, args.seed + 1)
-    graph = cgs.StreamGraph.from_edgelist(g0, source="src", destination="dst", weight="weight", backend=ops)
-    hub = int(ops.to_host(xp.bincount(g0["src"]).argmax()))
-    graph.track(cgs.SSSP(hub, mode="incremental"))
-    if args.rows == 1:
-        batches = [pd.DataFrame({k: ops.to_host(v) for k, v in b.items()}) for b in batches]
-    for batch in batches[:WARM_BATCHES]:
-        graph.apply(batch, weight="weight")
-
+        micro(ops.xp)
+    graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + WARM_BATCHES,
+                                         args.seed, warm=WARM_BATCHES)
     timer = HostTimer()
     try:
-        walls = _timed_batches(timer, ops, graph, batches[WARM_BATCHES:], args.backend)
+        walls = _timed_batches(timer, ops, graph, batches, args.backend)
     finally:
         timer.restore()
     n = len(walls)

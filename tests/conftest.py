@@ -15,6 +15,9 @@
   marker (``pytest -m gpu`` runs them) and are skipped where no GPU backend is
   available.
 * ``ops`` fixture: the operators of each of those backends.
+* ``Journal.verify_distinct`` is on: a journaled write that vouches for
+  distinct positions (and so keeps the pre-image ``exchange`` reads) is
+  checked for repeats.
 * ``placement`` fixture: where the adjacency lives (``device``; ``host`` on
   the GPU backend: pinned host memory read in place; ``cached``: a tiny
   hot-list cache, checked against the store after every batch).
@@ -30,6 +33,10 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 if _ROOT not in sys.path:          # last: an installed cugraph_stream wins
     sys.path.append(_ROOT)
+
+from cugraph_stream.engine.journal import Journal  # noqa: E402  (after the path is set)
+
+Journal.verify_distinct = True
 
 try:
     from hypothesis import HealthCheck, Phase, settings

@@ -66,6 +66,11 @@ class Journal:
     the engine's classes also run without one (doctests, direct use).
     """
 
+    #: check every :meth:`write` with ``distinct=True`` for repeated positions
+    #: (``AssertionError``; a sort of the index each time): the test suite
+    #: turns it on, since a repeat would make ``exchange`` keep a wrong pre-image
+    verify_distinct = False
+
     def __init__(self, ops=None):
         self._ops = ops               # the Backend whose take/put gather and scatter (or plain indexing)
         self._entries = None          # None: no transaction open
@@ -137,6 +142,8 @@ class Journal:
         that an index array repeats no position, so the pre-image is read as
         the values are written (``ops.exchange``: one launch on the GPU, not
         two)."""
+        if distinct and self.verify_distinct and not isinstance(index, (int, slice)):
+            _assert_distinct(None if self._ops is None else self._ops.xp, index, array.size)
         if self._ops is None or isinstance(index, (int, slice)):
             self.save(array, index)
             array[index] = values
@@ -236,3 +243,15 @@ def _put(array, index, values):
 
 def _call(undo):
     undo()
+
+
+def _assert_distinct(xp, index, size):
+    """Raise ``AssertionError`` if ``index`` (of array namespace ``xp``, None for
+    NumPy) names a position of an array of ``size`` twice.  Array steps only,
+    no operator calls: a test that counts a batch's calls counts the same."""
+    if xp is None:
+        import numpy as xp
+
+    positions = xp.where(index < 0, index + size, index)
+    if xp.unique(positions).size != positions.size:
+        raise AssertionError(f"Journal.write(distinct=True) at repeated positions: {positions.tolist()[:20]}")

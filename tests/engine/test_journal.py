@@ -106,3 +106,20 @@ def test_a_deferred_interrupt_is_raised_at_the_next_entry():
     assert not interrupts.pending               # raised once
     journal.rollback()
     assert s.values[:2].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("with_ops", [False, True])
+def test_distinct_writes_keep_their_pre_images_and_repeats_are_caught(with_ops, monkeypatch):
+    from cugraph_stream.backends import get_backend
+
+    s = State()
+    journal = Journal(get_backend("cpu") if with_ops else None)
+    journal.begin()
+    journal.write(s.values, np.array([2, 7, -1]), np.array([20, 70, 90]), distinct=True)
+    journal.write(s.values, np.array([7]), 700, distinct=True)
+    assert s.values.tolist() == [0, 1, 20, 3, 4, 5, 6, 700, 8, 90]
+    monkeypatch.setattr(Journal, "verify_distinct", True)
+    with pytest.raises(AssertionError, match="repeated positions"):
+        journal.write(s.values, np.array([3, -7]), np.array([1, 2]), distinct=True)     # -7 is 3
+    journal.rollback()
+    assert s.values.tolist() == list(range(10))

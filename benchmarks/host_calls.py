@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import os
 import sys
 import time
 
@@ -45,22 +46,29 @@ NDARRAY_MEMBERS = ("__getitem__", "__setitem__", "__eq__", "__ne__", "__lt__", "
                    "astype", "copy", "fill", "get", "set", "sum", "any", "all", "view", "reshape", "max", "min")
 #: untimed batches before the measured ones
 WARM_BATCHES = 5
-_PACKAGE = "/cugraph_stream/"
+
+
+@functools.cache
+def _package_dir():
+    import cugraph_stream
+
+    return os.path.dirname(os.path.abspath(cugraph_stream.__file__)) + os.sep
 
 
 def engine_line(frame):
     """``path:line(function)`` of the innermost frame at or above ``frame`` in the
-    package (path from the package root), or ``"?"``.
+    package (path from the package's folder), or ``"?"``.
 
     >>> import sys
     >>> engine_line(sys._getframe())
     '?'
     """
-    while frame is not None and _PACKAGE not in frame.f_code.co_filename:
+    package = _package_dir()
+    while frame is not None and not frame.f_code.co_filename.startswith(package):
         frame = frame.f_back
     if frame is None:
         return "?"
-    return f"{frame.f_code.co_filename.split(_PACKAGE)[-1]}:{frame.f_lineno}({frame.f_code.co_name})"
+    return f"{frame.f_code.co_filename[len(package):]}:{frame.f_lineno}({frame.f_code.co_name})"
 
 
 class HostTimer:

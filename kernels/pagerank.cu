@@ -52,12 +52,22 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
 
 // Pull-based product over the lists of vertices[k], no atomics: sums[k] =
 // sum of values[nbr] over the list of vertices[k] (WEIGHTED: of
-// w * values[nbr], the weights of type W read from wgt_at[vertices[k]]).
+// w * values[nbr], the weights of type W read from wgt_at[vertices[k]]);
+// or, when into is not null, into[vertices[k]] += that sum - less[k] (the
+// vertices are distinct: a dense PageRank round's residual update).
 // bin_gather_lists bins the positions k once per plan by how their list is
 // best read: a thread per short list held in GPU memory (or of one entry), a warp per other list
 // under large_limit entries, a block per longer one (a hub's list is not
 // read by one warp alone).  Each sum is reduced in a fixed order: results
 // do not depend on scheduling.
+
+// where a gather kernel's sum for position k goes (see above)
+__device__ __forceinline__ void put_sum(double total, long long k, long long v, double* sums, double* into,
+                                        const double* less)
+{
+  if (into) into[v] += total - less[k];
+  else sums[k] = total;
+}
 
 // values[nbr[i]], times the arc's weight when WEIGHTED
 template <typename W, int WEIGHTED>
@@ -90,7 +100,8 @@ __global__ void bin_gather_lists(const long long* vertices, long long count, con
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_thread(const long long* positions, long long count, const long long* vertices,
                                   const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                  const long long* degree, const double* values, double* sums)
+                                  const long long* degree, const double* values, double* sums, double* into,
+                                  const double* less)
 {
   long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (j >= count) return;
@@ -101,14 +112,15 @@ __global__ void gather_sum_thread(const long long* positions, long long count, c
   double total = 0.0;
 #pragma unroll 4
   for (long long i = 0, e = degree[v]; i < e; ++i) total += arc_value<W, WEIGHTED>(values, nbr, wgt, i);
-  sums[k] = total;
+  put_sum(total, k, v, sums, into, less);
 }
 
 // One warp per list of positions[j].
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_warp(const long long* positions, long long count, const long long* vertices,
                                 const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                const long long* degree, const double* values, double* sums)
+                                const long long* degree, const double* values, double* sums, double* into,
+                                const double* less)
 {
   long long j = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (j >= count) return;
@@ -121,7 +133,7 @@ __global__ void gather_sum_warp(const long long* positions, long long count, con
 #pragma unroll 4
   for (long long i = lane, e = degree[v]; i < e; i += 32) total += arc_value<W, WEIGHTED>(values, nbr, wgt, i);
   for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
-  if (lane == 0) sums[k] = total;
+  if (lane == 0) put_sum(total, k, v, sums, into, less);
 }
 
 // One block per list of positions[b]: the block's threads stride the list,
@@ -129,7 +141,8 @@ __global__ void gather_sum_warp(const long long* positions, long long count, con
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_block(const long long* positions, const long long* vertices,
                                  const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                 const long long* degree, const double* values, double* sums)
+                                 const long long* degree, const double* values, double* sums, double* into,
+                                 const double* less)
 {
   __shared__ double partial[32];
   long long k = positions[blockIdx.x];
@@ -148,6 +161,90 @@ __global__ void gather_sum_block(const long long* positions, const long long* ve
     int warps = blockDim.x / 32;
     total = lane < warps ? partial[lane] : 0.0;
     for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
-    if (lane == 0) sums[k] = total;
+    if (lane == 0) put_sum(total, k, v, sums, into, less);
+  }
+}
+
+// ---- the residual's L1 deviation (PageRankEngine.error_bound) -------------
+// Two passes over the entries k < count (vertex index[k], or k itself when
+// index is null), each writing one partial sum per block: block_sums sums
+// values; block_deviations sums |values[v] - S * share(v)|, S the sum of
+// the first pass's partials (added in order by every block), share(v) =
+// weights[v] / divisor (weights null: 1 / divisor).  A grid-stride loop and
+// a fixed-order block reduction: for a given grid the partials, and the sum
+// the host makes of them, do not depend on scheduling.  blockDim.x == 256.
+
+__device__ __forceinline__ double block_total(double total, double* partial)
+{
+  for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+  int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  if (lane == 0) partial[warp] = total;
+  __syncthreads();
+  total = 0.0;
+  if (warp == 0) {
+    total = lane < static_cast<int>(blockDim.x / 32) ? partial[lane] : 0.0;
+    for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
+  }
+  return total;                      // (on thread 0)
+}
+
+__global__ void block_sums(const double* values, const long long* index, long long count, double* sums)
+{
+  __shared__ double partial[32];
+  double total = 0.0;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride)
+    total += values[index ? index[k] : k];
+  total = block_total(total, partial);
+  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+__global__ void block_deviations(const double* values, const long long* index, long long count, const double* sums,
+                                 int parts, const double* weights, double divisor, double* deviations)
+{
+  __shared__ double partial[32];
+  __shared__ double whole;
+  if (threadIdx.x == 0) {
+    double s = 0.0;
+    for (int i = 0; i < parts; ++i) s += sums[i];
+    whole = s;
+  }
+  __syncthreads();
+  double total = 0.0, mean = whole / divisor;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
+    long long v = index ? index[k] : k;
+    total += fabs(values[v] - (weights ? whole * (weights[v] / divisor) : mean));
+  }
+  total = block_total(total, partial);
+  if (threadIdx.x == 0) deviations[blockIdx.x] = total;
+}
+
+// A dense PageRank round's first step (Backend.pagerank_spread) over the
+// entries k < count (vertex index[k], or first + k when index is null):
+// rank[v] += amount[k] and share[v] = amount[k] * factor[k]; per block, the
+// sums of amount and of the dangling entries' amount (sums[blockIdx.x] and
+// sums[gridDim.x + blockIdx.x], in a fixed order as block_sums makes them).
+__global__ void spread_amounts(const double* amount, const double* factor, const bool* dangling,
+                               const long long* index, long long first, long long count, double* rank, double* share,
+                               double* sums)
+{
+  __shared__ double partial[32];
+  double total = 0.0, held = 0.0;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
+    long long v = index ? index[k] : first + k;
+    double a = amount[k];
+    rank[v] += a;
+    share[v] = a * factor[k];
+    total += a;
+    if (dangling[k]) held += a;
+  }
+  total = block_total(total, partial);
+  __syncthreads();                   // (partial is reused)
+  held = block_total(held, partial);
+  if (threadIdx.x == 0) {
+    sums[blockIdx.x] = total;
+    sums[gridDim.x + blockIdx.x] = held;
   }
 }

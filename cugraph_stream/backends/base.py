@@ -62,7 +62,8 @@ SYNC_OPERATORS = frozenset({
     "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "relax", "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
-    "reached", "correction_frontier", "uncache_lists", "recache_in_place"})
+    "reached", "correction_frontier", "uncache_lists", "recache_in_place", "l1_deviation",
+    "pagerank_spread"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -1569,6 +1570,31 @@ class Backend(abc.ABC):
         allowed.
         """
 
+    def l1_deviation(self, values, index, weights=None, divisor=None):
+        """``sum(|x - sum(x) * p|)`` over ``x = values[index]``, as a Python float.
+
+        ``p = weights[index] / divisor`` (``weights``: float64, per entry of
+        ``values``; ``divisor``: their sum over ``index``), or, without
+        ``weights``, ``1 / len(x)``: ``x``'s L1 deviation from its mean.
+        ``index`` is an int64 array or a slice.  One host read: PageRank's
+        error bound (``PageRankEngine.error_bound``) after every round.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> ops = get_backend("cpu")
+        >>> ops.l1_deviation(np.array([1.0, 2.0, 6.0]), slice(0, 3))              # mean 3
+        6.0
+        >>> ops.l1_deviation(np.array([1.0, 2.0, 6.0]), np.array([0, 2]), np.array([1.0, 0.0, 3.0]), 4.0)
+        1.5
+        """
+        xp = self.xp
+        x = values[index]
+        if weights is None:
+            deviation = xp.abs(x - x.mean()).sum()
+        else:
+            deviation = xp.abs(x - x.sum() * (weights[index] / divisor)).sum()
+        return self.host_floats(deviation)[0] if x.size else 0.0
+
     @abc.abstractmethod
     def gather_plan(self, adj: AdjacencyLists, vertices, weighted=False):
         """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged);
@@ -1582,6 +1608,27 @@ class Backend(abc.ABC):
         A pull-based sparse matrix-vector product (no atomics).  Returns
         ``(sums, edges_read)``.
         """
+
+    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+        """A dense PageRank round (``PageRankEngine._spread``): push ``amount[k]`` at
+        every vertex ``index[k]`` at once, pulled over the in-lists of ``plan``.
+
+        ``rank[index] += amount``; ``share[index] = amount * factor``
+        (``factor``: ``alpha / T(u)``, 0 at a dangling vertex); then
+        ``residual[index] += gather_sum(plan, share) - amount``.  ``plan`` is
+        :meth:`gather_plan` of the in-adjacency over the vertices of
+        ``index`` (an int64 array, or a slice) in its order; ``dangling``
+        flags the dangling ones.  Returns ``(sum(amount), sum of amount at
+        dangling vertices, edges read)``, the sums as Python floats (one host
+        read).
+        """
+        xp = self.xp
+        added, added_dangling = self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
+        rank[index] += amount
+        share[index] = amount * factor
+        received, read = self.gather_sum(plan, share)
+        residual[index] += received - amount
+        return added, added_dangling, read
 
     @abc.abstractmethod
     def pagerank_push(self, adj: AdjacencyLists, active, amount, rank, residual, alpha, out_weight=None):

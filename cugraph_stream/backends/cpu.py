@@ -750,6 +750,11 @@ class CPUBackend(Backend):
             sums[nonempty] = np.add.reduceat(gathered, offsets)
         return sums, int(neighbours.size)
 
+    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+        if self.kernels is not None and (not isinstance(index, slice) or index.step in (None, 1)):
+            return self.kernels.pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
+        return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
+
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         rank[active] += amount
         residual[active] -= amount

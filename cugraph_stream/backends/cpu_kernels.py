@@ -807,10 +807,12 @@ def _sides(adjs, with_weights):
 
 # ------------------------------------------------------------------ PageRank
 @_jit
-def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo, hi):
+def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo, hi, into, less, accumulate):
     """``sums[i]`` for ``lo <= i < hi``: the sum of ``values`` (times the arc weights,
     as float64) over the list of ``vertices[i]``, read where it lies in the
-    adjacency, in list order (no gathered copy of the lists, no second pass)."""
+    adjacency, in list order (no gathered copy of the lists, no second pass);
+    with ``accumulate``, ``into[vertices[i]] += sum - less[i]`` instead (the
+    vertices are distinct)."""
     for i in range(lo, hi):
         first = start[vertices[i]]
         end = first + degree[vertices[i]]
@@ -821,7 +823,28 @@ def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo,
         else:
             for j in range(first, end):
                 total += values[nbr[j]]
-        sums[i] = total
+        if accumulate:
+            into[vertices[i]] += total - less[i]
+        else:
+            sums[i] = total
+
+
+@_jit
+def _spread_amounts(amount, factor, dangling, index, first, rank, share):
+    """A dense PageRank round's first step (``Backend.pagerank_spread``) at vertices
+    ``index[k]`` (or ``first + k`` when ``index`` is empty): ``rank += amount``,
+    ``share = amount * factor``; returns the sums of ``amount`` and of its dangling entries."""
+    total = 0.0
+    held = 0.0
+    for k in range(amount.size):
+        v = index[k] if index.size else first + k
+        a = amount[k]
+        rank[v] += a
+        share[v] = a * factor[k]
+        total += a
+        if dangling[k]:
+            held += a
+    return total, held
 
 
 class ListsPlan(NamedTuple):
@@ -860,21 +883,33 @@ class Kernels:
         return ListsPlan(adj, vertices, np.cumsum(adj.degree[vertices]), bool(weighted))
 
     def gather_sum(self, plan, values):
+        sums = np.empty(plan.vertices.size, dtype=np.float64)
+        entries = self._gather(plan, values.astype(np.float64, copy=False), sums, sums, sums, False)
+        return sums.astype(values.dtype, copy=False), entries
+
+    def _gather(self, plan, values, sums, into, less, accumulate):
+        """:func:`_gather_lists` over the plan's vertices, in ranges of about the same
+        number of entries each (a list is never cut) on the threads; the entries read."""
         adj, vertices, ends, weighted = plan
-        sums = np.empty(vertices.size, dtype=np.float64)
         entries = int(ends[-1]) if ends.size else 0
-        values64 = values.astype(np.float64, copy=False)
-        # ranges of vertices holding about the same number of entries each (a list is never cut)
         parts = max(1, min(thread_count(), entries // _SPLIT_ARCS))
         bounds = np.searchsorted(ends, np.arange(parts + 1) * (entries / parts), side="right").tolist()
         bounds[0], bounds[-1] = 0, int(vertices.size)
 
         def sum_ranges(lo, hi):
             for p in range(lo, hi):
-                _gather_lists(adj.start, adj.degree, adj.nbr, adj.wgt, weighted, vertices, values64, sums,
-                              bounds[p], bounds[p + 1])
+                _gather_lists(adj.start, adj.degree, adj.nbr, adj.wgt, weighted, vertices, values, sums,
+                              bounds[p], bounds[p + 1], into, less, accumulate)
         split(sum_ranges, parts, 1)
-        return sums.astype(values.dtype, copy=False), entries
+        return entries
+
+    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+        # the amounts in one pass, then the gather adding into the residual
+        at = _i64(index) if not isinstance(index, slice) else np.empty(0, dtype=np.int64)
+        first = 0 if not isinstance(index, slice) else index.indices(rank.size)[0]
+        added, held = _spread_amounts(amount, factor, dangling, at, first, rank, share)
+        read = self._gather(plan, share, residual, residual, amount, True)      # (sums: not written)
+        return float(added), float(held), read
 
     def arc_claim(self, table, keys, slots):
         return _arc_claim(table, _i64(keys), _i64(slots))

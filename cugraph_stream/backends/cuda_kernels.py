@@ -86,7 +86,7 @@ REMOVE_KERNELS = ("remove_entries_block", "remove_mark", "remove_reserve", "remo
 
 
 SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block"],
-           "pagerank": lambda: ["bin_gather_lists"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
+           "pagerank": lambda: ["bin_gather_lists", "block_sums", "block_deviations", "spread_amounts"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
                                                        for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],

@@ -63,6 +63,7 @@ _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _COUNT_READS_BLOCKS = 1024      # most blocks of count_reads (each adds its sums to the counts once)
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
+_DEVIATION_BLOCKS = 512       # most blocks (partial sums) of l1_deviation's passes
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
 #: values :meth:`GPUBackend.sorted_distinct` sorts in one block (kernels/sets.cu SORT_BLOCK)
 _ONE_BLOCK_SORT = 4096
@@ -177,6 +178,15 @@ def _converted(source, target):
 
 def _blocks(threads):
     return (max(int(threads), 1) + _THREADS - 1) // _THREADS
+
+
+def _slice_or_index(xp, index):
+    """``(first, None)`` for a slice of step 1 (entries from ``first`` on), ``(None,
+    int64 index)`` for an index array, ``(None, None)`` for another slice."""
+    if isinstance(index, slice):
+        start, _, step = index.indices(1 << 62)
+        return (start, None) if step == 1 else (None, None)
+    return None, index.astype(xp.int64, copy=False)
 
 
 def _check_slot_pointers(array):
@@ -1037,6 +1047,33 @@ class GPUBackend(Backend):
         stream.synchronize()
         return [int(c) if isinstance(c, (int, np.integer)) else int(host[i]) for i, c in enumerate(counts)]
 
+    def _host_scalars(self, values, dtype):
+        # each device scalar copied as it is into a pinned word, queued; one wait for all,
+        # then converted on the host (the base class's stack of converted copies and its
+        # .get() cost about ten CuPy calls more)
+        if not values:
+            return []
+        host = self._count_buffer(len(values))
+        stream = self.xp.cuda.get_current_stream()
+        copy, device_to_host = self.xp.cuda.runtime.memcpyAsync, self.xp.cuda.runtime.memcpyDeviceToHost
+        kinds = []
+        for i, value in enumerate(values):
+            if isinstance(value, self.xp.ndarray) and value.size == 1 and value.itemsize <= 8:
+                copy(host.ctypes.data + 8 * i, value.data.ptr, value.itemsize, device_to_host, stream.ptr)
+                kinds.append(value.dtype)
+            else:
+                kinds.append(None)
+        stream.synchronize()
+        words = host.view(np.uint8)
+        out = np.empty(len(values), dtype=dtype)
+        for i, (value, kind) in enumerate(zip(values, kinds)):      # (each converted alone: exact int64)
+            if kind is not None:
+                value = words[8 * i:8 * i + kind.itemsize].view(kind)
+            elif isinstance(value, self.xp.ndarray):
+                value = value.get()
+            out[i] = np.asarray(value).reshape(()).astype(dtype)
+        return out
+
     def _count_buffer(self, n):
         """``n`` int64 words of pinned host memory that :meth:`read_counts` copies into
         (reused: every read waits for its copies before it returns)."""
@@ -1393,17 +1430,24 @@ class GPUBackend(Backend):
         return adj, vertices, sizes[3], small, medium, large, bool(weighted)
 
     def gather_sum(self, plan, values):
+        sums = self.xp.empty(plan[1].size, dtype=values.dtype)
+        return sums, self._gather(plan, values, sums)
+
+    def _gather(self, plan, values, sums, into=None, less=None):
+        """:meth:`gather_sum` into ``sums`` or, given ``into``, ``into[vertices[k]] +=
+        sum - less[k]`` (kernels/pagerank.cu); returns the edges read."""
         adj, vertices, edges_read, small, medium, large, weighted = plan
-        sums = self.xp.empty(vertices.size, dtype=values.dtype)
         if vertices.size == 0:
-            return sums, edges_read
+            return edges_read
         nbr_at, wgt_at = self._lists(adj)
         weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]
 
         def kernel(name):
             return cuda_kernels.get_kernel("pagerank", cuda_kernels.pagerank_name(name, weight_type, weighted))
 
-        tail = (vertices, nbr_at, wgt_at, adj.degree, values, sums)
+        null = np.uint64(0)
+        tail = (vertices, nbr_at, wgt_at, adj.degree, values, null if sums is None else sums,
+                null if into is None else into, null if less is None else less)
         if small.size:
             kernel("gather_sum_thread")((_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + tail)
         if medium.size:
@@ -1411,7 +1455,58 @@ class GPUBackend(Backend):
                                       (medium, np.int64(medium.size)) + tail)
         if large.size:
             kernel("gather_sum_block")((int(large.size),), (_HUB_THREADS,), (large,) + tail)
-        return sums, edges_read
+        return edges_read
+
+    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+        # one launch for the amounts (and their per-block sums), the gather adding into the
+        # residual, then one read of the sums
+        count = int(amount.size)
+        if count == 0:
+            return 0.0, 0.0, 0
+        first, at = _slice_or_index(self.xp, index)
+        if at is None and first is None:
+            return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        sums = self._scratch("spread_sums", 2 * _DEVIATION_BLOCKS, self.xp.float64)[:2 * parts]
+        cuda_kernels.get_kernel("pagerank", "spread_amounts")(
+            (parts,), (_THREADS,), (amount, factor, dangling, np.uint64(0) if at is None else at,
+                                    np.int64(first or 0), np.int64(count), rank, share, sums))
+        read = self._gather(plan, share, None, into=residual, less=amount)
+        host = self._read_floats(sums)
+        return float(host[:parts].sum()), float(host[parts:].sum()), read
+
+    def l1_deviation(self, values, index, weights=None, divisor=None):
+        # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,
+        # no temporaries), a fixed grid, and one read of the last pass's partial sums
+        first, at = _slice_or_index(self.xp, index)
+        if at is None and first is None:
+            return super().l1_deviation(values, index, weights, divisor)
+        count = int(at.size) if at is not None else len(range(*index.indices(values.size)))
+        if count == 0:
+            return 0.0
+        if at is None:                  # (a slice: the entries from first on)
+            values, weights = values[first:], None if weights is None else weights[first:]
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        partial = self._scratch("l1_deviation", 2 * _DEVIATION_BLOCKS, self.xp.float64)
+        sums, deviations = partial[:parts], partial[_DEVIATION_BLOCKS:_DEVIATION_BLOCKS + parts]
+        at = np.uint64(0) if at is None else at
+        kernel = functools.partial(cuda_kernels.get_kernel, "pagerank")
+        kernel("block_sums")((parts,), (_THREADS,), (values, at, np.int64(count), sums))
+        kernel("block_deviations")((parts,), (_THREADS,),
+                                   (values, at, np.int64(count), sums, np.int32(parts),
+                                    np.uint64(0) if weights is None else weights,
+                                    np.float64(count if weights is None else divisor), deviations))
+        return float(self._read_floats(deviations).sum())
+
+    def _read_floats(self, array):
+        """A short float64 device array copied into pinned host memory and waited for
+        (one queued copy; no CuPy ``get``).  The result is valid until the next read."""
+        host = self._count_buffer(array.size).view(np.float64)[:array.size]
+        stream = self.xp.cuda.get_current_stream()
+        self.xp.cuda.runtime.memcpyAsync(host.ctypes.data, array.data.ptr, array.nbytes,
+                                         self.xp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        return host
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         if active.size == 0:

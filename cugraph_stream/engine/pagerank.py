@@ -452,15 +452,11 @@ class PageRankEngine:
         over the in-adjacency (no atomics), ``plan`` from :meth:`_spread_plan`.
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
-        xp = self.ops.xp
         alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
-        added, added_dangling = self.ops.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
+        added, added_dangling, read = self.ops.pagerank_spread(gather, amount, factor, dangling, self.rank,
+                                                               self.residual, share, alive)
         self.rank_sum += added
         self.dangling_rank += added_dangling
-        self.rank[alive] += amount
-        share[alive] = amount * factor
-        received, read = self.ops.gather_sum(gather, share)
-        self.residual[alive] += received - amount
         read += self._push_tiny(plan, amount)
         return Work(activated=int(amount.size), edges_scanned=read)
 
@@ -650,19 +646,13 @@ class PageRankEngine:
         ``|x - x*|_1 <= |G x - x|_1 / (1 - alpha)``.  With uniform teleport,
         ``r`` is ``s``'s deviation from its mean.
         """
-        xp = self.ops.xp
         if self.store.num_vertices == 0:
             return 0.0
         rank_sum = self.rank_sum if rank_sum is None else rank_sum
         if rank_sum <= 0.0:
             return float("inf")
-        index = self._index(self._alive())
-        residual = self.residual[index]
-        if self.personalised:
-            teleport = self.teleport[index] / self.teleport_total
-            (deviation,) = self.ops.host_floats(xp.abs(residual - residual.sum() * teleport).sum())
-        else:
-            (deviation,) = self.ops.host_floats(xp.abs(residual - residual.mean()).sum())
+        deviation = self.ops.l1_deviation(self.residual, self._index(self._alive()),
+                                          self.teleport if self.personalised else None, self.teleport_total)
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
     def converge(self):

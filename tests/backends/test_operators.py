@@ -146,6 +146,64 @@ def test_scatter_add_accumulates_duplicates(ops):
         assert host(ops, target)[[1, 3]].tolist() == [0.75, 2.0]
 
 
+def test_host_ints_and_floats_read_each_scalar_exactly(ops):
+    big = 2**62 + 1                     # (not a float64: read through one, it would round)
+    ints = ops.asarray(np.array([big, 5], dtype=np.int64))
+    assert ops.host_ints(ints[0], ints.sum() - ints[0], np.int64(3), True, ints[:1]) == [big, 5, 3, 1, big]
+    floats = ops.asarray(np.array([0.1, 1e-300]))
+    assert ops.host_floats(floats[0], floats[1:].sum(), ops.asarray(np.float32([0.5]))[0], 2, big) == [
+        0.1, 1e-300, 0.5, 2.0, float(big)]
+    assert ops.host_floats() == []
+
+
+@pytest.mark.parametrize("count", [1, 7, 300, 200_000])     # (200,000: more blocks than a GPU's passes launch)
+@pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_l1_deviation_is_the_distance_from_the_sum_spread_as_p(ops, count, indexed, weighted):
+    rng = np.random.default_rng(count)
+    values, weights = rng.normal(size=count + 5), rng.random(count + 5)
+    index = np.sort(rng.choice(count + 5, count, replace=False)) if indexed else slice(2, 2 + count)
+    x = values[index]
+    p = weights[index] / weights[index].sum() if weighted else np.full(count, 1.0 / count)
+    got = ops.l1_deviation(ops.asarray(values), ops.asarray(index) if indexed else index,
+                           ops.asarray(weights) if weighted else None, float(weights[index].sum()))
+    assert got == pytest.approx(np.abs(x - x.sum() * p).sum(), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_pagerank_spread_is_one_pull_round(ops, indexed):
+    # against its definition in plain NumPy (a GPU backend fuses it into two launches)
+    rng = np.random.default_rng(5)
+    n = 3000
+    edges = {(int(a), int(b)): float(w) for a, b, w in zip(rng.integers(0, n, 20000), rng.zipf(1.5, 20000) % n,
+                                                             rng.random(20000))}
+    edges.update({(int(a), 7): 1.0 for a in range(0, n, 2)})         # a list long enough for a block
+    adj = make_adjacency(ops, n, [(b, a, w) for (a, b), w in edges.items()])      # in-lists
+    index = np.sort(rng.choice(n, n - 40, replace=False)) if indexed else slice(0, n)
+    vertices = index if indexed else np.arange(n)
+    amount, factor = rng.random(vertices.size), 0.85 / rng.integers(1, 9, vertices.size)
+    dangling = rng.random(vertices.size) < 0.2
+    factor[dangling] = 0.0
+    rank, residual = rng.random(n), rng.normal(size=n)
+    share = np.zeros(n)
+    plan = ops.gather_plan(adj, ops.asarray(vertices))
+    arrays = [ops.asarray(a.copy()) for a in (rank, residual, share)]
+    added, held, read = ops.pagerank_spread(plan, ops.asarray(amount), ops.asarray(factor), ops.asarray(dangling),
+                                            *arrays, ops.asarray(index) if indexed else index)
+    share[vertices] = amount * factor
+    received = np.zeros(n)
+    for (a, b), _ in edges.items():     # unweighted pull over b's in-list
+        received[b] += share[a]
+    assert added == pytest.approx(amount.sum()) and held == pytest.approx(amount[dangling].sum())
+    assert read == sum(1 for (_, b) in edges if b in set(vertices.tolist()))
+    rank[vertices] += amount
+    residual[vertices] += received[vertices] - amount
+    got_rank, got_residual, got_share = (host(ops, a) for a in arrays)
+    np.testing.assert_allclose(got_rank, rank, rtol=1e-12)
+    np.testing.assert_allclose(got_share, share, rtol=1e-12)
+    np.testing.assert_allclose(got_residual, residual, rtol=1e-12, atol=1e-12)
+
+
 def test_hash_claim_find_build(ops):
     rng = np.random.default_rng(1)
     keys = np.unique(rng.integers(0, 2**40, 700))

@@ -9,7 +9,7 @@ import pytest
 
 import cugraph_stream as cgs
 from cugraph_stream import warm_up as warm_up_module
-from cugraph_stream.backends import get_backend
+from cugraph_stream.backends import available_backends, get_backend
 from cugraph_stream.backends.faults import FaultInjector
 
 pytest.importorskip("numba")
@@ -75,3 +75,37 @@ def test_tracking_still_fails_cleanly_after_a_warm_up(monkeypatch):
     with pytest.raises(ValueError, match="non-negative"):
         g.track(cgs.SSSP(source=0))
     assert not g.queries
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(available_backends()["gpu"] is not None, reason=str(available_backends()["gpu"]))
+def test_the_first_gpu_batches_load_no_module_once_a_query_is_tracked():
+    """In a fresh process, on the GPU: after ``track``, batches that insert, relocate
+    lists, create vertices and cut paths load no kernels/*.cu module for the first time
+    (each is compiled, or read from the disk cache, on first use)."""
+    script = textwrap.dedent("""
+        import numpy as np, pandas as pd
+        import cugraph_stream as cgs
+        from cugraph_stream.backends import cuda_kernels
+
+        rng = np.random.default_rng(2)
+        n, m = 3000, 20000
+        for directed, kind in ((True, cgs.PageRank), (False, cgs.SSSP), (True, cgs.WCC), (True, cgs.BFS)):
+            edges = pd.DataFrame({"source": rng.integers(0, n, m), "destination": rng.integers(0, n, m),
+                                  "weight": rng.random(m) + 1})
+            g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed, backend="gpu")
+            g.track(kind() if kind in (cgs.WCC, cgs.PageRank) else kind(source=int(edges.source[0])))
+            before = cuda_kernels._module.cache_info().currsize
+            for _ in range(3):
+                k = 2000
+                present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
+                g.apply(pd.DataFrame({
+                    "source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
+                    "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
+                    "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
+                    "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)}), weight="weight")
+            print(kind.__name__, cuda_kernels._module.cache_info().currsize - before)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    for line in out.strip().splitlines():
+        assert line.endswith(" 0"), line

@@ -227,6 +227,10 @@ class GPUBackend(Backend):
     place_entries_any_order = True
     #: net_changes groups rows by key in a batch table (kernels/batch.cu): rows need no sort by key
     net_changes_any_order = True
+    #: each kernels/*.cu module is compiled by NVRTC (or read from the disk cache) on its first
+    #: use in a process, as are CuPy's own kernels: 165 ms in the first 10,000-row PageRank batch
+    #: on a lent H100, which the cost model then took for the incremental path's cost
+    loads_kernels_lazily = True
 
     @classmethod
     def unavailable_reason(cls):

@@ -195,7 +195,8 @@ def test_pagerank_spread_is_one_pull_round(ops, indexed):
     for (a, b), _ in edges.items():     # unweighted pull over b's in-list
         received[b] += share[a]
     assert added == pytest.approx(amount.sum()) and held == pytest.approx(amount[dangling].sum())
-    assert read == sum(1 for (_, b) in edges if b in set(vertices.tolist()))
+    pulled = set(vertices.tolist())
+    assert read == sum(1 for (_, b) in edges if b in pulled)
     rank[vertices] += amount
     residual[vertices] += received[vertices] - amount
     got_rank, got_residual, got_share = (host(ops, a) for a in arrays)

@@ -14,7 +14,9 @@ counts every engine reports) turned into seconds by per-path rates::
   graph (vertices + edges) has grown or shrunk since: an exact count, not
   a timing, so it is not inflated by the kernel compilation that a first
   computation pays on a GPU.  (A query restored from a checkpoint assumes
-  one pass over the graph until it recomputes.)
+  one pass over the graph until it recomputes.  PageRank's recompute path
+  restarts from its last ranks, so after its first it costs a warm
+  restart, not ``track``'s computation.)
 * ``work(incremental)`` is predicted from the batch: its changed arcs
   (plus added and removed vertices) times the work per changed arc that
   the query's incremental updates have cost so far (a running mean).

@@ -149,7 +149,15 @@ class PageRankEngine:
     tol : float
         Bound on the L1 distance between the result and the exact PageRank.
     incremental : bool
-        False restarts from scratch after every batch (recompute mode).
+        False restarts after every batch (recompute mode): from scratch, or
+        with ``warm_restart`` from the estimate the last update left.
+    warm_restart : bool
+        The recompute path keeps ``p`` (0 at the batch's new and removed
+        vertices) and recomputes the residual exactly from the lists before
+        its dense rounds, as pylibcugraph's ``pagerank`` warm-started from
+        the previous ranks does: the path ``mode="auto"`` times against the
+        incremental one.  False (``mode="recompute"``): ``p = 1`` everywhere,
+        a computation that shares nothing with the last one.
     max_iter : int, optional
         Most dense rounds of one update; default twice :func:`rounds_needed`
         (at least 100).  Sparse rounds are bounded by the support they grow.
@@ -186,7 +194,7 @@ class PageRankEngine:
     gave_up = False
 
     def __init__(self, store, alpha=0.85, tol=1e-6, incremental=True, max_iter=None,
-                 fail_on_nonconvergence=True, weighted=False, personalization=None):
+                 fail_on_nonconvergence=True, weighted=False, personalization=None, warm_restart=False):
         xp = store.ops.xp
         self.weighted = bool(weighted)
         self.personalised = personalization is not None
@@ -196,12 +204,13 @@ class PageRankEngine:
         self.teleport = xp.zeros(0, dtype=xp.float64) if self.personalised else None   # raw values
         self.teleport_total = 0.0           # their sum over the live vertices
         self._pending_teleport = personalization    # installed by the first initialize
-        self._refresh_needed = False        # a correction was skipped: recompute s before converging
+        self._refresh_needed = False        # corrections skipped (or a warm restart): recompute s first
         self.store = store
         self.ops = store.ops
         self.alpha = float(alpha)
         self.tol = float(tol)
         self.incremental = incremental
+        self.warm_restart = bool(warm_restart)
         self.max_iter = max(100, 2 * rounds_needed(self.alpha, self.tol)) if max_iter is None else int(max_iter)
         self.fail_on_nonconvergence = bool(fail_on_nonconvergence)
         self.converged = True                           # whether the last update reached ``tol``
@@ -531,7 +540,7 @@ class PageRankEngine:
         if self.personalised and removed.size:
             self._remove_teleport(removed)
         if not self.incremental:
-            return self.initialize()
+            return self._restart(delta) if self.warm_restart else self.initialize()
         new = delta.new_vertices               # p = 0: their residual is the uniform share
         self.rank[new] = 0.0
         self.residual[new] = 0.0
@@ -593,6 +602,24 @@ class PageRankEngine:
                 self.out_weight[removed] = 0.0
         self.support = ops.unique(xp.concatenate(touched), self.rank.size)
         return work
+
+    def _restart(self, delta):
+        """The recompute path warm-started (see ``warm_restart``): ``p`` kept, 0 at
+        the batch's new and removed vertices; :meth:`converge` recomputes ``W``
+        and the residual exactly from the lists (one pass each) before its
+        dense rounds.  No per-arc correction is made."""
+        xp = self.ops.xp
+        removed = delta.removed_vertices
+        for vertices in (delta.new_vertices, removed):
+            self.rank[vertices] = 0.0
+            self.residual[vertices] = 0.0
+        if self.weighted and removed.size:
+            self.store.journal.save(self.out_weight, removed)
+            self.out_weight[removed] = 0.0
+        self.support = xp.empty(0, dtype=xp.int64)
+        self._written = None
+        self._refresh_needed = True
+        return Work()
 
     def _new_totals(self, sources, at, gain, change):
         """``(T_old, T_new, edges read, extreme)`` at the batch's ``sources`` (sorted,

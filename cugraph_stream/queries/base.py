@@ -30,7 +30,9 @@ class Query:
         two paths its :class:`~cugraph_stream.engine.cost_model.CostModel`
         estimates cheaper; ``"incremental"`` always updates the previous
         result; ``"recompute"`` recomputes from scratch after every batch
-        with the same engine (a reference and a baseline).  Every path gives
+        with the same engine (a reference and a baseline).  (``"auto"``'s
+        recompute path restarts PageRank from its last ranks, warm-started
+        as pylibcugraph's is, rather than from scratch.)  Every path gives
         the same result; each batch's :class:`~cugraph_stream.report.QueryReport`
         says which ran (``path``) and why (``path_reason``, the estimates).
 

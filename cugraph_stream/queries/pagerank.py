@@ -211,7 +211,8 @@ class PageRank(Query):
     def _make_engine(self, store):
         return PageRankEngine(store, self.alpha, self.error_tol, incremental=self.mode != "recompute",
                               max_iter=self.max_iter, fail_on_nonconvergence=self.fail_on_nonconvergence,
-                              weighted=self._uses_weights, personalization=self._personalization_internal(store))
+                              weighted=self._uses_weights, personalization=self._personalization_internal(store),
+                              warm_restart=self.mode == "auto")
 
     def changes(self, threshold=None):
         """Rows of :meth:`result` whose rank the last update moved by more than ``threshold``.

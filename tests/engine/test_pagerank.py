@@ -35,13 +35,19 @@ def insert(store, u, v, op=1):
     return store.apply(reduce_batch(store, u, v, np.ones(u.size, np.float32), np.full(u.size, op, np.int8)))
 
 
+#: how an engine follows batches: corrections, or a restart from scratch or from its last estimate
+PATHS = {"incremental": {}, "cold restart": {"incremental": False},
+         "warm restart": {"incremental": False, "warm_restart": True}}
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
 @pytest.mark.parametrize("directed", [True, False])
-def test_every_update_is_within_tol(directed):
+def test_every_update_is_within_tol(directed, path):
     rng = np.random.default_rng(4)
     store = GraphStore(get_backend("cpu"), directed, np.float32)
     store.add_vertices(np.arange(40))
     insert(store, rng.integers(0, 40, 120), rng.integers(0, 40, 120))
-    engine = PageRankEngine(store, alpha=0.85, tol=1e-8)
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-8, **PATHS[path])
     engine.initialize()
     engine.converge()
     for step in range(15):
@@ -136,9 +142,10 @@ def test_a_hub_reweighting_one_edge_touches_only_that_neighbour():
     assert engine.out_weight[0] == pytest.approx(float(w[u == 0].astype(np.float64).sum()), rel=1e-12)
 
 
+@pytest.mark.parametrize("path", sorted(PATHS))
 @pytest.mark.parametrize("directed", [True, False])
 @pytest.mark.parametrize("personalised", [False, True])
-def test_weighted_updates_stay_within_tol_and_keep_exact_out_weights(directed, personalised):
+def test_weighted_updates_stay_within_tol_and_keep_exact_out_weights(directed, personalised, path):
     rng = np.random.default_rng(8 + directed)
     store = GraphStore(get_backend("cpu"), directed, np.float32)
     ids = store.add_vertices(np.arange(40))
@@ -151,7 +158,8 @@ def test_weighted_updates_stay_within_tol_and_keep_exact_out_weights(directed, p
         chosen = ids[[1, 4, 9, 30]]
         teleport[chosen] = [1.0, 0.5, 2.0, 0.0]
         personalization = (chosen, teleport[chosen] / teleport[chosen].sum())
-    engine = PageRankEngine(store, alpha=0.85, tol=1e-9, weighted=True, personalization=personalization)
+    engine = PageRankEngine(store, alpha=0.85, tol=1e-9, weighted=True, personalization=personalization,
+                            **PATHS[path])
     engine.initialize()
     engine.converge()
     for step in range(20):
@@ -210,3 +218,31 @@ def test_a_total_that_becomes_subnormal_is_not_rescaled_into_underflow(directed)
     engine.correct(rows(2.225073858507e-311))
     engine.converge()
     assert engine.rank_sum > 0.5 and engine.ranks(np.arange(1)).tolist() == [1.0]
+
+
+def test_a_warm_restart_reads_about_what_corrections_do_and_removed_vertices_lose_their_rank():
+    # the same graph and batch for each path: corrections settle part of the batch's
+    # change before the rounds (the rescale at its sources), a warm restart leaves all
+    # of it to them, and a cold one starts from p = 1 (error bound 1.6 before its rounds,
+    # against 0.014 warm and 0.0096 corrected)
+    read = {}
+    for path in PATHS:
+        rng = np.random.default_rng(12)
+        store = GraphStore(get_backend("cpu"), True, np.float32)
+        store.add_vertices(np.arange(300))
+        insert(store, rng.integers(0, 300, 3000), rng.integers(0, 300, 3000))
+        engine = PageRankEngine(store, alpha=0.85, tol=1e-9, **PATHS[path])
+        engine.initialize()
+        engine.converge()
+        delta = insert(store, np.array([1, 2, 3]), np.array([4, 5, 6]))
+        read[path] = engine.correct(delta).edges_scanned + engine.converge().edges_scanned
+        delta = store.remove_vertices(np.array([7, 8]))
+        engine.correct(delta)
+        engine.converge()
+        alive = store.vertices.sorted_ids()[1]
+        got = np.zeros(store.vertex_bound)
+        got[alive] = engine.ranks(alive)
+        if path == "warm restart":          # (a cold one resets the live vertices only)
+            assert engine.rank[[7, 8]].tolist() == [0.0, 0.0]
+        assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-9, path
+    assert read["incremental"] <= read["warm restart"] < min(1.25 * read["incremental"], read["cold restart"]), read

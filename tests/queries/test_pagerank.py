@@ -11,6 +11,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import cugraph_stream as cgs
+from cugraph_stream.engine.cost_model import PathChoice
 from cugraph_stream.engine.pagerank import smallest_tol
 from reference import Harness, ModelGraph, example_budget, host, networkx_pagerank, reference_pagerank
 
@@ -225,8 +226,10 @@ def test_random_streams_stay_within_tol(variant, directed, backend, data):
                 kinds=(), tol=tol)
     options = _options(data, ids, weighted, "personalised" in variant)
     keep = set(options["personalization"]["vertex"]) if "personalization" in options else set()
-    for mode in ("incremental", "recompute"):
-        h.track("PageRank", mode, **options)
+    for mode in ("incremental", "recompute", "auto"):
+        q = h.track("PageRank", mode, **options)
+        if mode == "auto":          # its recompute path on every batch: warm restarts
+            q._choose = lambda changed, size: PathChoice("recompute", "forced by the test")
     universe = ids + [100, 101, 102]
     for _ in range(data.draw(st.integers(1, 8), label="ops")):
         op = data.draw(st.sampled_from(["batch"] * 5 + ["remove", "add"]), label="op")

@@ -40,26 +40,37 @@ PATHS = {"incremental": {}, "cold restart": {"incremental": False},
          "warm restart": {"incremental": False, "warm_restart": True}}
 
 
+def converged_engine(directed, n, arcs, tol, rng, **options):
+    """A store of ``n`` vertices and ``arcs`` random arcs, and a PageRank engine converged on it."""
+    store = GraphStore(get_backend("cpu"), directed, np.float32)
+    store.add_vertices(np.arange(n))
+    insert(store, rng.integers(0, n, arcs), rng.integers(0, n, arcs))
+    engine = PageRankEngine(store, alpha=0.85, tol=tol, **options)
+    engine.initialize()
+    engine.converge()
+    return store, engine
+
+
+def every_rank(store, engine):
+    """The engine's ranks per vertex id (0 where no vertex lives)."""
+    alive = store.vertices.sorted_ids()[1]
+    got = np.zeros(store.vertex_bound)
+    got[alive] = engine.ranks(alive)
+    return got
+
+
 @pytest.mark.parametrize("path", sorted(PATHS))
 @pytest.mark.parametrize("directed", [True, False])
 def test_every_update_is_within_tol(directed, path):
     rng = np.random.default_rng(4)
-    store = GraphStore(get_backend("cpu"), directed, np.float32)
-    store.add_vertices(np.arange(40))
-    insert(store, rng.integers(0, 40, 120), rng.integers(0, 40, 120))
-    engine = PageRankEngine(store, alpha=0.85, tol=1e-8, **PATHS[path])
-    engine.initialize()
-    engine.converge()
+    store, engine = converged_engine(directed, 40, 120, 1e-8, rng, **PATHS[path])
     for step in range(15):
         u, v = rng.integers(0, 40, 30), rng.integers(0, 40, 30)
         delta = insert(store, u, v, op=1 if step % 2 else -1)
         delta.new_vertices = store.add_vertices(np.array([100 + step]))
         engine.correct(delta)
         engine.converge()
-        alive = store.vertices.sorted_ids()[1]
-        got = np.zeros(store.vertex_bound)
-        got[alive] = engine.ranks(alive)
-        assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-8
+        assert np.abs(every_rank(store, engine) - exact_pagerank(store, 0.85)).sum() <= 1e-8
 
 
 def test_hub_gaining_an_edge_touches_only_the_new_neighbour():
@@ -89,10 +100,7 @@ def test_a_new_isolated_vertex_converges():
     delta.new_vertices = store.add_vertices(np.array([99]))
     engine.correct(delta)
     engine.converge()
-    alive = store.vertices.sorted_ids()[1]
-    got = np.zeros(store.vertex_bound)
-    got[alive] = engine.ranks(alive)
-    assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-9
+    assert np.abs(every_rank(store, engine) - exact_pagerank(store, 0.85)).sum() <= 1e-9
 
 
 # ------------------------------------------------------------------ weighted
@@ -168,11 +176,8 @@ def test_weighted_updates_stay_within_tol_and_keep_exact_out_weights(directed, p
         delta = apply_rows(store, u, v, rng.choice(weights, 25), op)
         engine.correct(delta)
         engine.converge()
-        alive = store.vertices.sorted_ids()[1]
-        got = np.zeros(store.vertex_bound)
-        got[alive] = engine.ranks(alive)
         t = None if teleport is None else np.resize(teleport, store.vertex_bound)
-        assert np.abs(got - exact_weighted_pagerank(store, 0.85, t)).sum() <= 1e-9, step
+        assert np.abs(every_rank(store, engine) - exact_weighted_pagerank(store, 0.85, t)).sum() <= 1e-9, step
         a, b, w = store.edge_arrays()
         if not directed:
             loop = a == b
@@ -227,22 +232,12 @@ def test_a_warm_restart_reads_about_what_corrections_do_and_removed_vertices_los
     # against 0.014 warm and 0.0096 corrected)
     read = {}
     for path in PATHS:
-        rng = np.random.default_rng(12)
-        store = GraphStore(get_backend("cpu"), True, np.float32)
-        store.add_vertices(np.arange(300))
-        insert(store, rng.integers(0, 300, 3000), rng.integers(0, 300, 3000))
-        engine = PageRankEngine(store, alpha=0.85, tol=1e-9, **PATHS[path])
-        engine.initialize()
-        engine.converge()
+        store, engine = converged_engine(True, 300, 3000, 1e-9, np.random.default_rng(12), **PATHS[path])
         delta = insert(store, np.array([1, 2, 3]), np.array([4, 5, 6]))
         read[path] = engine.correct(delta).edges_scanned + engine.converge().edges_scanned
-        delta = store.remove_vertices(np.array([7, 8]))
-        engine.correct(delta)
+        engine.correct(store.remove_vertices(np.array([7, 8])))
         engine.converge()
-        alive = store.vertices.sorted_ids()[1]
-        got = np.zeros(store.vertex_bound)
-        got[alive] = engine.ranks(alive)
         if path == "warm restart":          # (a cold one resets the live vertices only)
             assert engine.rank[[7, 8]].tolist() == [0.0, 0.0]
-        assert np.abs(got - exact_pagerank(store, 0.85)).sum() <= 1e-9, path
+        assert np.abs(every_rank(store, engine) - exact_pagerank(store, 0.85)).sum() <= 1e-9, path
     assert read["incremental"] <= read["warm restart"] < min(1.25 * read["incremental"], read["cold restart"]), read

@@ -180,11 +180,12 @@ def _blocks(threads):
     return (max(int(threads), 1) + _THREADS - 1) // _THREADS
 
 
-def _slice_or_index(xp, index):
-    """``(first, None)`` for a slice of step 1 (entries from ``first`` on), ``(None,
-    int64 index)`` for an index array, ``(None, None)`` for another slice."""
+def _slice_or_index(xp, index, length):
+    """``(first, None)`` for a slice of step 1 of an array of ``length`` entries (its
+    entries from ``first`` on), ``(None, int64 index)`` for an index array, ``(None,
+    None)`` for another slice."""
     if isinstance(index, slice):
-        start, _, step = index.indices(1 << 62)
+        start, _, step = index.indices(length)
         return (start, None) if step == 1 else (None, None)
     return None, index.astype(xp.int64, copy=False)
 
@@ -1467,7 +1468,7 @@ class GPUBackend(Backend):
         count = int(amount.size)
         if count == 0:
             return 0.0, 0.0, 0
-        first, at = _slice_or_index(self.xp, index)
+        first, at = _slice_or_index(self.xp, index, rank.size)
         if at is None and first is None:
             return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
         parts = min(_blocks(count), _DEVIATION_BLOCKS)
@@ -1482,7 +1483,7 @@ class GPUBackend(Backend):
     def l1_deviation(self, values, index, weights=None, divisor=None):
         # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,
         # no temporaries), a fixed grid, and one read of the last pass's partial sums
-        first, at = _slice_or_index(self.xp, index)
+        first, at = _slice_or_index(self.xp, index, values.size)
         if at is None and first is None:
             return super().l1_deviation(values, index, weights, divisor)
         count = int(at.size) if at is not None else len(range(*index.indices(values.size)))

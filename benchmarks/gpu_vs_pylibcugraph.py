@@ -76,6 +76,15 @@ BFS levels exactly, WCC the same partition, PageRank within L1 ``tol +
 1e-5``.  A mismatch is printed, recorded, and makes the run exit with status
 1 (after the JSON is written).  Status 2: the configuration cannot run here.
 
+True errors (PageRank, batch mode, with a baseline): a second graph built
+from G0 follows the same batches (untimed) with PageRank tracked within L1
+``--reference-tol`` (1e-10); on every snapshot the engine's ranks and each
+variant's are measured against it (``engine_l1_error`` per batch and
+``l1_error`` per variant; means in the summary and below the batch table),
+so that the two systems are compared at their measured errors, not at equal
+parameter names (the engine's ``tol`` bounds its error; pylibcugraph's
+``epsilon`` bounds one iteration's change).
+
 Every per-batch record (JSON and printed line) carries the engine's
 ``BatchReport`` ``syncs`` (host synchronisations) and ``launches`` (operator
 calls) where the report has them (null otherwise); the summaries give their
@@ -196,6 +205,9 @@ def parse_args(argv=None):
                     help="batch-size sweep, rows per batch, e.g. 1,10,100,1000,10000,100000,1000000")
     ap.add_argument("--sweep-batches", type=positive(int), default=3, help="batches per sweep point")
     ap.add_argument("--tol", type=float, default=1e-6, help="PageRank L1 bound (engine) and epsilon (baseline)")
+    ap.add_argument("--reference-tol", type=float, default=1e-10,
+                    help="PageRank in the batch mode: the L1 bound of a reference tracked on a second graph, "
+                         "against which every system's true L1 error is reported (0: none)")
     ap.add_argument("--engine-mode", choices=("auto", "incremental", "recompute"), default="auto",
                     help="the tracked queries' mode (default auto, what users get; figures before issue 18 "
                          "were incremental)")
@@ -463,10 +475,12 @@ def baseline_figures(rows):
                  if variant in r.get("baselines", {}) and r["baselines"][variant].get("algo_s") is not None]
         graphs = [r["baselines"][variant]["graph_s"] for r in rows
                   if variant in r.get("baselines", {}) and r["baselines"][variant].get("graph_s") is not None]
+        errors = [r["baselines"][variant]["l1_error"] for r in rows
+                  if "l1_error" in r.get("baselines", {}).get(variant, {})]
         if times:
             out[variant] = {"mean_ms": 1e3 * float(np.mean(times)), "median_ms": 1e3 * float(np.median(times)),
                             "graph_mean_ms": 1e3 * float(np.mean(graphs)) if graphs else None,
-                            "snapshots": len(times)}
+                            "snapshots": len(times), "mean_l1_error": mean_of(errors)}
     fastest = min(out, key=lambda v: out[v]["mean_ms"]) if out else None
     return out, fastest
 
@@ -484,7 +498,8 @@ def summarise(rows):
            "mean_baseline_ms": base[fastest]["mean_ms"] if fastest else None,
            "ratio": base[fastest]["mean_ms"] / engine_ms if fastest and engine_ms else None,
            "mean_syncs": mean_of([r.get("syncs") for r in rows]),
-           "mean_launches": mean_of([r.get("launches") for r in rows])}
+           "mean_launches": mean_of([r.get("launches") for r in rows]),
+           "engine_mean_l1_error": mean_of([r.get("engine_l1_error") for r in rows])}
     return out
 
 
@@ -511,6 +526,18 @@ def counts_text(counts):
 # ---------------------------------------------------------------------------
 # cross-check
 # ---------------------------------------------------------------------------
+
+def pagerank_distance(xp, vertices, ranks, reference):
+    """The L1 distance between ``ranks`` of ``vertices`` (any order; the snapshot's
+    vertex set, as :func:`cross_check` found it) and a ``reference`` result frame
+    (columns ``vertex`` and ``pagerank``, sorted by vertex)."""
+    def column(values):
+        return xp.asarray(getattr(values, "values", values))
+
+    order = xp.argsort(column(vertices).astype(xp.int64))
+    ranks = column(ranks).astype(xp.float64)[order]
+    return float(xp.abs(ranks - column(reference["pagerank"]).astype(xp.float64)).sum())
+
 
 def cross_check(xp, kind, engine, vertices, base, tol):
     """Compare the engine's result frame with pylibcugraph's arrays on the snapshot
@@ -596,14 +623,20 @@ class Bench:
         return {v: PylibcugraphBaseline(self.plc, self.xp, epsilon=self.args.tol, variant=v)
                 for v in self.args.baseline_variants}
 
-    def check(self, kind, query, baselines, mask, seen, label):
+    def check(self, kind, query, baselines, mask, seen, label, reference=None):
         """Run every baseline variant on the snapshot ``(mask, seen)``, cross-check
-        the engine's result; ``{variant: {"algo_s", "graph_s"}}``."""
+        the engine's result; ``{variant: {"algo_s", "graph_s"}}``.  With a
+        ``reference`` (PageRank: a result within a much smaller L1 bound), each
+        variant's entry and the returned dict's ``"engine"`` also get
+        ``l1_error``, the true L1 distance of their ranks from it."""
         out = {}
         if not baselines:
             return out
         src, dst, w, vertices = self.stream.snapshot(mask, seen)
         result = query.result()
+        if reference is not None:
+            out["engine"] = {"l1_error": pagerank_distance(self.xp, result["vertex"], result["pagerank"],
+                                                           reference)}
         for variant, baseline in baselines.items():
             if variant.startswith("int32") and not int32_fits(vertices.size, src.size):
                 continue
@@ -611,12 +644,26 @@ class Bench:
                 base, t = baseline.run(kind, src, dst, w, self.source, vertices)
                 out[variant] = {"algo_s": t, "graph_s": baseline.last_graph_s}
                 problem = cross_check(self.xp, kind, result, vertices, base, self.args.tol)
+                if reference is not None and problem is None:
+                    out[variant]["l1_error"] = pagerank_distance(self.xp, base["vertex"], base["pagerank"],
+                                                                 reference)
             except Exception as error:  # noqa: BLE001  keep the engine's figures; report the baseline's fault
                 problem = f"baseline {variant} failed: {type(error).__name__}: {error}"
             if problem:
                 self.failures.append(f"{label} [{variant}]: {problem}")
                 print("MISMATCH", label, variant, problem, flush=True)
         return out
+
+    def reference(self, kind):
+        """A second graph from G0 tracking PageRank within ``--reference-tol`` (batch
+        mode, with a baseline), or None: the true errors' yardstick."""
+        if kind != "pagerank" or self.plc is None or not self.args.reference_tol:
+            return None
+        cgs = self.cgs
+        g = cgs.StreamGraph.from_edgelist(self.frame(self.stream.initial), source="src", destination="dst",
+                                          weight="weight", backend=self.args.backend)
+        q = g.track(make_query(kind, self.source, mode="incremental", tol=self.args.reference_tol))
+        return g, q
 
     def apply_timed(self, g, frame):
         report, t = timed(lambda: g.apply(frame, weight="weight"))
@@ -630,21 +677,34 @@ class Bench:
         print(f"{label}: G0 loaded in {setup['build_s']:.2f} s, {kind} tracked in {setup['track_s']:.2f} s",
               flush=True)
         baselines = self.baselines(kind)
+        reference = self.reference(kind)            # (its batches are not timed)
         # G0 first: a check, and PageRank's warm start for the first batch (not timed)
-        self.check(kind, q, baselines, self.stream.initial_mask, self.stream.initial_seen, f"{label} G0")
+        self.check(kind, q, baselines, self.stream.initial_mask, self.stream.initial_seen, f"{label} G0",
+                   None if reference is None else reference[1].result())
         rows = []
         for b, (batch, mask, seen) in enumerate(zip(batches, masks, seens)):
             frame = self.frame(batch)
             report, t, counts = self.apply_timed(g, frame)
+            if reference is not None:
+                reference[0].apply(frame, weight="weight")
             del frame
             row = {"batch": b, "rows": int(batch["src"].size), "apply_s": t, **counts}
-            row["baselines"] = self.check(kind, q, baselines, mask, seen, f"{label} batch {b}")
+            checked = self.check(kind, q, baselines, mask, seen, f"{label} batch {b}",
+                                 None if reference is None else reference[1].result())
+            engine = checked.pop("engine", None)
+            row["baselines"] = checked
+            if engine is not None:
+                row["engine_l1_error"] = engine["l1_error"]
             row["report"] = report.to_dict()
             rows.append(row)
             base = ", ".join(f"{v} {1e3 * x['algo_s']:.2f} ms" for v, x in row["baselines"].items())
+            errors = ", ".join(f"{who} {error:.2e}" for who, error in
+                               [("engine", row.get("engine_l1_error"))]
+                               + [(v, x.get("l1_error")) for v, x in row["baselines"].items()] if error is not None)
             print(f"{label} batch {b}: {row['rows']} rows, apply {1e3 * t:.2f} ms{counts_text(counts)}"
-                  + (f"; pylibcugraph {base}" if base else "") + f"  {report!r}", flush=True)
-        del g, q, baselines
+                  + (f"; pylibcugraph {base}" if base else "") + (f"; true L1 error {errors}" if errors else "")
+                  + f"  {report!r}", flush=True)
+        del g, q, baselines, reference
         self.free()
         return rows, setup
 
@@ -744,6 +804,14 @@ def print_tables(results, device):
             lines.append(f"| {kind} | {fmt(s['mean_apply_ms'])} | {fmt(s['median_apply_ms'])} |{base_cells(s)} "
                          f"{fmt_ratio(s['ratio'])} | {fmt(s['mean_syncs'], '.1f')} | "
                          f"{fmt(s['mean_launches'], '.1f')} |")
+        for kind, r in results["queries"].items():
+            s = r["summary"]
+            if s.get("engine_mean_l1_error") is not None:
+                errors = "".join(f", {v} {fmt(s['baselines'].get(v, {}).get('mean_l1_error'), '.2e')}"
+                                 for v in variants)
+                lines.append(f"\n{kind}: mean true L1 error against a reference within L1 "
+                             f"{results['config']['reference_tol']:.0e}: engine "
+                             f"{s['engine_mean_l1_error']:.2e}{errors}")
     if results.get("latency"):
         lines += ["", f"Latency mode ({device}): single-row pandas batches",
                   ("| query | batches | p50 (ms) | p99 (ms) | mean (ms) | max (ms) | updates/s | syncs / batch "

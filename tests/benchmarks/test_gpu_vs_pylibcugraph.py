@@ -343,6 +343,13 @@ def test_a_cpu_run_of_every_mode_writes_its_figures(tmp_path, capsys):
     assert "| sssp |" in out and "Latency mode" in out and "Batch-size sweep" in out and "Ingest" in out
 
 
+def test_no_reference_without_a_reference_tol(tmp_path):
+    status, data = _run(tmp_path, "--queries", "pagerank", "--ingest-rows", "0", "--reference-tol", "0",
+                        "--baseline-variants", "int32", baseline=FakePlc())
+    assert status == 0 and data["queries"]["pagerank"]["summary"]["engine_mean_l1_error"] is None
+    assert all("l1_error" not in r["baselines"]["int32"] for r in data["queries"]["pagerank"]["batches"])
+
+
 def test_integer_weights_and_a_random_source(tmp_path):
     status, data = _run(tmp_path, "--weights", "integer", "--source", "random", "--queries", "sssp",
                         "--ingest-rows", "0", "--baseline-variants", "int32", baseline=FakePlc())
@@ -365,7 +372,16 @@ def test_the_baseline_runs_both_variants_on_every_snapshot_and_the_ratio_uses_th
     assert data["latency"]["sssp"]["summary"]["checked"]
     assert set(data["latency"]["sssp"]["final_baselines"]) == ALL_VARIANTS
     assert all(p["summary"]["ratio"] > 0 for p in data["sweep"]["pagerank"])
-    assert "MISMATCH" not in capsys.readouterr().out
+    # PageRank's true errors, against a reference within 1e-10 that followed the same batches:
+    # the engine's within its bound, the stand-in's (converged to 1e-10 in float32) far below it
+    for row in data["queries"]["pagerank"]["batches"]:
+        assert 0 < row["engine_l1_error"] <= 1e-6 + 1e-10
+        assert all(0 <= x["l1_error"] < 1e-6 for x in row["baselines"].values())
+    s = data["queries"]["pagerank"]["summary"]
+    assert s["engine_mean_l1_error"] > 0 and all(b["mean_l1_error"] is not None for b in s["baselines"].values())
+    assert "engine_l1_error" not in data["queries"]["sssp"]["batches"][0]
+    out = capsys.readouterr().out
+    assert "MISMATCH" not in out and "pagerank: mean true L1 error against a reference within L1 1e-10" in out
 
 
 def test_skipped_modes_and_a_latency_run_beyond_the_stream(tmp_path):

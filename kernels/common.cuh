@@ -80,6 +80,165 @@ __device__ __forceinline__ bool set_hub_aside(long long u, int a, long long e, l
   return slot >= 0 && slot < CGS_BLOCK_LISTS;
 }
 
+// ---- a barrier of the whole grid ------------------------------------------
+// For kernels launched with at most as many blocks as the device runs at
+// once (one block per multiprocessor: every block is resident, since the
+// stream runs nothing beside them), so that a level-synchronous loop runs
+// to its end in one launch.  `sync` = {arrived, generation}, zero before the
+// launch.  Every thread of every block calls grid_sync; thread 0 of the
+// block that arrives last runs `last()` first (it sees every block's writes
+// made before the barrier) and then releases the others.  A wait longer than
+// GRID_SYNC_CYCLES (a broken assumption: a block that never started) sets
+// fault bit `fault` and returns false on that block instead of hanging the
+// device.
+constexpr long long GRID_SYNC_CYCLES = 1ll << 33;   // about 5 s
+
+template <typename Last>
+__device__ __forceinline__ bool grid_sync(unsigned int* sync, Last last, unsigned int* faults, unsigned int fault)
+{
+  __shared__ int timed_out;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    timed_out = 0;
+    volatile unsigned int* generation = sync + 1;
+    unsigned int seen = *generation;      // cannot move before this block arrives
+    __threadfence();
+    if (atomicAdd(sync, 1u) == gridDim.x - 1) {
+      last();
+      *reinterpret_cast<volatile unsigned int*>(sync) = 0;
+      __threadfence();
+      atomicAdd(sync + 1, 1u);
+    } else {
+      long long start = clock64();
+      while (*generation == seen) {
+        if (clock64() - start > GRID_SYNC_CYCLES) {
+          atomicOr(faults, fault);
+          timed_out = 1;
+          break;
+        }
+      }
+      __threadfence();
+    }
+  }
+  __syncthreads();
+  return !timed_out;
+}
+
+// Sets byte v of a byte map to 1 through the aligned word holding it;
+// returns whether this call set it (a test-and-set of one byte).
+__device__ __forceinline__ bool mark_byte(unsigned char* map, long long v)
+{
+  unsigned int* word = reinterpret_cast<unsigned int*>(map + (v & ~3ll));
+  unsigned int bit = 1u << (8 * (v & 3));
+  return !(atomicOr(word, bit) & bit);
+}
+
+// ---- level-synchronous expansion over the whole grid ----------------------
+// Lanes that call it together (the lanes of a warp still in a loop) append
+// the items they push to `queue` with one atomic on control[0], the count
+// appended so far.
+__device__ __forceinline__ void append(bool push, long long item, long long* queue, unsigned long long* control)
+{
+  const unsigned int lane = threadIdx.x & 31;
+  unsigned int mask = __activemask();
+  unsigned int pushing = __ballot_sync(mask, push);
+  if (pushing == 0) return;
+  int leader = __ffs(pushing) - 1;
+  unsigned long long base = 0;
+  if (lane == static_cast<unsigned int>(leader)) base = atomicAdd(control, static_cast<unsigned long long>(__popc(pushing)));
+  base = __shfl_sync(mask, base, leader);
+  if (push) queue[static_cast<long long>(base) + __popc(pushing & ((1u << lane) - 1u))] = item;
+}
+
+// Expand the levels queue[begin, end) level after level on the whole grid
+// (one block per multiprocessor, see grid_sync), each level appending the
+// next after the queue's end with append(), until a level is empty or the
+// queue passes `limit` entries.  visit(u, a, first, step, e, level) scans
+// entries first, first + step, ... of list a (of e entries) of vertex u.
+// Each warp takes the next vertex of the level and scans its lists; lists of
+// at least `block_degree` entries (hubs) are set aside, up to `hub_limit` a
+// level in `hub` (as 2 * u + a; beyond that the warp scans them), and
+// scanned by whole blocks after a grid barrier; a second barrier ends the
+// level.  control (zero before the launch): [0] entries appended, [1] hubs
+// set aside, [2] edges, [3] and [4] the last arriving block's snapshots of
+// [0] and [1], [5] the barrier's words; at the end [6] = end of the expanded
+// levels, [7] = end of the queue (the levels after [6] are the ones left),
+// [8] = edges read (the lengths of the lists scanned), [9] = levels.
+template <typename Visit>
+__device__ __forceinline__ void grid_levels(long long* queue, long long begin, long long end, long long limit,
+                                            long long block_degree, const long long* degree0,
+                                            const long long* degree1, int adjacencies, long long* hub,
+                                            long long hub_limit, unsigned long long* control,
+                                            unsigned int* faults, unsigned int fault, Visit visit)
+{
+  __shared__ long long level_begin, level_end, hubs;
+  __shared__ unsigned long long block_edges;
+  volatile unsigned long long* now = control;     // (what other blocks wrote: no cached copy)
+  unsigned int* sync = reinterpret_cast<unsigned int*>(control + 5);
+  if (threadIdx.x == 0) {
+    level_begin = begin;
+    level_end = end;
+    block_edges = 0;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
+  const long long warp = blockIdx.x * static_cast<long long>(blockDim.x / 32) + threadIdx.x / 32;
+  unsigned long long edges = 0;            // lane 0's count
+  unsigned int level = 0;
+  while (level_begin < level_end && level_end <= limit) {
+    for (long long k = level_begin + warp; k < level_end; k += warps) {
+      long long u = __ldcg(queue + k);
+      for (int a = 0; a < adjacencies; ++a) {
+        long long e = (a ? degree1 : degree0)[u];
+        long long slot = -1;
+        if (lane == 0) {
+          edges += static_cast<unsigned long long>(e);
+          if (e >= block_degree) slot = static_cast<long long>(atomicAdd(control + 1, 1ull));
+        }
+        slot = __shfl_sync(0xffffffffu, slot, 0);
+        if (slot >= 0 && slot < hub_limit) {
+          if (lane == 0) hub[slot] = 2 * u + a;
+        } else {
+          visit(u, a, static_cast<long long>(lane), 32, e, level);
+        }
+      }
+    }
+    if (!grid_sync(sync, [&] { now[4] = now[1]; }, faults, fault)) break;
+    if (threadIdx.x == 0) {
+      long long held = static_cast<long long>(now[4]);
+      hubs = held < hub_limit ? held : hub_limit;
+    }
+    __syncthreads();
+    for (long long h = blockIdx.x; h < hubs; h += gridDim.x) {
+      long long x = __ldcg(hub + h);
+      long long u = x / 2;
+      int a = static_cast<int>(x % 2);
+      visit(u, a, static_cast<long long>(threadIdx.x), static_cast<int>(blockDim.x), (a ? degree1 : degree0)[u],
+            level);
+    }
+    if (!grid_sync(sync, [&] {
+          now[3] = now[0];
+          now[1] = 0;
+        }, faults, fault)) break;
+    if (threadIdx.x == 0) {
+      level_begin = level_end;
+      level_end = end + static_cast<long long>(now[3]);
+    }
+    ++level;
+    __syncthreads();
+  }
+  if (lane == 0 && edges) atomicAdd(&block_edges, edges);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_edges) atomicAdd(control + 2, block_edges);
+  grid_sync(sync, [&] {
+    now[6] = static_cast<unsigned long long>(level_begin);
+    now[7] = static_cast<unsigned long long>(level_end);
+    now[8] = now[2];
+    now[9] = level;
+  }, faults, fault);
+}
+
 // ---- binning a list of items with one atomic per warp and bin ---------------
 // Every lane of a full warp calls these (lanes with nothing to add pass bin -1
 // and count 0), so that a launch of millions of items does not serialise on

@@ -80,9 +80,7 @@ __global__ void invalidate_block(const long long* seeds, long long count, const 
       found[i] = v;
       continue;
     }
-    unsigned int* word = reinterpret_cast<unsigned int*>(invalid + (v & ~3ll));
-    unsigned int bit = 1u << (8 * (v & 3));
-    if (!(atomicOr(word, bit) & bit)) found[atomicAdd(&tail, 1ull)] = v;
+    if (cgs::mark_byte(invalid, v)) found[atomicAdd(&tail, 1ull)] = v;
   }
   __syncthreads();
   if (threadIdx.x == 0) level_end = static_cast<long long>(tail);
@@ -119,4 +117,30 @@ __global__ void invalidate_block(const long long* seeds, long long count, const 
     out[1] = static_cast<unsigned long long>(level_end);
     out[2] = edges;
   }
+}
+
+// invalidate_block's closure over the whole grid, for levels of any width
+// (cgs::grid_levels: one block per multiprocessor, two grid barriers a
+// level, hub lists scanned by whole blocks), continuing `found` from the
+// levels [begin, end) (distinct, marked).  A child is marked with a
+// test-and-set of its byte, so that one reached through both of its
+// parent's lists is found once.  control: see cgs::grid_levels.
+__global__ void __launch_bounds__(1024, 1)
+invalidate_grid(long long* found, long long begin, long long end, long long block_degree,
+                const unsigned long long* nbr_at0, const long long* degree0, const unsigned long long* nbr_at1,
+                const long long* degree1, int adjacencies, const long long* parent, unsigned char* invalid,
+                long long* hub, long long hub_limit, unsigned long long* control, unsigned int* faults,
+                unsigned int fault)
+{
+  const long long no_limit = 0x7fffffffffffffffll;   // (`found` holds every vertex once at most)
+  cgs::grid_levels(found, begin, end, no_limit, block_degree, degree0, degree1, adjacencies, hub, hub_limit,
+                   control, faults, fault,
+                   [&](long long u, int a, long long first, int step, long long e, unsigned int) {
+    const cgs::Neighbours nbr = cgs::neighbours(a ? nbr_at1 : nbr_at0, u);
+    for (long long i = first; i < e; i += step) {
+      long long x = nbr[i];
+      bool push = parent[x] == u && !cgs::load_volatile(invalid + x) && cgs::mark_byte(invalid, x);
+      cgs::append(push, x, found + end, control);
+    }
+  });
 }

@@ -261,3 +261,37 @@ __global__ void converge_block(long long* queue, long long count, long long queu
     out[2] = edges;
   }
 }
+
+// converge_grid: converge_block's push over the whole grid, for levels of
+// any width (cgs::grid_levels: one block per multiprocessor, two grid
+// barriers a level, hubs relaxed by whole blocks), continuing the queue
+// from the levels [begin, end).  A vertex joins the next level once: it is
+// stamped with that level's number, epoch + level + 1 (stamps are only
+// raised, so none of an earlier call or level blocks it), in place of
+// converge_block's `queued` map, which would need a third barrier to clear.
+// Stops, as converge_block, once the queue would pass `queue_limit`
+// entries.  control: see cgs::grid_levels.
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void __launch_bounds__(1024, 1)
+converge_grid(long long* queue, long long begin, long long end, long long queue_limit, long long block_degree,
+              const unsigned long long* nbr_at0, const unsigned long long* wgt_at0, const long long* degree0,
+              const unsigned long long* nbr_at1, const unsigned long long* wgt_at1, const long long* degree1,
+              int adjacencies, V* value, long long* parent, unsigned int* stamp, unsigned int epoch,
+              long long* hub, long long hub_limit, unsigned long long* control, unsigned int* faults,
+              unsigned int fault)
+{
+  cgs::grid_levels(queue, begin, end, queue_limit, block_degree, degree0, degree1, adjacencies, hub, hub_limit,
+                   control, faults, fault,
+                   [&](long long u, int a, long long first, int step, long long e, unsigned int level) {
+    const cgs::Neighbours nbr = cgs::neighbours(a ? nbr_at1 : nbr_at0, u);
+    const W* wgt = cgs::list<W>(a ? wgt_at1 : wgt_at0, u);
+    const V from = cgs::load_volatile(value + u);
+    const unsigned int next_stamp = epoch + level + 1;
+    for (long long i = first; i < e; i += step) {
+      long long v = nbr[i];
+      bool push = improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[i]))
+                  && atomicMax(stamp + v, next_stamp) < next_stamp;
+      cgs::append(push, v, queue + end, control);
+    }
+  });
+}

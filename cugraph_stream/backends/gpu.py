@@ -50,7 +50,10 @@ from .rows import INSERT, RowCheck
 
 #: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
 DEVICE_FAULTS = {1: (KeyError, "arc_locate: an arc is not in the index at its slot"),
-                 2: (RuntimeError, "place_entries: a list given room for its rows (must_fit) lacks it")}
+                 2: (RuntimeError, "place_entries: a list given room for its rows (must_fit) lacks it"),
+                 4: (RuntimeError, "converge or invalidate: a block of a grid-wide kernel never reached its barrier")}
+#: the fault bit of a grid barrier that timed out (kernels/common.cuh cgs::grid_sync)
+_GRID_SYNC_FAULT = 4
 
 _THREADS = 256
 _STAGING_BYTES = 4 << 20      # batches up to here reach the device through a pinned staging buffer
@@ -58,8 +61,9 @@ _SMALL_DEGREE = 32      # below: a thread per vertex
 _LARGE_DEGREE = 1024    # from here: a block per vertex; between: a warp
 _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no binning
 _FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
-_FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the per-step launches
+_FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the grid-wide kernels
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
+_GRID_HUBS = 1 << 14          # hub lists one level of the grid-wide push sets aside for whole blocks
 _COUNT_READS_BLOCKS = 1024      # most blocks of count_reads (each adds its sums to the counts once)
 _HUB_THREADS = 1024           # threads per list of the re-seeding (pull) of hubs
 _PUSH_SEGMENT = 1024          # list entries one warp of a PageRank push sends to
@@ -188,6 +192,15 @@ def _slice_or_index(xp, index, length):
         start, _, step = index.indices(length)
         return (start, None) if step == 1 else (None, None)
     return None, index.astype(xp.int64, copy=False)
+
+
+@functools.cache
+def _multiprocessors(device_id):
+    """The multiprocessors of CUDA device ``device_id`` (a grid-wide kernel runs a block on each)."""
+    import cupy
+
+    multiprocessor_count = 16       # cudaDevAttrMultiProcessorCount (Device.attributes reads every attribute)
+    return int(cupy.cuda.runtime.deviceGetAttribute(multiprocessor_count, device_id))
 
 
 def _check_slot_pointers(array):
@@ -413,11 +426,13 @@ class GPUBackend(Backend):
             self._scratches[name] = array
         return array
 
-    def _stamps(self, bound):
+    def _stamps(self, bound, spare=0):
         """``(stamp, epoch)``: per-vertex stamps for at least ``bound`` vertices
-        and an epoch none of them holds yet (see ``kernels/sets.cu``)."""
+        and an epoch none of them holds yet (see ``kernels/sets.cu``), nor
+        any of the ``spare`` epochs after it: a caller that stamps with those
+        too adds how many it used to ``self._epoch``."""
         stamp = self._scratches.get("stamp")
-        if stamp is None or stamp.size < bound or self._epoch == 0xFFFFFFFF:
+        if stamp is None or stamp.size < bound or self._epoch + spare >= 0xFFFFFFFF:
             size = max(int(bound), 0 if stamp is None else 2 * stamp.size)
             self._scratches["stamp"] = stamp = self.xp.zeros(size, dtype=self.xp.uint32)
             self._epoch = 0
@@ -1216,31 +1231,58 @@ class GPUBackend(Backend):
         return self._take_flagged(improved, value.size), edges_read
 
     def converge(self, adjs, frontier, value, parent, rule):
-        # small phases run whole in one block; what is left (a wide level)
-        # continues step by step
+        # small phases run whole in one block; a level wider than the block
+        # takes (from the start, or where the block stopped) continues on the
+        # whole grid; a queue that fills up continues step by step
         xp = self.xp
         n = int(frontier.size)
-        if n == 0 or n > _FUSED_LEVEL_LIMIT:
+        if n == 0 or n > _FUSED_QUEUE_LIMIT:
             return super().converge(adjs, frontier, value, parent, rule)
         bound = int(value.size)
         queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
-        queued = self._scratch("queued", bound, xp.int32, zeroed=True)
         if frontier.dtype == queue.dtype and frontier.ndim == 1:
             self._copy_into(queue, [frontier])
         else:
             queue[:n] = frontier
-        out = xp.zeros(3, dtype=xp.uint64)
         lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
-        self._relax_kernel("converge_block", rule, adjs[0].wgt)(
-            (1,), (_FUSED_THREADS,),
-            (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
-             np.int64(_LARGE_DEGREE)) + lists[0] + lists[-1] + (np.int32(len(adjs)), value, parent, queued, out))
-        relaxed, end, edges_read = (int(c) for c in out.get())
+        lists = lists[0] + lists[-1] + (np.int32(len(adjs)),)
+        relaxed, end, edges_read = 0, n, 0
+        if n <= _FUSED_LEVEL_LIMIT:
+            queued = self._scratch("queued", bound, xp.int32, zeroed=True)
+            out = xp.zeros(3, dtype=xp.uint64)
+            self._relax_kernel("converge_block", rule, adjs[0].wgt)(
+                (1,), (_FUSED_THREADS,),
+                (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
+                 np.int64(_LARGE_DEGREE)) + lists + (value, parent, queued, out))
+            relaxed, end, edges_read = (int(c) for c in out.get())
+            if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
+                DEVICE_CALLS.syncs += 1         # (the grid's read below is a second wait)
+        if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
+            relaxed, end, more = self._converge_grid(queue, relaxed, end, lists, value, parent, rule, adjs[0].wgt)
+            edges_read += more
         activated = self.join([queue[:relaxed]])
         if end == relaxed:
             return activated, edges_read
         rest, more = super().converge(adjs, self.join([queue[relaxed:end]]), value, parent, rule)
         return self.join([activated, rest]), edges_read + more
+
+    def _converge_grid(self, queue, begin, end, lists, value, parent, rule, weights):
+        """Run the push of the levels ``queue[begin:end]`` on the whole grid
+        (``converge_grid``, kernels/relax.cu) until it converges or the queue
+        reaches ``_FUSED_QUEUE_LIMIT``; returns ``(relaxed, end, edges_read)``
+        as ``converge_block`` leaves them (one read)."""
+        xp = self.xp
+        stamp, epoch = self._stamps(value.size, spare=queue.size)
+        hubs = self._scratch("grid_hubs", _GRID_HUBS, xp.int64)
+        control = xp.zeros(10, dtype=xp.uint64)
+        self._relax_kernel("converge_grid", rule, weights)(
+            (_multiprocessors(xp.cuda.Device().id),), (_FUSED_THREADS,),
+            (queue, np.int64(begin), np.int64(end), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_LARGE_DEGREE)) + lists
+            + (value, parent, stamp, epoch, hubs, np.int64(_GRID_HUBS), control, self._fault_word(),
+               np.uint32(_GRID_SYNC_FAULT)))
+        relaxed, end, edges_read, levels = (int(c) for c in control[6:].get())
+        self._epoch += levels
+        return relaxed, end, edges_read
 
     def relax_arcs(self, u, v, w, value, parent, rule):
         return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
@@ -1303,36 +1345,36 @@ class GPUBackend(Backend):
         forest (``marked``: distinct and marked already; else a level of up to
         ``_FUSED_LEVEL_LIMIT`` that the block deduplicates and marks, of which
         ``count``, a device scalar, says how many are used, if given); returns
-        ``(frontier and everything marked, edges read)``."""
+        ``(frontier and everything marked, edges read)``.  Levels that stay
+        narrow run in one block; from the first wider one on, the whole grid
+        expands them (one more read)."""
         xp = self.xp
         bound = parent.size
-        following = self._flag("next", bound)
-        found = [frontier]
-        edges = xp.zeros(3, dtype=xp.uint64)
+        log = self._scratch("found", bound, xp.int64)
+        first, last = adjs[0], adjs[-1]
+        lists = (self._lists(first)[0], first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)))
         if frontier.size <= _FUSED_LEVEL_LIMIT:
-            # the levels that stay narrow run in one block
-            log = self._scratch("found", bound, xp.int64)
-            first, last = adjs[0], adjs[-1]
+            edges = xp.zeros(3, dtype=xp.uint64)
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
                 (frontier.astype(xp.int64, copy=False), np.int64(frontier.size),
                  np.uint64(0) if count is None else count, np.int32(not marked), log,
-                 np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE), self._lists(first)[0],
-                 first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)), parent, invalid, edges))
+                 np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE)) + lists + (parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())
-            found = [self.join([log[:end]])]
-            frontier = self.join([log[expanded:end]])
-            if frontier.size == 0:          # the usual batch: one launch, one copy
-                return found[0], edges_read
-        kernel = cuda_kernels.get_kernel("invalidate", "invalidate_children")
-        while frontier.size:
-            for adj in adjs:
-                kernel((_blocks(32 * frontier.size),), (_THREADS,),
-                       (frontier, np.int64(frontier.size), self._lists(adj)[0], adj.degree, parent, invalid,
-                        following, edges[2:]))
-            frontier = self._take_flagged(following, bound)
-            found.append(frontier)
-        return self.join(found), int(edges[2].get())
+            if expanded == end:          # the usual batch: one launch, one copy
+                return self.join([log[:end]]), edges_read
+            DEVICE_CALLS.syncs += 1         # (the grid's read below is a second wait)
+        else:
+            self._copy_into(log, [frontier.astype(xp.int64, copy=False)])
+            expanded, end, edges_read = 0, int(frontier.size), 0
+        hubs = self._scratch("grid_hubs", _GRID_HUBS, xp.int64)
+        control = xp.zeros(10, dtype=xp.uint64)
+        cuda_kernels.get_kernel("invalidate", "invalidate_grid")(
+            (_multiprocessors(xp.cuda.Device().id),), (_FUSED_THREADS,),
+            (log, np.int64(expanded), np.int64(end), np.int64(_LARGE_DEGREE)) + lists
+            + (parent, invalid, hubs, np.int64(_GRID_HUBS), control, self._fault_word(), np.uint32(_GRID_SYNC_FAULT)))
+        end, more = (int(c) for c in control[7:9].get())
+        return self.join([log[:end]]), edges_read + more
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
         # a level per round, one host read each: keep_ties_warp keeps candidates (clearing

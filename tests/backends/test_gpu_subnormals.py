@@ -68,19 +68,23 @@ def backends():
     return {"cpu": get_backend("cpu"), "gpu": get_backend("gpu")}
 
 
-@pytest.fixture(params=["one-launch", "thread-warp-block", "all-hubs"])
+@pytest.fixture(params=["one-launch", "thread-warp-block", "all-hubs", "grid"])
 def schedule(request, monkeypatch):
     """The GPU's schedules: a small frontier in one launch and one-block phases
     (defaults); binned by degree into the thread, warp and block kernels with
-    per-step phases; every list a hub of the one-block phases."""
+    per-step phases; every list a hub of the one-block phases; every push
+    phase on the whole grid."""
     from cugraph_stream.backends import gpu
     if request.param == "thread-warp-block":
         monkeypatch.setattr(gpu, "_ONE_LAUNCH_FRONTIER", 0)
         monkeypatch.setattr(gpu, "_SMALL_DEGREE", 2)
         monkeypatch.setattr(gpu, "_LARGE_DEGREE", 4)
         monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 0)
+        monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 0)
     if request.param == "all-hubs":
         monkeypatch.setattr(gpu, "_LARGE_DEGREE", 1)
+    if request.param == "grid":
+        monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 0)
     return request.param
 
 

@@ -803,18 +803,25 @@ def test_invalidate_runs_until_no_vertex_is_left(ops):
     assert sorted(host(ops, invalidated).tolist()) == list(range(2, 10))
 
 
-@pytest.fixture(params=["default", "narrow", "all-hubs"])
+@pytest.fixture(params=["default", "narrow", "all-hubs", "grid", "grid-hubs"])
 def fused_limits(request, monkeypatch):
     """Run the GPU's one-block phases with their default limits; with limits
-    so narrow that they hand every wide level to the per-step launches; and
-    with every list counted a hub (the whole block scans each one, and a
-    level's hubs beyond what the block sets aside fall back to their warps)."""
+    so narrow that they hand every wide level to the grid-wide push and a
+    longer queue to the per-step launches; with every list counted a hub
+    (the whole block scans each one, and a level's hubs beyond what the
+    block sets aside fall back to their warps); with every push on the
+    whole grid; and on the grid with every list a hub and room for only
+    three of them a level (the others fall back to their warps)."""
     from cugraph_stream.backends import gpu
     if request.param == "narrow":
         monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
         monkeypatch.setattr(gpu, "_FUSED_QUEUE_LIMIT", 10)
-    if request.param == "all-hubs":
+    if request.param in ("all-hubs", "grid-hubs"):
         monkeypatch.setattr(gpu, "_LARGE_DEGREE", 1)
+    if request.param.startswith("grid"):
+        monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 0)
+    if request.param == "grid-hubs":
+        monkeypatch.setattr(gpu, "_GRID_HUBS", 3)
     return request.param
 
 
@@ -886,6 +893,67 @@ def test_converge_of_a_wide_phase_with_a_giant_list(ops):
     for v in np.flatnonzero(reached)[1:]:
         assert got[parents[v]] + weight[int(parents[v]) * n + int(v)] == got[v]
     assert set(np.flatnonzero(reached).tolist()) <= set(host(ops, activated).tolist()) and read >= giant
+
+
+def _sssp_from_zero(ops, n, m, seed):
+    """``(adjacency, src, dst, w, value, parent)``: a random graph with integer
+    weights and SSSP's values (0 at vertex 0) and parents on the device."""
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, n, m) * n + rng.integers(0, n, m))
+    src, dst = keys // n, keys % n
+    w = rng.integers(0, 6, src.size).astype(np.float64)
+    adj = make_adjacency(ops, n, list(zip(src.tolist(), dst.tolist(), w.tolist())))
+    value = np.full(n, RULES["sssp"].unreachable, dtype=RULES["sssp"].value_dtype)
+    value[0] = 0
+    return adj, src, dst, w, ops.asarray(value), ops.asarray(np.full(n, -1, dtype=np.int64))
+
+
+def _check_sssp_from_zero(ops, n, src, dst, w, value, parent):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    got, parents = host(ops, value), host(ops, parent)
+    distances = dijkstra(sp.csr_matrix((w + 1e-300, (src, dst)), shape=(n, n)), indices=0)
+    reached = np.isfinite(distances)
+    assert (got[reached] == np.round(distances[reached])).all()
+    assert (got[~reached] == RULES["sssp"].unreachable).all()
+    weight = dict(zip((src * n + dst).tolist(), w.tolist()))
+    for v in np.flatnonzero(reached)[1:]:
+        assert got[parents[v]] + weight[int(parents[v]) * n + int(v)] == got[v]
+
+
+def test_converge_on_the_grid_starts_its_stamps_over_before_they_wrap(ops, monkeypatch):
+    """The grid-wide push stamps a vertex with the number of the level it
+    joins; with too few numbers left before the stamps would wrap (and stop
+    admitting vertices), they start over from zero instead, and later pushes
+    go on from there."""
+    if ops.name != "gpu":
+        pytest.skip("the grid-wide push is the GPU's")
+    from cugraph_stream.backends import gpu
+    monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 0)
+    n = 2_000
+    ops._epoch = 0xFFFFFFFF - 10
+    for seed in range(3):
+        adj, src, dst, w, value, parent = _sssp_from_zero(ops, n, 8_000, seed)
+        ops.converge([adj], ops.asarray(np.array([0])), value, parent, RULES["sssp"])
+        _check_sssp_from_zero(ops, n, src, dst, w, value, parent)
+        assert 0 < ops._epoch < 1_000
+
+
+def test_converge_counts_the_grid_after_the_block_as_a_second_wait(ops, monkeypatch):
+    """A push whose level outgrows the one block goes on on the whole grid:
+    two reads, both counted."""
+    if ops.name != "gpu":
+        pytest.skip("the one-block and grid-wide pushes are the GPU's")
+    from cugraph_stream.backends import gpu
+    monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 3)
+    n = 2_000
+    adj, src, dst, w, value, parent = _sssp_from_zero(ops, n, 8_000, 7)
+    frontier = ops.asarray(np.array([0]))
+    before = ops.calls.snapshot()
+    ops.converge([adj], frontier, value, parent, RULES["sssp"])
+    assert ops.calls.since(before) == (1, 2)
+    _check_sssp_from_zero(ops, n, src, dst, w, value, parent)
 
 
 def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):

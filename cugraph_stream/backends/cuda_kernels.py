@@ -85,7 +85,8 @@ def pagerank_name(kernel, weight_type, weighted):
 REMOVE_KERNELS = ("remove_entries_block", "remove_mark", "remove_reserve", "remove_pair", "remove_move")
 
 
-SOURCES = {"relax": relax_name_expressions, "invalidate": lambda: ["invalidate_children", "invalidate_block", "invalidate_grid"],
+SOURCES = {"relax": relax_name_expressions,
+           "invalidate": lambda: ["invalidate_children", "invalidate_block", "invalidate_grid"],
            "pagerank": lambda: ["bin_gather_lists", "block_sums", "block_deviations", "spread_amounts"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
                                                        for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],

@@ -432,9 +432,12 @@ class GPUBackend(Backend):
         any of the ``spare`` epochs after it: a caller that stamps with those
         too adds how many it used to ``self._epoch``."""
         stamp = self._scratches.get("stamp")
-        if stamp is None or stamp.size < bound or self._epoch + spare >= 0xFFFFFFFF:
+        if stamp is None or stamp.size < bound:
             size = max(int(bound), 0 if stamp is None else 2 * stamp.size)
             self._scratches["stamp"] = stamp = self.xp.zeros(size, dtype=self.xp.uint32)
+            self._epoch = 0
+        elif self._epoch + spare >= 0xFFFFFFFF:         # (the epochs would wrap: start over, in place)
+            self._set_bytes(stamp, 0)
             self._epoch = 0
         self._epoch += 1
         return stamp, np.uint32(self._epoch)
@@ -1057,15 +1060,9 @@ class GPUBackend(Backend):
         return Placement(outgrown, need, count, slots, old_degree)
 
     def read_counts(self, *counts):
-        # each device count is copied into pinned host memory, queued; one wait for all
-        host = self._count_buffer(len(counts))
-        stream = self.xp.cuda.get_current_stream()
-        copy, device_to_host = self.xp.cuda.runtime.memcpyAsync, self.xp.cuda.runtime.memcpyDeviceToHost
-        for i, c in enumerate(counts):
-            if not isinstance(c, (int, np.integer)):
-                copy(host.ctypes.data + 8 * i, c.data.ptr, 8, device_to_host, stream.ptr)
-        stream.synchronize()
-        return [int(c) if isinstance(c, (int, np.integer)) else int(host[i]) for i, c in enumerate(counts)]
+        # each device count copied into a pinned word, queued; one wait for all
+        host, at = self._wait_for_copies([None if isinstance(c, (int, np.integer)) else c for c in counts])
+        return [int(c) if isinstance(c, (int, np.integer)) else int(host[i]) for c, i in zip(counts, at)]
 
     def _host_scalars(self, values, dtype):
         # each device scalar copied as it is into a pinned word, queued; one wait for all,
@@ -1073,26 +1070,36 @@ class GPUBackend(Backend):
         # .get() cost about ten CuPy calls more)
         if not values:
             return []
-        host = self._count_buffer(len(values))
-        stream = self.xp.cuda.get_current_stream()
-        copy, device_to_host = self.xp.cuda.runtime.memcpyAsync, self.xp.cuda.runtime.memcpyDeviceToHost
-        kinds = []
-        for i, value in enumerate(values):
-            if isinstance(value, self.xp.ndarray) and value.size == 1 and value.itemsize <= 8:
-                copy(host.ctypes.data + 8 * i, value.data.ptr, value.itemsize, device_to_host, stream.ptr)
-                kinds.append(value.dtype)
-            else:
-                kinds.append(None)
-        stream.synchronize()
+        scalars = [value if isinstance(value, self.xp.ndarray) and value.size == 1 and value.itemsize <= 8 else None
+                   for value in values]
+        host, at = self._wait_for_copies(scalars)
         words = host.view(np.uint8)
         out = np.empty(len(values), dtype=dtype)
-        for i, (value, kind) in enumerate(zip(values, kinds)):      # (each converted alone: exact int64)
-            if kind is not None:
-                value = words[8 * i:8 * i + kind.itemsize].view(kind)
+        for k, (value, scalar, i) in enumerate(zip(values, scalars, at)):      # (each converted alone: exact int64)
+            if scalar is not None:
+                value = words[8 * i:8 * i + scalar.itemsize].view(scalar.dtype)
             elif isinstance(value, self.xp.ndarray):
                 value = value.get()
-            out[i] = np.asarray(value).reshape(()).astype(dtype)
+            out[k] = np.asarray(value).reshape(()).astype(dtype)
         return out
+
+    def _wait_for_copies(self, arrays):
+        """Copy each device array of ``arrays`` (None: none) whole into pinned host
+        memory, from an 8-byte word of its own, queued, and wait once for all.
+        Returns the pinned int64 words (valid until the next read) and the word
+        each array starts at."""
+        at, words = [], 0
+        for array in arrays:
+            at.append(words)
+            words += 0 if array is None else -(-array.nbytes // 8)
+        host = self._count_buffer(words)
+        stream = self.xp.cuda.get_current_stream()
+        copy, device_to_host = self.xp.cuda.runtime.memcpyAsync, self.xp.cuda.runtime.memcpyDeviceToHost
+        for array, word in zip(arrays, at):
+            if array is not None and array.nbytes:
+                copy(host.ctypes.data + 8 * word, array.data.ptr, array.nbytes, device_to_host, stream.ptr)
+        stream.synchronize()
+        return host, at
 
     def _count_buffer(self, n):
         """``n`` int64 words of pinned host memory that :meth:`read_counts` copies into
@@ -1255,9 +1262,9 @@ class GPUBackend(Backend):
                 (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
                  np.int64(_LARGE_DEGREE)) + lists + (value, parent, queued, out))
             relaxed, end, edges_read = (int(c) for c in out.get())
-            if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
-                DEVICE_CALLS.syncs += 1         # (the grid's read below is a second wait)
         if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
+            if n <= _FUSED_LEVEL_LIMIT:
+                DEVICE_CALLS.syncs += 1         # (the block's read above was a first wait)
             relaxed, end, more = self._converge_grid(queue, relaxed, end, lists, value, parent, rule, adjs[0].wgt)
             edges_read += more
         activated = self.join([queue[:relaxed]])
@@ -1271,18 +1278,27 @@ class GPUBackend(Backend):
         (``converge_grid``, kernels/relax.cu) until it converges or the queue
         reaches ``_FUSED_QUEUE_LIMIT``; returns ``(relaxed, end, edges_read)``
         as ``converge_block`` leaves them (one read)."""
-        xp = self.xp
         stamp, epoch = self._stamps(value.size, spare=queue.size)
-        hubs = self._scratch("grid_hubs", _GRID_HUBS, xp.int64)
-        control = xp.zeros(10, dtype=xp.uint64)
-        self._relax_kernel("converge_grid", rule, weights)(
-            (_multiprocessors(xp.cuda.Device().id),), (_FUSED_THREADS,),
-            (queue, np.int64(begin), np.int64(end), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_LARGE_DEGREE)) + lists
-            + (value, parent, stamp, epoch, hubs, np.int64(_GRID_HUBS), control, self._fault_word(),
-               np.uint32(_GRID_SYNC_FAULT)))
-        relaxed, end, edges_read, levels = (int(c) for c in control[6:].get())
+        relaxed, end, edges_read, levels = self._grid_levels(
+            self._relax_kernel("converge_grid", rule, weights),
+            (queue, np.int64(begin), np.int64(end), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_LARGE_DEGREE)) + lists,
+            (value, parent, stamp, epoch))
         self._epoch += levels
         return relaxed, end, edges_read
+
+    def _grid_levels(self, kernel, head, middle):
+        """Launch ``kernel``, a level-synchronous expansion on the whole grid
+        (``cgs::grid_levels``, kernels/common.cuh: one block per multiprocessor),
+        with the arguments ``head + middle`` and then its hub scratch, control
+        words and fault word; wait for it and return control[6:10]: the end of
+        the expanded levels, the end of the queue, the edges read and the
+        levels run."""
+        xp = self.xp
+        hubs = self._scratch("grid_hubs", _GRID_HUBS, xp.int64)
+        control = xp.zeros(10, dtype=xp.uint64)
+        kernel((_multiprocessors(xp.cuda.Device().id),), (_FUSED_THREADS,),
+               head + middle + (hubs, np.int64(_GRID_HUBS), control, self._fault_word(), np.uint32(_GRID_SYNC_FAULT)))
+        return self.read_counts(*control[6:])
 
     def relax_arcs(self, u, v, w, value, parent, rule):
         return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
@@ -1367,13 +1383,9 @@ class GPUBackend(Backend):
         else:
             self._copy_into(log, [frontier.astype(xp.int64, copy=False)])
             expanded, end, edges_read = 0, int(frontier.size), 0
-        hubs = self._scratch("grid_hubs", _GRID_HUBS, xp.int64)
-        control = xp.zeros(10, dtype=xp.uint64)
-        cuda_kernels.get_kernel("invalidate", "invalidate_grid")(
-            (_multiprocessors(xp.cuda.Device().id),), (_FUSED_THREADS,),
-            (log, np.int64(expanded), np.int64(end), np.int64(_LARGE_DEGREE)) + lists
-            + (parent, invalid, hubs, np.int64(_GRID_HUBS), control, self._fault_word(), np.uint32(_GRID_SYNC_FAULT)))
-        end, more = (int(c) for c in control[7:9].get())
+        _, end, more, _ = self._grid_levels(cuda_kernels.get_kernel("invalidate", "invalidate_grid"),
+                                            (log, np.int64(expanded), np.int64(end), np.int64(_LARGE_DEGREE)) + lists,
+                                            (parent, invalid))
         return self.join([log[:end]]), edges_read + more
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
@@ -1548,12 +1560,8 @@ class GPUBackend(Backend):
     def _read_floats(self, array):
         """A short float64 device array copied into pinned host memory and waited for
         (one queued copy; no CuPy ``get``).  The result is valid until the next read."""
-        host = self._count_buffer(array.size).view(np.float64)[:array.size]
-        stream = self.xp.cuda.get_current_stream()
-        self.xp.cuda.runtime.memcpyAsync(host.ctypes.data, array.data.ptr, array.nbytes,
-                                         self.xp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-        stream.synchronize()
-        return host
+        host, _ = self._wait_for_copies([array])
+        return host.view(np.float64)[:array.size]
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         if active.size == 0:

@@ -925,19 +925,22 @@ def _check_sssp_from_zero(ops, n, src, dst, w, value, parent):
 def test_converge_on_the_grid_starts_its_stamps_over_before_they_wrap(ops, monkeypatch):
     """The grid-wide push stamps a vertex with the number of the level it
     joins; with too few numbers left before the stamps would wrap (and stop
-    admitting vertices), they start over from zero instead, and later pushes
-    go on from there."""
+    admitting vertices), they start over from zero instead, in the same
+    array (every stamp cleared), and later pushes go on from there."""
     if ops.name != "gpu":
         pytest.skip("the grid-wide push is the GPU's")
     from cugraph_stream.backends import gpu
     monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 0)
     n = 2_000
+    stamp, _ = ops._stamps(n)
+    stamp.fill(0xFFFFFFF0)      # (stamps above the new epochs: each would keep its vertex out)
     ops._epoch = 0xFFFFFFFF - 10
     for seed in range(3):
         adj, src, dst, w, value, parent = _sssp_from_zero(ops, n, 8_000, seed)
         ops.converge([adj], ops.asarray(np.array([0])), value, parent, RULES["sssp"])
         _check_sssp_from_zero(ops, n, src, dst, w, value, parent)
         assert 0 < ops._epoch < 1_000
+    assert ops._scratches["stamp"] is stamp
 
 
 def test_converge_counts_the_grid_after_the_block_as_a_second_wait(ops, monkeypatch):

@@ -59,7 +59,7 @@ import pandas as pd
 
 from ..arrays import is_cudf, is_cupy
 from .batch import array_module, parse_ids
-from .columns import read_column
+from .columns import cudf_column, read_column
 
 _FLIP = np.uint64(1 << 63)
 INT, ENCODED = "int", "encoded"
@@ -96,7 +96,8 @@ def read_key_column(table, name):
     (['x', 'y', 'x'], None)
     """
     if not isinstance(table, pd.DataFrame) and is_cudf(table):
-        column = table[name]
+        held = cudf_column(table, name)         # (its dtype, without building a Series)
+        column = table[name] if held is None or str(held.dtype) == "category" else held
         if str(column.dtype) == "category":
             column = column.astype(column.dtype.categories.dtype)
             nulls = column.isna().values if column.has_nulls else None

@@ -579,7 +579,7 @@ class StreamGraph:
                                      f"({self._keys.show(external[u[row]])!r}, "
                                      f"{self._keys.show(external[v[row]])!r}) weighs {float(w[row])}")
         # (once per process and kind: the kernels the batches will call load now, not in the first batches)
-        warm_up(self._ops, self._store.directed, self._store.weight_dtype, type(query))
+        warm_up(self._ops, self._store.directed, self._store.weight_dtype, query)
         started = time.perf_counter()
         query._keys = self._keys                 # the source is a key; results come back in keys
         with self._transaction():

@@ -14,7 +14,7 @@ its own kernels: the first 10,000-row PageRank batch at R-MAT scale 22 took
 ``mode="auto"`` took those 165 ms for the incremental path's cost.
 
 :func:`warm_up` runs the batch path once, on a tiny graph of the same kind
-(direction, weight dtype, query kind) on a backend of the same kind, so that
+(direction, weight dtype, query kind and PageRank's weighted or not) on a backend of the same kind, so that
 those kernels load while a query is being tracked, the step that computes it
 from scratch anyway, not inside the first batches.  It runs once per process
 and kind, and only for backends that load kernels lazily
@@ -25,7 +25,7 @@ operators are not touched.
 
 >>> import pandas as pd, cugraph_stream as cgs
 >>> from cugraph_stream.backends import get_backend
->>> warm_up(get_backend("cpu", compiled=False), True, "float32", cgs.SSSP)    # nothing to load
+>>> warm_up(get_backend("cpu", compiled=False), True, "float32", cgs.SSSP(source=0))    # nothing to load
 False
 """
 from __future__ import annotations
@@ -39,22 +39,28 @@ _warmed = set()
 _lock = threading.Lock()
 
 
-def _example(kind):
-    """A query of ``kind`` that runs its incremental kernels on the tiny graph (vertex 0 a
-    source), or None for a kind this module does not know (nothing is warmed for it)."""
+def _example(query):
+    """A query like ``query`` (its kind and, for PageRank, whether the ranks use the
+    weights) that runs its incremental kernels on the tiny graph (vertex 0 a source),
+    and the variant's name; None for a kind this module does not know (nothing is
+    warmed for it)."""
     from .queries import BFS, SSSP, WCC, PageRank, WidestPath
+    kind = type(query)
     if kind is WCC:
-        return WCC(mode="incremental")
-    if kind is PageRank:
-        return PageRank(mode="incremental")
+        return WCC(mode="incremental"), ""
+    if kind is PageRank:        # (weighted or not: other kernels; track settled which)
+        weighted = bool(query.uses_weights)
+        return PageRank(mode="incremental", weighted=weighted), f"weighted={weighted}"
     if kind in (SSSP, BFS, WidestPath):
-        return kind(source=0, mode="incremental")
-    return None
+        return kind(source=0, mode="incremental"), ""
+    return None, ""
 
 
 def _tiny_graph_batches(rng, n):
-    """Two batches on vertices ``0..n-1`` plus new ones: inserts that outgrow lists and
-    name a new vertex, then deletes of edges that paths run through."""
+    """Three batches on vertices ``0..n-1`` plus new ones: inserts that outgrow lists and
+    name a new vertex, deletes of edges that paths run through, and one insert (a
+    correction small enough for PageRank's sparse pushes, which stop at ``n / 16``
+    vertices)."""
     hub = np.zeros(3 * n, dtype=np.int64)
     inserts = {"source": np.concatenate((hub, [n - 1])), "destination": np.concatenate((rng.integers(1, n, 3 * n),
                                                                                        [n + 5])),
@@ -62,10 +68,11 @@ def _tiny_graph_batches(rng, n):
     path = np.arange(n - 1)
     deletes = {"source": path, "destination": path + 1, "weight": np.ones(n - 1),
                "op": np.full(n - 1, -1, dtype=np.int8)}
-    return inserts, deletes
+    one = {"source": [n // 2], "destination": [n // 2 + 1], "weight": [1.5], "op": np.ones(1, dtype=np.int8)}
+    return inserts, deletes, one
 
 
-def warm_up(ops, directed, weight_dtype, kind):
+def warm_up(ops, directed, weight_dtype, query):
     """Run a tiny graph's batch path once per process on a backend like ``ops`` (see the module docstring).
 
     Parameters
@@ -74,8 +81,9 @@ def warm_up(ops, directed, weight_dtype, kind):
         The caller's backend (only its kind is read).
     directed : bool
     weight_dtype : dtype
-    kind : type
-        The query class (SSSP, BFS, WidestPath, WCC or PageRank).
+    query : Query
+        The query being tracked (SSSP, BFS, WidestPath, WCC or PageRank; only
+        its kind and variant are read).
 
     Returns
     -------
@@ -84,10 +92,10 @@ def warm_up(ops, directed, weight_dtype, kind):
     """
     if not ops.loads_kernels_lazily:
         return False
-    example = _example(kind)
+    example, variant = _example(query)
     if example is None:
         return False
-    key = (ops.name, bool(directed), np.dtype(weight_dtype).str, kind)
+    key = (ops.name, bool(directed), np.dtype(weight_dtype).str, type(query), variant)
     with _lock:
         if key in _warmed:
             return False
@@ -97,7 +105,7 @@ def warm_up(ops, directed, weight_dtype, kind):
     from .graph import StreamGraph
 
     rng = np.random.default_rng(0)
-    n = 12
+    n = 64
     path = np.arange(n - 1)
     edges = pd.DataFrame({"source": np.concatenate((path, rng.integers(0, n, n))),
                           "destination": np.concatenate((path + 1, rng.integers(0, n, n))),

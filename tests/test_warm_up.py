@@ -30,14 +30,16 @@ def test_the_first_batches_load_no_kernel_once_a_query_is_tracked():
 
         rng = np.random.default_rng(1)
         n, m = 3000, 20000
-        for directed, kind in ((True, cgs.SSSP), (False, cgs.BFS), (True, cgs.WCC), (True, cgs.PageRank)):
+        queries = [(True, lambda s: cgs.SSSP(source=s)), (False, lambda s: cgs.BFS(source=s)),
+                   (True, lambda s: cgs.WCC()), (True, lambda s: cgs.PageRank()),
+                   (True, lambda s: cgs.PageRank(weighted=False))]
+        for directed, make in queries:
             edges = pd.DataFrame({"source": rng.integers(0, n, m), "destination": rng.integers(0, n, m),
                                   "weight": rng.random(m) + 1})
             g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed)
-            g.track(kind() if kind in (cgs.WCC, cgs.PageRank) else kind(source=int(edges.source[0])))
+            query = g.track(make(int(edges.source[0])))
             before = loaded()
-            for _ in range(3):
-                k = 2000
+            for k in (2000, 2000, 2000, 2, 2, 2):       # (batches of a few rows: PageRank's sparse pushes)
                 present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
                 batch = pd.DataFrame({
                     "source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
@@ -46,7 +48,7 @@ def test_the_first_batches_load_no_kernel_once_a_query_is_tracked():
                     "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)})
                 g.apply(batch, weight="weight")
             after = loaded()
-            print(kind.__name__, {k: (before[k], after[k]) for k in after if after[k] != before[k]})
+            print(query.name, {k: (before[k], after[k]) for k in after if after[k] != before[k]})
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     for line in out.strip().splitlines():
@@ -57,15 +59,35 @@ def test_warm_up_runs_once_per_kind_on_a_spare_backend(monkeypatch):
     monkeypatch.setattr(warm_up_module, "_warmed", set())
     ops = get_backend("cpu", compiled=True)
     with FaultInjector(ops, at=0) as fault:          # the caller's operators are not the ones it runs
-        assert warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath)
+        assert warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath(source=3))
     assert not fault.fired and fault.calls == 0
-    assert not warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath)
-    assert warm_up_module.warm_up(ops, False, np.float64, cgs.WidestPath)
-    assert not warm_up_module.warm_up(get_backend("cpu", compiled=False), True, np.float32, cgs.SSSP)
+    assert not warm_up_module.warm_up(ops, True, np.float64, cgs.WidestPath(source=5))
+    assert warm_up_module.warm_up(ops, False, np.float64, cgs.WidestPath(source=3))
+    assert not warm_up_module.warm_up(get_backend("cpu", compiled=False), True, np.float32, cgs.SSSP(source=0))
 
     class MySSSP(cgs.SSSP):                      # a kind of the user's: not warmed (and not refused)
         pass
-    assert not warm_up_module.warm_up(ops, True, np.float64, MySSSP)
+    assert not warm_up_module.warm_up(ops, True, np.float64, MySSSP(source=0))
+
+
+def test_pagerank_warms_its_variant_and_its_sparse_pushes(monkeypatch):
+    """Weighted and unweighted PageRank run other kernels: each is warmed once; and
+    the tiny graph's last batch is small enough for the sparse pushes (the GPU's
+    first PageRank batch compiled their kernels when they were missed)."""
+    from cugraph_stream.engine import pagerank
+
+    monkeypatch.setattr(warm_up_module, "_warmed", set())
+    pushes = []
+    push = pagerank.PageRankEngine._push
+    monkeypatch.setattr(pagerank.PageRankEngine, "_push", lambda self, *a: pushes.append(a) or push(self, *a))
+    ops = get_backend("cpu", compiled=True)
+    weighted, unweighted = cgs.PageRank(), cgs.PageRank(weighted=False)
+    weighted._settle_weights(True)
+    unweighted._settle_weights(True)
+    assert warm_up_module.warm_up(ops, True, np.float64, weighted)
+    assert pushes
+    assert not warm_up_module.warm_up(ops, True, np.float64, weighted)
+    assert warm_up_module.warm_up(ops, True, np.float64, unweighted)
 
 
 def test_tracking_still_fails_cleanly_after_a_warm_up(monkeypatch):

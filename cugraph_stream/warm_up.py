@@ -14,14 +14,14 @@ its own kernels: the first 10,000-row PageRank batch at R-MAT scale 22 took
 ``mode="auto"`` took those 165 ms for the incremental path's cost.
 
 :func:`warm_up` runs the batch path once, on a tiny graph of the same kind
-(direction, weight dtype, query kind and PageRank's weighted or not) on a backend of the same kind, so that
-those kernels load while a query is being tracked, the step that computes it
-from scratch anyway, not inside the first batches.  It runs once per process
-and kind, and only for backends that load kernels lazily
-(:attr:`~cugraph_stream.backends.base.Backend.loads_kernels_lazily`): a
-private backend of the same kind (:meth:`~cugraph_stream.backends.base.Backend.spare`)
-runs it, so the caller's backend, its scratch and whatever wraps its
-operators are not touched.
+(direction, weight dtype, query kind, and for PageRank weighted or not) on a
+backend of the same kind, so that those kernels load while a query is being
+tracked, the step that computes it from scratch anyway, not inside the first
+batches.  It runs once per process and kind, and only for backends that load
+kernels lazily (:attr:`~cugraph_stream.backends.base.Backend.loads_kernels_lazily`):
+a private backend of the same kind
+(:meth:`~cugraph_stream.backends.base.Backend.spare`) runs it, so the caller's
+backend, its scratch and whatever wraps its operators are not touched.
 
 >>> import pandas as pd, cugraph_stream as cgs
 >>> from cugraph_stream.backends import get_backend

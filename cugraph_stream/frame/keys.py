@@ -97,8 +97,8 @@ def read_key_column(table, name):
     """
     if not isinstance(table, pd.DataFrame) and is_cudf(table):
         held = cudf_column(table, name)         # (its dtype, without building a Series)
-        column = table[name] if held is None or str(held.dtype) == "category" else held
-        if str(column.dtype) == "category":
+        column = table[name] if held is None or str(held.dtype) == "category" else None
+        if column is not None and str(column.dtype) == "category":
             column = column.astype(column.dtype.categories.dtype)
             nulls = column.isna().values if column.has_nulls else None
             if column.dtype.kind in "iuf":

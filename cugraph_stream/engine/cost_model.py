@@ -25,9 +25,9 @@ counts every engine reports) turned into seconds by per-path rates::
   a path's first timed update is dropped once there are others, since it
   may include compilation).  ``track``'s computation is the recompute
   path's first timed update.  Until a path has three, its rate is the one
-  through 0 of what was timed (its first timing dropped too once there is
-  another), and before anything is timed (a query restored from a
-  checkpoint) the backend's prior rates (:data:`PRIOR_RATES`) apply.
+  through 0 of what was timed (an upper bound), and before anything is
+  timed (a query restored from a checkpoint) the backend's prior rates
+  (:data:`PRIOR_RATES`) apply.
 
 One timing far above its path's fitted line (more than :data:`OUTLIER`
 times the line's estimate, for no more work than the fitted timings did:
@@ -44,12 +44,13 @@ Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
 rates are older than :data:`PROBE_AGE` timed updates (or were never
 measured), the other path runs once to refresh them (a probe), at most 25%
-above the chosen estimate by construction.  A path timed once only (its
-first timing, which on a GPU may include compiling kernels: a fresh
-process's first PageRank batch on a lent H100 took 497 ms where the next
-ones took 11-17 ms) is probed once it is :data:`PROBE_AGE` timed updates
-old, whatever the estimates say: its second timing is the first one its
-rates are fitted from.  Where the incremental path is
+above the chosen estimate by construction.  A path timed but not fitted
+yet (fewer than three timings: its rate through 0 includes its first,
+which on a GPU may include compiling kernels; a fresh process's first
+PageRank batch on a lent H100 took 497 ms where the next ones took 11-17
+ms) is probed whatever the estimates say once its rates are
+:data:`PROBE_AGE` timed updates old, until it has the timings a fit
+needs.  Where the incremental path is
 bounded by the give-up below (``choose(..., bounded=True)``: the monotonic
 queries), a query that keeps recomputing probes it after
 :data:`PROBE_AGE` updates whatever the estimates say: a misleading timing
@@ -153,15 +154,13 @@ class _Rates:
 
     def rate(self):
         """``(fixed, per_edge)``: the fit, or before it (one or two timed updates) the
-        rate through 0 of what was timed, without the first timing once there
-        is another (as the fit: it may include compiling); None when nothing
-        was timed."""
+        rate through 0 of what was timed (an upper bound when the first one
+        included compiling); None when nothing was timed."""
         if self.fitted is not None:
             return self.fitted
         if not self.history:
             return None
-        points = list(self.history)[1:] or self.history
-        return 0.0, sum(t for _, t in points) / max(sum(w for w, _ in points), 1.0)
+        return 0.0, sum(t for _, t in self.history) / max(sum(w for w, _ in self.history), 1.0)
 
 
 def _fit(points):
@@ -257,12 +256,12 @@ class CostModel:
         cheaper, dearer = sorted((incremental, recompute))
         age = self.rates[other].age
         never = not self.rates[other].observed()
-        once = len(self.rates[other].history) == 1 and age > PROBE_AGE    # (its first timing only)
+        unfitted = not never and self.rates[other].fitted is None and age > PROBE_AGE
         close = dearer <= AMBIGUOUS * cheaper and (never or age > PROBE_AGE)
         overdue = bounded and other == PATHS[0] and (never or age > self.bounded_probe_age)
-        if self.fixed_rates is None and (close or overdue or once):
+        if self.fixed_rates is None and (close or overdue or unfitted):
             self._probe = (other, cheaper)
-            why = "never timed" if never else "timed once, maybe compiling" if once else "stale"
+            why = "never timed" if never else "not fitted yet" if unfitted else "stale"
             reason = (f"probe: {other} estimated {1e3 * (incremental if other == PATHS[0] else recompute):.3g} ms "
                       f"against {1e3 * cheaper:.3g} ms, its rates {why}")
             return PathChoice(other, reason, incremental, recompute)

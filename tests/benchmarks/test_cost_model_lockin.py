@@ -13,3 +13,12 @@ def test_comparable_paths_cost_little_over_the_cheaper_one(capsys):
     assert ratios.size == 20 and ratios.mean() < 1.1
     assert bench.main(["--streams", "4", "--batches", "120"]) == 0
     assert "lockin:" in capsys.readouterr().out
+
+
+def test_a_first_incremental_update_that_compiled_does_not_keep_the_stream_recomputing(capsys):
+    """The unbounded incremental path (PageRank's) whose first timing paid for
+    compiling: the installed model comes back to the cheaper path."""
+    ratios = bench.compiled(bench.load_model(None), streams=20, batches=300, seed=0)
+    assert ratios.size == 20 and ratios.mean() < 1.1
+    assert bench.main(["--streams", "4", "--batches", "120"]) == 0
+    assert "compiled:" in capsys.readouterr().out

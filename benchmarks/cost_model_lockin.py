@@ -95,38 +95,35 @@ def lockin(module, streams, batches, seed):
     return stuck, float(np.mean(recomputed))
 
 
-def comparable(module, streams, batches, seed):
-    """Per stream, seconds spent over the last 100 updates / the cheaper path's."""
+def _spent_over_cheaper(module, streams, batches, seed, costs, compiling=None, bounded=True):
+    """Per stream of 10,000-change updates whose incremental cost of 1.25M entries is
+    drawn from ``costs`` (and whose first incremental update pays a time drawn from
+    ``compiling`` more, if given): seconds spent over the last 100 updates / the
+    cheaper path's."""
     ratios = []
     for s in range(streams):
         rng = np.random.default_rng(seed + s)
-        cost = rng.uniform(0.004, 0.03)             # this stream's incremental cost of 1.25M entries
+        cost = rng.uniform(*costs)
 
         def incremental(rng, cost=cost):
             work = int(rng.uniform(0.5e6, 2e6))
             return work, cost * work / 1.25e6 * rng.uniform(0.9, 1.1)
 
-        _, seconds = run_stream(module, rng, batches, 10_000, incremental)
+        extra = 0.0 if compiling is None else rng.uniform(*compiling)
+        _, seconds = run_stream(module, rng, batches, 10_000, incremental, bounded=bounded, first_extra=extra)
         ratios.append(sum(seconds[-100:]) / (100 * min(cost, 0.0085)))
     return np.array(ratios)
+
+
+def comparable(module, streams, batches, seed):
+    """Per stream, seconds spent over the last 100 updates / the cheaper path's."""
+    return _spent_over_cheaper(module, streams, batches, seed, (0.004, 0.03))
 
 
 def compiled(module, streams, batches, seed):
     """Per stream, seconds spent over the last 100 updates / the cheaper path's, where the
     first incremental update compiled kernels and nothing bounds the incremental path."""
-    ratios = []
-    for s in range(streams):
-        rng = np.random.default_rng(seed + s)
-        cost = rng.uniform(0.002, 0.014)            # this stream's incremental cost of 1.25M entries
-
-        def incremental(rng, cost=cost):
-            work = int(rng.uniform(0.5e6, 2e6))
-            return work, cost * work / 1.25e6 * rng.uniform(0.9, 1.1)
-
-        _, seconds = run_stream(module, rng, batches, 10_000, incremental, bounded=False,
-                                first_extra=rng.uniform(0.1, 0.5))
-        ratios.append(sum(seconds[-100:]) / (100 * min(cost, 0.0085)))
-    return np.array(ratios)
+    return _spent_over_cheaper(module, streams, batches, seed, (0.002, 0.014), compiling=(0.1, 0.5), bounded=False)
 
 
 def main(argv=None):

@@ -44,13 +44,15 @@ Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
 rates are older than :data:`PROBE_AGE` timed updates (or were never
 measured), the other path runs once to refresh them (a probe), at most 25%
-above the chosen estimate by construction.  A path timed but not fitted
-yet (fewer than three timings: its rate through 0 includes its first,
-which on a GPU may include compiling kernels; a fresh process's first
-PageRank batch on a lent H100 took 497 ms where the next ones took 11-17
-ms) is probed whatever the estimates say once its rates are
-:data:`PROBE_AGE` timed updates old, until it has the timings a fit
-needs.  Where the incremental path is
+above the chosen estimate by construction.  An incremental path timed
+but not fitted yet (fewer than three timings: its rate through 0 includes
+its first, which on a GPU may include compiling kernels the warm-up did
+not load; a fresh process's first PageRank batch on a lent H100 took 497
+ms where the next ones took 11-17 ms) is probed whatever the estimates say
+once its rates are :data:`PROBE_AGE` timed updates old, until it has the
+timings a fit needs.  (The recompute path's first timing is ``track``'s,
+which runs after the warm-up; forcing recomputations on a large graph
+would cost far more than it could teach.)  Where the incremental path is
 bounded by the give-up below (``choose(..., bounded=True)``: the monotonic
 queries), a query that keeps recomputing probes it after
 :data:`PROBE_AGE` updates whatever the estimates say: a misleading timing
@@ -256,7 +258,7 @@ class CostModel:
         cheaper, dearer = sorted((incremental, recompute))
         age = self.rates[other].age
         never = not self.rates[other].observed()
-        unfitted = not never and self.rates[other].fitted is None and age > PROBE_AGE
+        unfitted = other == PATHS[0] and not never and self.rates[other].fitted is None and age > PROBE_AGE
         close = dearer <= AMBIGUOUS * cheaper and (never or age > PROBE_AGE)
         overdue = bounded and other == PATHS[0] and (never or age > self.bounded_probe_age)
         if self.fixed_rates is None and (close or overdue or unfitted):

@@ -284,6 +284,21 @@ def test_a_path_not_fitted_yet_is_probed_whatever_the_estimates(bounded):
     assert choices[probes[-1] + 1:] == [("incremental", False)] * (len(choices) - probes[-1] - 1)
 
 
+def test_a_recompute_path_timed_once_by_track_is_not_forced():
+    """Where incremental updates are far cheaper, the recompute path timed only by
+    ``track`` (which runs after the warm-up) is never probed: a forced
+    recomputation on a large graph costs more than it could teach."""
+    model = CostModel("gpu")
+    model.observe_recompute(work=10**6, size=10**6, seconds=0.100)
+    paths = []
+    for _ in range(4 * PROBE_AGE):
+        choice = model.choose(changed=10, size=10**6, bounded=True)
+        paths.append(choice.path)
+        model.observe(choice.path, seconds=0.001 if choice.path == "incremental" else 0.100,
+                      work=1000 if choice.path == "incremental" else 10**6, changed=10)
+    assert paths == ["incremental"] * (4 * PROBE_AGE)
+
+
 def test_an_unfitted_path_found_dear_is_not_probed_again_once_fitted():
     model = CostModel("gpu")
     model.observe_recompute(work=10**6, size=10**6, seconds=0.010)

@@ -24,7 +24,10 @@ counts every engine reports) turned into seconds by per-path rates::
   updates of each path on this device (the last :data:`HISTORY` of them;
   a path's first timed update is dropped once there are others, since it
   may include compilation).  ``track``'s computation is the recompute
-  path's first timed update.  Until a path has three, its rate is the one
+  path's first timed update, except where the recompute path is another
+  computation (PageRank's, a warm restart from the last ranks): there it
+  only stands in for the path's rate, and the path counts as never timed
+  until it runs.  Until a path has three, its rate is the one
   through 0 of what was timed (an upper bound), and before anything is
   timed (a query restored from a checkpoint) the backend's prior rates
   (:data:`PRIOR_RATES`) apply.
@@ -43,23 +46,27 @@ such a pause, say): the path's history starts again from it.
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
 rates are older than :data:`PROBE_AGE` timed updates (or were never
-measured), the other path runs once to refresh them (a probe), at most 25%
-above the chosen estimate by construction.  An incremental path timed
-but not fitted yet (fewer than three timings: its rate through 0 includes
-its first, which on a GPU may include compiling kernels the warm-up did
-not load; a fresh process's first PageRank batch on a lent H100 took 497
-ms where the next ones took 11-17 ms) is probed whatever the estimates say
-once its rates are :data:`PROBE_AGE` timed updates old, until it has the
-timings a fit needs.  (The recompute path's first timing is ``track``'s,
-which runs after the warm-up; forcing recomputations on a large graph
-would cost far more than it could teach.)  Where the incremental path is
-bounded by the give-up below (``choose(..., bounded=True)``: the monotonic
-queries), a query that keeps recomputing probes it after
-:data:`PROBE_AGE` updates whatever the estimates say: a misleading timing
-(a first update that compiled, a pause) would otherwise keep the
-recompute path chosen for good, and the probe costs about a recomputation
-at most.  Each probe that finds the path dear doubles the wait for the
-next (up to :data:`MAX_PROBE_AGE`).
+measured, or rest on one timing, which may include first-run costs), the
+other path runs once to refresh them (a probe), at most 25% above the
+chosen estimate by construction.  A path whose only rate is a stand-in's
+(PageRank's warm restart, estimated from ``track``'s computation from
+scratch: 1.5-1.8x what it then cost on the CPU at R-MAT scale 16) is
+probed within :data:`STAND_IN_AMBIGUOUS` instead, at most 2x.  An
+incremental path timed but not fitted yet (fewer than three timings: its
+rate through 0 includes its first, which on a GPU may include compiling
+kernels the warm-up did not load; a fresh process's first PageRank batch
+on a lent H100 took 497 ms where the next ones took 11-17 ms) is probed
+whatever the estimates say once its rates are :data:`PROBE_AGE` timed
+updates old, until it has the timings a fit needs.  (The recompute path's
+first timing is ``track``'s, which runs after the warm-up; forcing
+recomputations on a large graph would cost far more than it could teach.)
+Where the incremental path is bounded by the give-up below (``choose(...,
+bounded=True)``: the monotonic queries), a query that keeps recomputing
+probes it after :data:`PROBE_AGE` updates whatever the estimates say: a
+misleading timing (a first update that compiled, a pause) would otherwise
+keep the recompute path chosen for good, and the probe costs about a
+recomputation at most.  Each probe that finds the path dear doubles the
+wait for the next (up to :data:`MAX_PROBE_AGE`).
 
 A wrong estimate is bounded by a give-up: :meth:`recompute_budget` is the
 work of a recomputation, and a monotonic engine whose incremental
@@ -84,6 +91,8 @@ PATHS = ("incremental", "recompute")
 HISTORY = 16
 #: a probe of the other path runs when its estimate is within this factor of the chosen one...
 AMBIGUOUS = 1.25
+#: (...or within this one when its only rate is a stand-in's, another computation's)
+STAND_IN_AMBIGUOUS = 2.0
 #: ...and its rates were fitted more than this many timed updates ago (or never)
 PROBE_AGE = 32
 #: the longest wait between probes of a bounded incremental path (it doubles from PROBE_AGE
@@ -121,13 +130,15 @@ class PathChoice:
 class _Rates:
     """Timed ``(work, seconds)`` of one path and the least-squares line through them."""
 
-    held = None         # (a class default: models pickled before it existed hold nothing back)
+    held = None         # (class defaults: models pickled before they existed hold nothing back
+    stand_in = None     # and have no stand-in)
 
     def __init__(self):
         self.history = deque(maxlen=HISTORY + 1)
         self.fitted = None          # (fixed, per_edge), or None before two timed updates
         self.age = 0                # timed updates of the *other* path since this one was last timed
         self.held = None            # a timing far above the fit, until the next one decides (see OUTLIER)
+        self.stand_in = None        # (work, seconds) of another computation: the rate until one is timed
 
     def add(self, work, seconds):
         work, seconds = float(work), float(seconds)
@@ -157,11 +168,15 @@ class _Rates:
     def rate(self):
         """``(fixed, per_edge)``: the fit, or before it (one or two timed updates) the
         rate through 0 of what was timed (an upper bound when the first one
-        included compiling); None when nothing was timed."""
+        included compiling), or before anything was timed the stand-in's;
+        None when there is neither."""
         if self.fitted is not None:
             return self.fitted
         if not self.history:
-            return None
+            if self.stand_in is None:
+                return None
+            work, seconds = self.stand_in
+            return 0.0, seconds / max(work, 1.0)
         return 0.0, sum(t for _, t in self.history) / max(sum(w for w, _ in self.history), 1.0)
 
 
@@ -259,11 +274,14 @@ class CostModel:
         age = self.rates[other].age
         never = not self.rates[other].observed()
         unfitted = other == PATHS[0] and not never and self.rates[other].fitted is None and age > PROBE_AGE
-        close = dearer <= AMBIGUOUS * cheaper and (never or age > PROBE_AGE)
+        # (a stand-in rate is another computation's: the path is probed within a wider margin)
+        margin = STAND_IN_AMBIGUOUS if never and self.rates[other].stand_in is not None else AMBIGUOUS
+        once = len(self.rates[other].history) == 1        # (a first timing may include first-run costs)
+        close = dearer <= margin * cheaper and (never or once or age > PROBE_AGE)
         overdue = bounded and other == PATHS[0] and (never or age > self.bounded_probe_age)
         if self.fixed_rates is None and (close or overdue or unfitted):
             self._probe = (other, cheaper)
-            why = "never timed" if never else "not fitted yet" if unfitted else "stale"
+            why = "never timed" if never else "not fitted yet" if unfitted else "timed once" if once else "stale"
             reason = (f"probe: {other} estimated {1e3 * (incremental if other == PATHS[0] else recompute):.3g} ms "
                       f"against {1e3 * cheaper:.3g} ms, its rates {why}")
             return PathChoice(other, reason, incremental, recompute)
@@ -300,11 +318,17 @@ class CostModel:
         work, at_size = self.recompute_work
         return work * (size / at_size if at_size else 1.0)
 
-    def observe_recompute(self, work, size, seconds=None):
+    def observe_recompute(self, work, size, seconds=None, stand_in=False):
         """Record what a computation from scratch scanned (``work``) on a graph of
         ``size`` vertices + edges: the work :meth:`estimate` scales for
         recomputing; with ``seconds``, also its time (``track``'s computation,
-        which :meth:`observe` does not see)."""
+        which :meth:`observe` does not see).  ``stand_in``: the recompute
+        path is another computation (PageRank's warm restart), so the time
+        only stands in for its rate until it is timed itself, and the path
+        counts as never timed (a close call probes it at once)."""
         self.recompute_work = (float(max(work, 1)), float(size))
         if seconds is not None and self.fixed_rates is None and seconds > 0.0:
-            self.rates["recompute"].add(work, seconds)
+            if stand_in:
+                self.rates["recompute"].stand_in = (float(work), float(seconds))
+            else:
+                self.rates["recompute"].add(work, seconds)

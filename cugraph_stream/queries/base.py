@@ -63,6 +63,9 @@ class Query:
     value_column = "value"
     #: whether edge weights must be non-negative while this query is tracked
     needs_nonnegative_weights = False
+    #: whether ``mode="auto"``'s recompute path is another computation than ``track``'s
+    #: (PageRank's warm restart): ``track``'s time then only stands in for its rate
+    _recomputes_warm = False
 
     def __init__(self, mode="auto"):
         if mode not in MODES:
@@ -123,7 +126,7 @@ class Query:
             return
         if self.cost_model is None:
             self.cost_model = CostModel(self.engine.ops.name)
-        self.cost_model.observe_recompute(*self._track_work, seconds)
+        self.cost_model.observe_recompute(*self._track_work, seconds, stand_in=self._recomputes_warm)
 
     def _bind(self, graph, engine):
         """Become ``graph``'s tracked query, kept by ``engine`` (once its transaction committed)."""

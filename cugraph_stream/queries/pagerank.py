@@ -100,6 +100,7 @@ class PageRank(Query):
     kind = "PageRank"
     short_name = "pagerank"
     value_column = "pagerank"
+    _recomputes_warm = True
 
     def __init__(self, alpha=0.85, tol=1e-6, max_iter=None, fail_on_nonconvergence=True, mode="auto",
                  weighted=None, personalization=None, stop="error"):

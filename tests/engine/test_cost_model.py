@@ -115,6 +115,7 @@ def test_a_timing_of_more_work_than_ever_is_fitted_however_slow():
 def test_a_close_call_probes_the_path_whose_rates_are_stale():
     model = CostModel("cpu")
     model.observe_recompute(work=1000, size=1000, seconds=1.1)
+    model.observe("recompute", seconds=1.1, work=1000, changed=1)     # (timed twice: not "timed once")
     for _ in range(3):
         model.observe("incremental", seconds=1.0, work=1000, changed=1)
     choice = model.choose(changed=1, size=1000)
@@ -130,6 +131,38 @@ def test_a_close_call_probes_the_path_whose_rates_are_stale():
     for _ in range(PROBE_AGE + 1):
         model.observe("incremental", seconds=1.0, work=1000, changed=1)
     assert model.recompute_budget(1000) == 10**6 and model.choose(changed=1, size=1000).path == "incremental"
+
+
+def test_a_close_call_probes_a_path_timed_once_at_once():
+    """A path's first timing may include first-run costs: on a close call the path is
+    timed again without waiting for its rates to go stale."""
+    model = CostModel("cpu")
+    model.observe_recompute(work=1000, size=1000, seconds=1.1)        # track's: the one timing
+    for _ in range(3):
+        model.observe("incremental", seconds=1.0, work=1000, changed=1)
+    choice = model.choose(changed=1, size=1000)
+    assert choice.path == "recompute" and choice.reason.endswith("its rates timed once")
+    model.observe("recompute", seconds=1.1, work=1000, changed=1)
+    assert model.choose(changed=1, size=1000).reason.startswith("estimated")
+
+
+def test_pagerank_s_track_only_stands_in_for_its_warm_restart():
+    """PageRank's recompute path in auto is a warm restart, not track's computation:
+    track's time stands in for the rate, and the path counts as never timed."""
+    model = CostModel("cpu")
+    model.observe_recompute(work=1000, size=1000, seconds=1.9, stand_in=True)
+    assert not model.rates["recompute"].observed()
+    assert model.estimate(changed=1, size=1000)[1] == pytest.approx(1.9)
+    model.observe("incremental", seconds=1.0, work=1000, changed=1)
+    choice = model.choose(changed=1, size=1000)          # (1.9x: within a stand-in's margin)
+    assert choice.path == "recompute" and "never timed" in choice.reason
+    model.observe("recompute", seconds=0.5, work=800, changed=1)
+    assert model.estimate(changed=1, size=1000)[1] == pytest.approx(0.5 / 800 * 1000)
+    # a timed path's margin is the usual one: 1.9x is no close call
+    timed = CostModel("cpu")
+    timed.observe_recompute(work=1000, size=1000, seconds=1.9)
+    timed.observe("incremental", seconds=1.0, work=1000, changed=1)
+    assert timed.choose(changed=1, size=1000).path == "incremental"
 
 
 def test_injected_rates_never_probe():

@@ -541,8 +541,7 @@ class PageRankEngine:
             self._remove_teleport(removed)
         if not self.incremental:
             return self._restart(delta) if self.warm_restart else self.initialize()
-        new = delta.new_vertices               # p = 0: their residual is the uniform share
-        self.rank[new] = 0.0
+        self.rank[new] = 0.0                   # p = 0: their residual is the uniform share
         self.residual[new] = 0.0
         work = Work()
         touched = [self.support, new]
@@ -597,9 +596,7 @@ class PageRankEngine:
             self.dangling_rank -= held
             self.rank[removed] = 0.0
             self.residual[removed] = 0.0
-            if self.weighted:
-                journal.save(self.out_weight, removed)
-                self.out_weight[removed] = 0.0
+            self._clear_out_weight(removed)
         self.support = ops.unique(xp.concatenate(touched), self.rank.size)
         return work
 
@@ -613,13 +610,18 @@ class PageRankEngine:
         for vertices in (delta.new_vertices, removed):
             self.rank[vertices] = 0.0
             self.residual[vertices] = 0.0
-        if self.weighted and removed.size:
-            self.store.journal.save(self.out_weight, removed)
-            self.out_weight[removed] = 0.0
+        self._clear_out_weight(removed)
         self.support = xp.empty(0, dtype=xp.int64)
         self._written = None
         self._refresh_needed = True
         return Work()
+
+    def _clear_out_weight(self, removed):
+        """``W = 0`` at ``removed`` vertices (journaled; weighted only): they have no
+        out-edges left."""
+        if self.weighted and removed.size:
+            self.store.journal.save(self.out_weight, removed)
+            self.out_weight[removed] = 0.0
 
     def _new_totals(self, sources, at, gain, change):
         """``(T_old, T_new, edges read, extreme)`` at the batch's ``sources`` (sorted,

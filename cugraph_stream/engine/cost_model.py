@@ -50,12 +50,13 @@ measured, or rest on one timing, which may include first-run costs), the
 other path runs once to refresh them (a probe), at most 25% above the
 chosen estimate by construction.  A path whose only rate is a stand-in's
 (PageRank's warm restart, estimated from ``track``'s computation from
-scratch: 1.5-1.8x what it then cost on the CPU at R-MAT scale 16) is
-probed within :data:`STAND_IN_AMBIGUOUS` instead, at most 2x.  An
-incremental path timed but not fitted yet (fewer than three timings: its
-rate through 0 includes its first, which on a GPU may include compiling
-kernels the warm-up did not load; a fresh process's first PageRank batch
-on a lent H100 took 497 ms where the next ones took 11-17 ms) is probed
+scratch, which cost 1.3-1.4x a warm restart at 1,000-row batches and 2x at
+one-row batches in ``benchmarks.mode_choice``, CPU, R-MAT 16) is probed
+within :data:`STAND_IN_AMBIGUOUS` instead, at most 2x.  An incremental path
+timed but not fitted yet (fewer than three timings: its rate through 0
+includes its first, which on a GPU may include compiling kernels the
+warm-up did not load: ``benchmarks.gpu_vs_pylibcugraph``'s first PageRank
+batch on a lent H100 took 168.5 ms, the next ones 11-17) is probed
 whatever the estimates say once its rates are :data:`PROBE_AGE` timed
 updates old, until it has the timings a fit needs.  (The recompute path's
 first timing is ``track``'s, which runs after the warm-up; forcing

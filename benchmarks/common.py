@@ -179,15 +179,16 @@ def json_default(obj):
 # queries
 # ---------------------------------------------------------------------------
 
-def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6, weighted=False):
+def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6, weighted=False, stop="error"):
     """The cugraph_stream query object of ``kind`` ("sssp", "bfs", "wcc", "pagerank", ...:
     any spelling of :func:`cugraph_stream.queries.make`); ``source`` is ignored by
     kinds without one; ``weighted`` is PageRank's: False by default, the PageRank
     the baselines (SciPy, NetworKit, the cross-checks) compute and the published
-    figures measured; None for cuGraph's default (weighted on a weighted graph)."""
+    figures measured; None for cuGraph's default (weighted on a weighted graph); ``stop``
+    is PageRank's too (what ``tol`` bounds)."""
     from cugraph_stream.queries import make
 
-    return make(kind, source, mode=mode, alpha=alpha, tol=tol, weighted=weighted)
+    return make(kind, source, mode=mode, alpha=alpha, tol=tol, weighted=weighted, stop=stop)
 
 
 # ---------------------------------------------------------------------------

@@ -83,7 +83,15 @@ variant's are measured against it (``engine_l1_error`` per batch and
 ``l1_error`` per variant; means in the summary and below the batch table),
 so that the two systems are compared at their measured errors, not at equal
 parameter names (the engine's ``tol`` bounds its error; pylibcugraph's
-``epsilon`` bounds one iteration's change).
+``epsilon`` bounds one iteration's change).  ``--stop change`` tracks the
+engine's PageRank with cuGraph's stopping rule instead (``tol`` bounds one
+more power-iteration step's L1 change).  ``--plc-epsilons 1e-6,5e-7,...``
+also times every variant at those epsilons (PageRank only, each
+warm-started from its own last ranks; keyed ``"VARIANT epsilon=E"`` where
+``E`` is not ``--tol``): the summary's ``equal_error_baseline`` is then the
+fastest of all of them whose mean true error is at most the engine's, and
+``equal_error_ratio`` its mean time over the engine's (None when none is
+as accurate).  The plain ``ratio`` stays at epsilon = ``--tol``.
 
 Every per-batch record (JSON and printed line) carries the engine's
 ``BatchReport`` ``syncs`` (host synchronisations) and ``launches`` (operator
@@ -125,6 +133,10 @@ QUERY_KINDS = ("sssp", "bfs", "wcc", "pagerank")
 #: PageRank error allowed to pylibcugraph on top of the engine's bound: its stopping
 #: rule (change between iterations at most epsilon) leaves about alpha/(1-alpha)*eps
 PAGERANK_BASELINE_ERROR = 1e-5
+#: PageRank's damping factor on both sides (make_query's and PylibcugraphBaseline's default)
+ALPHA = 0.85
+#: where a baseline key names an epsilon other than ``--tol`` (:func:`baseline_key`)
+EPSILON_MARK = " epsilon="
 
 
 # ---------------------------------------------------------------------------
@@ -169,6 +181,26 @@ def variant_list(text):
     return [v for v in VARIANTS if v in items]
 
 
+def epsilon_list(text):
+    """argparse type: comma-separated positive PageRank epsilons."""
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values or min(values) <= 0:
+        raise argparse.ArgumentTypeError(f"epsilons must be positive, got {text!r}")
+    return list(dict.fromkeys(values))
+
+
+def baseline_key(variant, epsilon, tol):
+    """The key of a baseline's figures: the variant, and its epsilon when that is not ``tol``.
+
+    >>> baseline_key("int32", 1e-6, 1e-6), baseline_key("int32", 5e-7, 1e-6)
+    ('int32', 'int32 epsilon=5e-07')
+    """
+    return variant if epsilon == tol else f"{variant}{EPSILON_MARK}{epsilon:g}"
+
+
 def non_negative(text):
     try:
         value = int(text)
@@ -205,6 +237,12 @@ def parse_args(argv=None):
                     help="batch-size sweep, rows per batch, e.g. 1,10,100,1000,10000,100000,1000000")
     ap.add_argument("--sweep-batches", type=positive(int), default=3, help="batches per sweep point")
     ap.add_argument("--tol", type=float, default=1e-6, help="PageRank L1 bound (engine) and epsilon (baseline)")
+    ap.add_argument("--stop", choices=("error", "change"), default="error",
+                    help="what the engine's PageRank tol bounds: the L1 error (default) or, as cuGraph's "
+                         "epsilon, one more step's L1 change")
+    ap.add_argument("--plc-epsilons", type=epsilon_list, default=None, metavar="EPSILONS",
+                    help="PageRank: also time pylibcugraph at these epsilons, for the comparison at equal "
+                         "measured error (default: --tol alone)")
     ap.add_argument("--reference-tol", type=float, default=1e-10,
                     help="PageRank in the batch mode: the L1 bound of a reference tracked on a second graph, "
                          "against which every system's true L1 error is reported (0: none)")
@@ -467,10 +505,11 @@ def latency_summary(seconds):
 
 
 def baseline_figures(rows):
-    """Per variant: mean and median algorithm ms over ``rows[i]["baselines"]``; plus
-    the fastest variant (smallest mean).  Returns ``(figures, fastest or None)``."""
+    """Per baseline key (a variant, or a variant at another epsilon: :func:`baseline_key`):
+    mean and median algorithm ms over ``rows[i]["baselines"]``; plus the fastest
+    variant at ``--tol`` (smallest mean).  Returns ``(figures, fastest or None)``."""
     out = {}
-    for variant in VARIANTS:
+    for variant in dict.fromkeys(key for r in rows for key in r.get("baselines", {})):
         times = [r["baselines"][variant]["algo_s"] for r in rows
                  if variant in r.get("baselines", {}) and r["baselines"][variant].get("algo_s") is not None]
         graphs = [r["baselines"][variant]["graph_s"] for r in rows
@@ -481,8 +520,18 @@ def baseline_figures(rows):
             out[variant] = {"mean_ms": 1e3 * float(np.mean(times)), "median_ms": 1e3 * float(np.median(times)),
                             "graph_mean_ms": 1e3 * float(np.mean(graphs)) if graphs else None,
                             "snapshots": len(times), "mean_l1_error": mean_of(errors)}
-    fastest = min(out, key=lambda v: out[v]["mean_ms"]) if out else None
+    at_tol = [key for key in out if EPSILON_MARK not in key]
+    fastest = min(at_tol, key=lambda v: out[v]["mean_ms"]) if at_tol else None
     return out, fastest
+
+
+def equal_error_baseline(figures, engine_error):
+    """The fastest baseline key whose mean true error is at most ``engine_error``, or None."""
+    if engine_error is None:
+        return None
+    matched = [key for key, f in figures.items()
+               if f.get("mean_l1_error") is not None and f["mean_l1_error"] <= engine_error]
+    return min(matched, key=lambda key: figures[key]["mean_ms"]) if matched else None
 
 
 def summarise(rows):
@@ -500,6 +549,9 @@ def summarise(rows):
            "mean_syncs": mean_of([r.get("syncs") for r in rows]),
            "mean_launches": mean_of([r.get("launches") for r in rows]),
            "engine_mean_l1_error": mean_of([r.get("engine_l1_error") for r in rows])}
+    matched = equal_error_baseline(base, out["engine_mean_l1_error"])
+    out["equal_error_baseline"] = matched
+    out["equal_error_ratio"] = base[matched]["mean_ms"] / engine_ms if matched and engine_ms else None
     return out
 
 
@@ -539,9 +591,12 @@ def pagerank_distance(xp, vertices, ranks, reference):
     return float(xp.abs(ranks - column(reference["pagerank"]).astype(xp.float64)).sum())
 
 
-def cross_check(xp, kind, engine, vertices, base, tol):
+def cross_check(xp, kind, engine, vertices, base, tol, epsilon=None):
     """Compare the engine's result frame with pylibcugraph's arrays on the snapshot
-    whose sorted vertex ids are ``vertices``; return a message or None."""
+    whose sorted vertex ids are ``vertices``; return a message or None.  PageRank:
+    ``tol`` is the engine's L1 error bound, ``epsilon`` pylibcugraph's (default
+    ``tol``; its own error, about ``alpha / (1 - alpha) * epsilon``, is allowed on
+    top, at least :data:`PAGERANK_BASELINE_ERROR`)."""
     ev = xp.asarray(engine["vertex"].values).astype(xp.int64)
     if ev.shape != vertices.shape or bool((ev != vertices).any()):
         return (f"{kind}: vertex sets differ: the engine has {int(ev.size)} vertices, "
@@ -580,7 +635,8 @@ def cross_check(xp, kind, engine, vertices, base, tol):
         er = xp.asarray(engine["pagerank"].values).astype(xp.float64)
         br = xp.asarray(base["pagerank"])[order].astype(xp.float64)
         l1 = float(xp.abs(er - br).sum())
-        if l1 > tol + PAGERANK_BASELINE_ERROR:   # the engine's bound plus cuGraph's own stopping error
+        allowance = max(PAGERANK_BASELINE_ERROR, ALPHA / (1 - ALPHA) * (tol if epsilon is None else epsilon))
+        if l1 > tol + allowance:   # the engine's bound plus cuGraph's own stopping error
             return f"pagerank: L1 distance {l1:.2e}"
     return None
 
@@ -606,7 +662,8 @@ class Bench:
         cgs, stream = self.cgs, self.stream
         g, t_build = timed(lambda: cgs.StreamGraph.from_edgelist(self.frame(stream.initial), source="src", destination="dst", weight="weight",
                                                                   backend=self.args.backend))
-        q, t_track = timed(lambda: g.track(make_query(kind, self.source, mode=self.args.engine_mode, tol=self.args.tol)))
+        q, t_track = timed(lambda: g.track(make_query(kind, self.source, mode=self.args.engine_mode, tol=self.args.tol,
+                                                     stop=self.args.stop)))
         return g, q, {"build_s": t_build, "track_s": t_track}
 
     def free(self):
@@ -620,8 +677,10 @@ class Bench:
         """``{variant: PylibcugraphBaseline}`` for ``kind`` (empty without pylibcugraph)."""
         if self.plc is None:
             return {}
-        return {v: PylibcugraphBaseline(self.plc, self.xp, epsilon=self.args.tol, variant=v)
-                for v in self.args.baseline_variants}
+        tol = self.args.tol
+        epsilons = (self.args.plc_epsilons or [tol]) if kind == "pagerank" else [tol]
+        return {baseline_key(v, eps, tol): PylibcugraphBaseline(self.plc, self.xp, epsilon=eps, variant=v)
+                for v in self.args.baseline_variants for eps in epsilons}
 
     def check(self, kind, query, baselines, mask, seen, label, reference=None):
         """Run every baseline variant on the snapshot ``(mask, seen)``, cross-check
@@ -643,7 +702,8 @@ class Bench:
             try:
                 base, t = baseline.run(kind, src, dst, w, self.source, vertices)
                 out[variant] = {"algo_s": t, "graph_s": baseline.last_graph_s}
-                problem = cross_check(self.xp, kind, result, vertices, base, self.args.tol)
+                problem = cross_check(self.xp, kind, result, vertices, base,
+                                      getattr(query, "error_tol", self.args.tol), baseline.epsilon)
                 if reference is not None and problem is None:
                     out[variant]["l1_error"] = pagerank_distance(self.xp, base["vertex"], base["pagerank"],
                                                                  reference)
@@ -807,11 +867,19 @@ def print_tables(results, device):
         for kind, r in results["queries"].items():
             s = r["summary"]
             if s.get("engine_mean_l1_error") is not None:
-                errors = "".join(f", {v} {fmt(s['baselines'].get(v, {}).get('mean_l1_error'), '.2e')}"
-                                 for v in variants)
+                errors = "".join(f", {v} {fmt(b.get('mean_l1_error'), '.2e')}" for v, b in s["baselines"].items())
                 lines.append(f"\n{kind}: mean true L1 error against a reference within L1 "
                              f"{results['config']['reference_tol']:.0e}: engine "
                              f"{s['engine_mean_l1_error']:.2e}{errors}")
+                matched = s.get("equal_error_baseline")
+                lines.append(
+                    f"{kind} at equal or better measured error: " + (
+                        f"fastest pylibcugraph as accurate as the engine: {matched}, "
+                        f"{fmt(s['baselines'][matched]['mean_ms'])} ms (error "
+                        f"{s['baselines'][matched]['mean_l1_error']:.2e}) against the engine's "
+                        f"{fmt(s['mean_apply_ms'])} ms: {fmt_ratio(s['equal_error_ratio'])}" if matched else
+                        "no pylibcugraph setting timed was as accurate as the engine (--plc-epsilons "
+                        "adds tighter ones)"))
     if results.get("latency"):
         lines += ["", f"Latency mode ({device}): single-row pandas batches",
                   ("| query | batches | p50 (ms) | p99 (ms) | mean (ms) | max (ms) | updates/s | syncs / batch "

@@ -106,7 +106,8 @@ class FakePlc:
             assert initial_guess_vertices.dtype == graph.dtype
             assert np.all(initial_guess_vertices < graph.n if not graph.renumber
                           else np.isin(initial_guess_vertices, graph.ids))
-        ranks = reference_pagerank(pagerank_operator(graph.src, graph.dst, graph.n), alpha, tol=1e-10)["pagerank"]
+        # (within epsilon in L1, so that looser epsilons are measurably less accurate)
+        ranks = reference_pagerank(pagerank_operator(graph.src, graph.dst, graph.n), alpha, tol=epsilon)["pagerank"]
         return self._out(graph, ranks.astype(np.float32))
 
 
@@ -127,9 +128,13 @@ def test_arguments_and_the_queries_of_each_mode():
     assert bench.parse_args([]).baseline_variants == list(VARIANTS)
     assert bench.parse_args(["--baseline-variants", "int64-renumbered,int32"]).baseline_variants == [
         "int32", "int64-renumbered"]
+    args = bench.parse_args(["--stop", "change", "--plc-epsilons", "1e-6,5e-7,1e-6"])
+    assert args.stop == "change" and args.plc_epsilons == [1e-6, 5e-7]
+    assert bench.parse_args([]).stop == "error" and bench.parse_args([]).plc_epsilons is None
     for bad in (["--queries", "sssp,pr"], ["--sweep", "0,10"], ["--sweep", "x"], ["--weights", "int"],
                 ["--source", "max"], ["--latency", "-1"], ["--batch-size", "0"], ["--skip", "latency"],
-                ["--baseline-variants", "int16"]):
+                ["--baseline-variants", "int16"], ["--stop", "iterations"], ["--plc-epsilons", "0,1e-6"],
+                ["--plc-epsilons", "small"]):
         with pytest.raises(SystemExit):
             bench.parse_args(bad)
 
@@ -259,6 +264,27 @@ def test_summary_divides_the_fastest_baseline_by_the_engine():
     assert bench.summarise([{"rows": 1, "apply_s": 0.001}])["ratio"] is None
 
 
+def test_equal_error_takes_the_fastest_baseline_at_least_as_accurate_as_the_engine():
+    keys = {"int32": "int32", "tight": bench.baseline_key("int32", 2.5e-7, 1e-6),
+            "tighter": bench.baseline_key("int64-renumbered", 1e-7, 1e-6)}
+    assert keys["tight"] == "int32 epsilon=2.5e-07"
+
+    def row(engine_error, **baselines):
+        return {"rows": 10, "apply_s": 0.004, "engine_l1_error": engine_error,
+                "baselines": {keys[k]: {"algo_s": t, "graph_s": 0.1, "l1_error": e}
+                              for k, (t, e) in baselines.items()}}
+
+    rows = [row(2e-8, int32=(0.002, 6e-8), tight=(0.003, 2.5e-8), tighter=(0.005, 1e-8)),
+            row(4e-8, int32=(0.002, 7e-8), tight=(0.003, 3.5e-8), tighter=(0.005, 1e-8))]
+    s = bench.summarise(rows)
+    # the plain ratio stays at --tol; at equal error: the tight run (mean 3e-8 <= the engine's 3e-8)
+    assert s["fastest_baseline"] == "int32" and s["ratio"] == pytest.approx(0.5)
+    assert s["equal_error_baseline"] == keys["tight"] and s["equal_error_ratio"] == pytest.approx(0.75)
+    assert bench.equal_error_baseline(s["baselines"], 1e-9) is None
+    assert bench.equal_error_baseline(s["baselines"], None) is None
+    assert bench.summarise([{"rows": 1, "apply_s": 0.001}])["equal_error_ratio"] is None
+
+
 def _frame(**columns):
     import pandas as pd
 
@@ -373,7 +399,7 @@ def test_the_baseline_runs_both_variants_on_every_snapshot_and_the_ratio_uses_th
     assert set(data["latency"]["sssp"]["final_baselines"]) == ALL_VARIANTS
     assert all(p["summary"]["ratio"] > 0 for p in data["sweep"]["pagerank"])
     # PageRank's true errors, against a reference within 1e-10 that followed the same batches:
-    # the engine's within its bound, the stand-in's (converged to 1e-10 in float32) far below it
+    # the engine's and the stand-in's within their bounds
     for row in data["queries"]["pagerank"]["batches"]:
         assert 0 < row["engine_l1_error"] <= 1e-6 + 1e-10
         assert all(0 <= x["l1_error"] < 1e-6 for x in row["baselines"].values())
@@ -382,6 +408,27 @@ def test_the_baseline_runs_both_variants_on_every_snapshot_and_the_ratio_uses_th
     assert "engine_l1_error" not in data["queries"]["sssp"]["batches"][0]
     out = capsys.readouterr().out
     assert "MISMATCH" not in out and "pagerank: mean true L1 error against a reference within L1 1e-10" in out
+
+
+def test_pagerank_at_several_epsilons_and_with_cugraphs_stopping_rule(tmp_path, capsys):
+    status, data = _run(tmp_path, "--queries", "pagerank", "--ingest-rows", "0", "--baseline-variants", "int32",
+                        "--plc-epsilons", "1e-3,1e-6,1e-9", "--stop", "change", baseline=FakePlc())
+    assert status == 0, data["failures"]
+    keys = {"int32 epsilon=0.001", "int32", "int32 epsilon=1e-09"}
+    batches = data["queries"]["pagerank"]["batches"]
+    assert all(set(r["baselines"]) == keys for r in batches)
+    # stop="change": tol bounds one more step's change, the error tol / (1 - alpha)
+    assert all(0 < r["engine_l1_error"] <= 1e-6 / 0.15 + 1e-10 for r in batches)
+    s = data["queries"]["pagerank"]["summary"]
+    assert s["fastest_baseline"] == "int32"
+    matched = s["equal_error_baseline"]
+    accurate = [k for k, b in s["baselines"].items() if b["mean_l1_error"] <= s["engine_mean_l1_error"]]
+    assert matched == min(accurate, key=lambda k: s["baselines"][k]["mean_ms"])
+    assert "int32 epsilon=0.001" not in accurate and "int32 epsilon=1e-09" in accurate
+    assert s["equal_error_ratio"] == pytest.approx(s["baselines"][matched]["mean_ms"] / s["mean_apply_ms"])
+    out = capsys.readouterr().out
+    assert f"pagerank at equal or better measured error: fastest pylibcugraph as accurate as the engine: {matched}" \
+        in out
 
 
 def test_skipped_modes_and_a_latency_run_beyond_the_stream(tmp_path):

@@ -56,9 +56,8 @@ __global__ void bfs_top_down(long long* queue, long long begin, long long count,
       found_in += static_cast<unsigned long long>(in_degree[v]);
     }
   }
-  cgs::warp_count(found_out, counters + 1);
-  cgs::warp_count(found_in, counters + 2);
-  cgs::warp_count(read, counters + 3);
+  const unsigned long long counts[3] = {found_out, found_in, read};
+  cgs::block_count(counts, counters + 1);
 }
 
 // Lists of at most this many entries are scanned by their own thread in the
@@ -71,7 +70,8 @@ __global__ void bfs_top_down(long long* queue, long long begin, long long count,
 // long lists together, one after another, 32 entries per round, stopping at
 // the round that holds a parent (the first lane that found one wins, so the
 // entries counted read are those a sequential scan reads).  Found vertices
-// take level + 1 and go to the queue (one atomic per warp).  Only a vertex's
+// take level + 1 and go to the queue (one atomic per block: a step runs over
+// every vertex).  Only a vertex's
 // own thread writes its value and parent, so no atomics are needed there.
 __global__ void bfs_bottom_up(long long bound, const unsigned long long* in_at, const long long* in_degree,
                               const long long* out_degree, const unsigned int* bits, int level, int unreachable,
@@ -124,8 +124,8 @@ __global__ void bfs_bottom_up(long long bound, const unsigned long long* in_at, 
     value[v] = level + 1;
     parent[v] = found;
   }
-  cgs::warp_append(found >= 0 ? 0 : -1, v, queue, queue, queue, counters);
-  cgs::warp_count(found >= 0 ? static_cast<unsigned long long>(out_degree[v]) : 0ull, counters + 1);
-  cgs::warp_count(found >= 0 ? static_cast<unsigned long long>(d) : 0ull, counters + 2);
-  cgs::warp_count(read, counters + 3);
+  cgs::block_append(found >= 0 ? 0 : -1, v, queue, queue, queue, counters);
+  const unsigned long long counts[3] = {found >= 0 ? static_cast<unsigned long long>(out_degree[v]) : 0ull,
+                                        found >= 0 ? static_cast<unsigned long long>(d) : 0ull, read};
+  cgs::block_count(counts, counters + 1);
 }

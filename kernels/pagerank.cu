@@ -79,8 +79,8 @@ __device__ __forceinline__ double arc_value(const double* values, const cgs::Nei
 }
 
 // Positions k into small / medium / large (counters[0..2] count them,
-// counters[3] the entries of every list; one atomic per warp and bin:
-// cgs::warp_append).  A list is in GPU memory when on_device is set (device
+// counters[3] the entries of every list; one atomic per block and bin:
+// cgs::block_append, as this runs over every vertex).  A list is in GPU memory when on_device is set (device
 // placement) or in_cache[v] (v < cached).
 __global__ void bin_gather_lists(const long long* vertices, long long count, const long long* degree,
                                  const bool* in_cache, long long cached, int on_device, long long small_limit,
@@ -90,10 +90,11 @@ __global__ void bin_gather_lists(const long long* vertices, long long count, con
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   long long v = k < count ? vertices[k] : -1;
   long long e = v >= 0 ? degree[v] : 0;
-  cgs::warp_count(static_cast<unsigned long long>(e), counters + 3);
+  const unsigned long long entries[1] = {static_cast<unsigned long long>(e)};
+  cgs::block_count(entries, counters + 3);
   bool resident = v >= 0 && (on_device || (v < cached && in_cache[v]));
   int bin = v < 0 ? -1 : ((e <= 1 || (resident && e < small_limit)) ? 0 : (e < large_limit ? 1 : 2));
-  cgs::warp_append(bin, k, small, medium, large, counters);
+  cgs::block_append(bin, k, small, medium, large, counters);
 }
 
 // One thread per list of positions[j].

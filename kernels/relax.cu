@@ -13,7 +13,7 @@ using cgs::improve;
 
 // Split a frontier by degree into the three schedules and count the edges
 // the step will read (counters[3]), so the host learns all four sizes with a
-// single copy (one atomic per warp and bin: cgs::warp_append).
+// single copy (one atomic per block and bin: cgs::block_append).
 __global__ void bin_by_degree(const long long* frontier, long long count, const long long* degree,
                               long long small_limit, long long large_limit, long long* small, long long* medium,
                               long long* large, unsigned long long* counters)
@@ -21,9 +21,10 @@ __global__ void bin_by_degree(const long long* frontier, long long count, const 
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   long long u = k < count ? frontier[k] : -1;
   long long d = u >= 0 ? degree[u] : 0;
-  cgs::warp_count(static_cast<unsigned long long>(d), counters + 3);
+  const unsigned long long entries[1] = {static_cast<unsigned long long>(d)};
+  cgs::block_count(entries, counters + 3);
   int bin = d == 0 ? -1 : (d < small_limit ? 0 : (d < large_limit ? 1 : 2));
-  cgs::warp_append(bin, u, small, medium, large, counters);
+  cgs::block_append(bin, u, small, medium, large, counters);
 }
 
 template <typename V, typename W, int EXTEND, int ORDER>

@@ -18,7 +18,10 @@ PageRank a fourth graph times it (``auto-recompute``: auto with the cost
 model's rates fixed so that it always recomputes), and the best is the
 least of the four.
 the issue-18 criterion: the chosen path is never more than 1.1x the faster
-one.  It also prints how often auto took each path.  Exit status 1 on a
+one.  It also prints how often auto took each path, and for a point above
+``--limit`` why (``auto_reasons`` in the JSON, every point: how many
+measured batches took each path for each kind of reason: the estimates, a
+probe, an incremental update that gave up).  Exit status 1 on a
 result mismatch; with ``--strict``, 3 when some point's ratio is above
 ``--limit`` (1.1).
 
@@ -35,6 +38,7 @@ GPU::
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import json
 import sys
@@ -100,6 +104,20 @@ def _agree(kind, results, tol):
     return True
 
 
+def reason_kind(reason):
+    """The kind of a :class:`~cugraph_stream.report.QueryReport`'s ``path_reason``.
+
+    >>> reason_kind("probe: recompute estimated 8.73 ms against 6.97 ms, its rates never timed")
+    'probe'
+    >>> reason_kind("estimated incremental 1.04 ms, recompute 8.8 ms (10046 changed)")
+    'estimates'
+    """
+    for prefix, kind in (("probe", "probe"), ("gave up", "gave up"), ("estimated", "estimates")):
+        if reason.startswith(prefix):
+            return kind
+    return reason
+
+
 def run_point(args, kind, size, edges):
     """Time the three modes on one stream of ``size``-row batches; return the record."""
     warmup = args.warmup
@@ -120,6 +138,7 @@ def run_point(args, kind, size, edges):
         graphs[mode] = g
     times = {mode: [] for mode in modes}
     paths = {"incremental": 0, "recompute": 0}
+    reasons = collections.Counter()
     mismatches = 0
     orders = list(itertools.permutations(modes))
     for i, batch in enumerate(stream.batches):
@@ -134,7 +153,9 @@ def run_point(args, kind, size, edges):
             if i >= warmup:
                 times[mode].append(perf_counter() - start)
                 if mode == "auto":
-                    paths[report.queries[0].path] += 1
+                    path = report.queries[0].path
+                    paths[path] += 1
+                    reasons[f"{path}: {reason_kind(report.queries[0].path_reason)}"] += 1
         if not _agree(kind, [_values(queries[mode]) for mode in modes], args.tol):
             mismatches += 1
     mean = {mode: float(np.mean(times[mode])) for mode in modes}
@@ -144,7 +165,7 @@ def run_point(args, kind, size, edges):
             "ms": {m: 1e3 * t for m, t in mean.items()}, "median_ms": {m: 1e3 * t for m, t in median.items()},
             "auto_over_best": mean["auto"] / min(mean[m] for m in paths_timed),
             "median_auto_over_best": median["auto"] / min(median[m] for m in paths_timed),
-            "auto_paths": paths, "mismatched_batches": mismatches}
+            "auto_paths": paths, "auto_reasons": dict(sorted(reasons.items())), "mismatched_batches": mismatches}
 
 
 def main(argv=None):
@@ -159,7 +180,8 @@ def main(argv=None):
         for size in args.sizes:
             record = run_point(args, kind, size, edges)
             records.append(record)
-            ms, flag = record["ms"], "  OVER" if record["auto_over_best"] > args.limit else ""
+            ms, over = record["ms"], record["auto_over_best"] > args.limit
+            flag = "  OVER (" + ", ".join(f"{k} {n}" for k, n in record["auto_reasons"].items()) + ")" if over else ""
             flag += "  MISMATCH" if record["mismatched_batches"] else ""
             write(f"{kind:9} {size:>8,} {ms['incremental']:>10.3f}ms {ms['recompute']:>8.3f}ms "
                   f"{ms['auto']:>7.3f}ms {record['auto_over_best']:>9.2f}x "

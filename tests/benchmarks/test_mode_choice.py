@@ -16,6 +16,10 @@ def test_prints_a_row_per_point_and_writes_the_records(capsys, tmp_path):
     assert [(r["kind"], r["batch_size"]) for r in records] == [("sssp", 1), ("sssp", 50), ("pagerank", 1),
                                                                ("pagerank", 50)]
     assert all(sum(r["auto_paths"].values()) == r["measured_batches"] == 3 for r in records)
+    for r in records:       # every measured batch of auto has its path's reason counted
+        assert sum(r["auto_reasons"].values()) == 3
+        assert all(r["auto_reasons"].get(f"{p}: {k}", 0) <= r["auto_paths"][p]
+                   for p in r["auto_paths"] for k in ("estimates", "probe", "gave up"))
     # PageRank's auto recomputes by a warm restart: timed too, and counted among the paths auto is held to
     assert [sorted(r["ms"]) for r in records] == [["auto", "incremental", "recompute"]] * 2 + [
         ["auto", "auto-recompute", "incremental", "recompute"]] * 2

@@ -509,19 +509,19 @@ def baseline_figures(rows):
     mean and median algorithm ms over ``rows[i]["baselines"]``; plus the fastest
     variant at ``--tol`` (smallest mean).  Returns ``(figures, fastest or None)``."""
     out = {}
-    for variant in dict.fromkeys(key for r in rows for key in r.get("baselines", {})):
-        times = [r["baselines"][variant]["algo_s"] for r in rows
-                 if variant in r.get("baselines", {}) and r["baselines"][variant].get("algo_s") is not None]
-        graphs = [r["baselines"][variant]["graph_s"] for r in rows
-                  if variant in r.get("baselines", {}) and r["baselines"][variant].get("graph_s") is not None]
-        errors = [r["baselines"][variant]["l1_error"] for r in rows
-                  if "l1_error" in r.get("baselines", {}).get(variant, {})]
+    for key in dict.fromkeys(k for r in rows for k in r.get("baselines", {})):
+        times = [r["baselines"][key]["algo_s"] for r in rows
+                 if key in r.get("baselines", {}) and r["baselines"][key].get("algo_s") is not None]
+        graphs = [r["baselines"][key]["graph_s"] for r in rows
+                  if key in r.get("baselines", {}) and r["baselines"][key].get("graph_s") is not None]
+        errors = [r["baselines"][key]["l1_error"] for r in rows
+                  if "l1_error" in r.get("baselines", {}).get(key, {})]
         if times:
-            out[variant] = {"mean_ms": 1e3 * float(np.mean(times)), "median_ms": 1e3 * float(np.median(times)),
-                            "graph_mean_ms": 1e3 * float(np.mean(graphs)) if graphs else None,
-                            "snapshots": len(times), "mean_l1_error": mean_of(errors)}
+            out[key] = {"mean_ms": 1e3 * float(np.mean(times)), "median_ms": 1e3 * float(np.median(times)),
+                        "graph_mean_ms": 1e3 * float(np.mean(graphs)) if graphs else None,
+                        "snapshots": len(times), "mean_l1_error": mean_of(errors)}
     at_tol = [key for key in out if EPSILON_MARK not in key]
-    fastest = min(at_tol, key=lambda v: out[v]["mean_ms"]) if at_tol else None
+    fastest = min(at_tol, key=lambda k: out[k]["mean_ms"]) if at_tol else None
     return out, fastest
 
 
@@ -878,8 +878,7 @@ def print_tables(results, device):
                         f"{fmt(s['baselines'][matched]['mean_ms'])} ms (error "
                         f"{s['baselines'][matched]['mean_l1_error']:.2e}) against the engine's "
                         f"{fmt(s['mean_apply_ms'])} ms: {fmt_ratio(s['equal_error_ratio'])}" if matched else
-                        "no pylibcugraph setting timed was as accurate as the engine (--plc-epsilons "
-                        "adds tighter ones)"))
+                        "no pylibcugraph run timed was as accurate as the engine"))
     if results.get("latency"):
         lines += ["", f"Latency mode ({device}): single-row pandas batches",
                   ("| query | batches | p50 (ms) | p99 (ms) | mean (ms) | max (ms) | updates/s | syncs / batch "

@@ -71,8 +71,8 @@ __global__ void bfs_top_down(long long* queue, long long begin, long long count,
 // the round that holds a parent (the first lane that found one wins, so the
 // entries counted read are those a sequential scan reads).  Found vertices
 // take level + 1 and go to the queue (one atomic per block: a step runs over
-// every vertex).  Only a vertex's
-// own thread writes its value and parent, so no atomics are needed there.
+// every vertex).  Only a vertex's own thread writes its value and parent, so
+// no atomics are needed there.
 __global__ void bfs_bottom_up(long long bound, const unsigned long long* in_at, const long long* in_degree,
                               const long long* out_degree, const unsigned int* bits, int level, int unreachable,
                               int* value, long long* parent, long long* queue, unsigned long long* counters)

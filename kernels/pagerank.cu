@@ -80,8 +80,8 @@ __device__ __forceinline__ double arc_value(const double* values, const cgs::Nei
 
 // Positions k into small / medium / large (counters[0..2] count them,
 // counters[3] the entries of every list; one atomic per block and bin:
-// cgs::block_append, as this runs over every vertex).  A list is in GPU memory when on_device is set (device
-// placement) or in_cache[v] (v < cached).
+// cgs::block_append, as this runs over every vertex).  A list is in GPU
+// memory when on_device is set (device placement) or in_cache[v] (v < cached).
 __global__ void bin_gather_lists(const long long* vertices, long long count, const long long* degree,
                                  const bool* in_cache, long long cached, int on_device, long long small_limit,
                                  long long large_limit, long long* small, long long* medium, long long* large,

@@ -87,8 +87,10 @@ def parse_args(argv=None):
     p.add_argument("--delete-fraction", type=float, default=0.5)
     p.add_argument("--queries", type=_queries, default=list(KINDS),
                    help="comma-separated subset of " + ",".join(KINDS))
-    p.add_argument("--mode", choices=("incremental", "recompute"), default="incremental",
-                   help="mode of the tracked queries (default incremental)")
+    p.add_argument("--mode", choices=("auto", "incremental", "recompute"), default="auto",
+                   help="mode of the tracked queries (default auto, StreamGraph's default: the cost model "
+                        "picks the incremental update or a recomputation, PageRank's a warm restart, "
+                        "per batch; before 2026-11-28 the default was incremental)")
     p.add_argument("--alpha", type=float, default=0.85, help="PageRank damping factor")
     p.add_argument("--tol", type=positive(float), default=1e-6,
                    help="PageRank L1 tolerance, engine and baseline alike (default 1e-6)")

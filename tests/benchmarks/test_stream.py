@@ -163,7 +163,12 @@ def test_older_benchmark_scripts_still_run(tmp_path):
     out = tmp_path / "cvs.json"
     assert cpu_vs_scipy.main(["--scale", "8", "--batches", "1", "--batch-size", "20",
                               "--ingest-rows", "50", "--no-progress", "--out", str(out)]) == 0
-    assert json.loads(out.read_text())["ok"] is True
+    data = json.loads(out.read_text())
+    assert data["ok"] is True and data["config"]["mode"] == "auto"          # what users get by default
+    assert cpu_vs_scipy.main(["--scale", "8", "--batches", "1", "--batch-size", "20", "--ingest-rows", "50",
+                              "--no-progress", "--mode", "incremental", "--queries", "pagerank",
+                              "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["config"]["mode"] == "incremental"
     with pytest.raises(SystemExit) as exit_info:
         gpu_vs_pylibcugraph.main(["--help"])
     assert exit_info.value.code == 0

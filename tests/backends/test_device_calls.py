@@ -163,3 +163,36 @@ def test_the_gpu_hides_no_synchronisation_from_the_report(monkeypatch):
     with CuptiCounter() as counter:
         report = ties.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
     assert counter.syncs <= report.syncs, ("delete a tree edge, searching ties", counter.by_name)
+
+
+# A PageRank batch recomputed by a warm restart (mode="auto" with rates that always
+# recompute), one row inserted between known vertices, requests
+#   4: lookup_rows, net_changes, both placements' room (one read_counts), the commit
+#   +1: sum(p) read once per update (host_floats)
+#   +3: the residual recomputed exactly: the spread plan (gather_plan), the pull
+#       (gather_sum), sum(p) and D(p) (host_floats)
+#   +1: the first error bound (l1_deviation)
+#   +2 per dense round: its sums (pagerank_spread) and the next error bound
+#   +2: sum(p) and D(p) read exactly once the bound holds, and the bound again
+# Issue 17 asks for two per batch; one read per round (the sums with the bound) is
+# the next step down.
+def test_a_pagerank_warm_restart_requests_two_synchronisations_a_round(backend, monkeypatch):
+    from cugraph_stream.engine import pagerank
+
+    rounds = []
+    spread = pagerank.PageRankEngine._spread
+    monkeypatch.setattr(pagerank.PageRankEngine, "_spread", lambda self, *a: rounds.append(1) or spread(self, *a))
+    rng = np.random.default_rng(0)
+    n, m = 200, 1500
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"source": rng.integers(0, n, m),
+                                                    "destination": rng.integers(0, n, m)}),
+                                      source="source", destination="destination", backend=backend)
+    query = cgs.PageRank()
+    query.cost_model = CostModel(rates={"incremental": (1e9, 0.0), "recompute": (0.0, 0.0)})
+    g.track(query)
+    for _ in range(3):
+        rounds.clear()
+        report = g.apply(pd.DataFrame({"source": rng.integers(0, n, 1), "destination": rng.integers(0, n, 1),
+                                       "op": np.ones(1, dtype=np.int8)}), source="source", destination="destination")
+        assert report.queries[0].path == "recompute" and report.new_vertices == 0 and rounds
+        assert report.syncs == 11 + 2 * len(rounds)

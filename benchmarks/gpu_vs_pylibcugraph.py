@@ -133,8 +133,6 @@ QUERY_KINDS = ("sssp", "bfs", "wcc", "pagerank")
 #: PageRank error allowed to pylibcugraph on top of the engine's bound: its stopping
 #: rule (change between iterations at most epsilon) leaves about alpha/(1-alpha)*eps
 PAGERANK_BASELINE_ERROR = 1e-5
-#: PageRank's damping factor on both sides (make_query's and PylibcugraphBaseline's default)
-ALPHA = 0.85
 #: where a baseline key names an epsilon other than ``--tol`` (:func:`baseline_key`)
 EPSILON_MARK = " epsilon="
 
@@ -591,12 +589,18 @@ def pagerank_distance(xp, vertices, ranks, reference):
     return float(xp.abs(ranks - column(reference["pagerank"]).astype(xp.float64)).sum())
 
 
-def cross_check(xp, kind, engine, vertices, base, tol, epsilon=None):
+def baseline_allowance(baseline):
+    """PageRank error allowed to ``baseline`` (a :class:`PylibcugraphBaseline`) on top of
+    the engine's bound: its stopping rule leaves about ``alpha / (1 - alpha) * epsilon``,
+    at least :data:`PAGERANK_BASELINE_ERROR`."""
+    return max(PAGERANK_BASELINE_ERROR, baseline.alpha / (1 - baseline.alpha) * baseline.epsilon)
+
+
+def cross_check(xp, kind, engine, vertices, base, tol, allowance=PAGERANK_BASELINE_ERROR):
     """Compare the engine's result frame with pylibcugraph's arrays on the snapshot
     whose sorted vertex ids are ``vertices``; return a message or None.  PageRank:
-    ``tol`` is the engine's L1 error bound, ``epsilon`` pylibcugraph's (default
-    ``tol``; its own error, about ``alpha / (1 - alpha) * epsilon``, is allowed on
-    top, at least :data:`PAGERANK_BASELINE_ERROR`)."""
+    ``tol`` is the engine's L1 error bound, ``allowance`` pylibcugraph's own
+    error on top of it (:func:`baseline_allowance`)."""
     ev = xp.asarray(engine["vertex"].values).astype(xp.int64)
     if ev.shape != vertices.shape or bool((ev != vertices).any()):
         return (f"{kind}: vertex sets differ: the engine has {int(ev.size)} vertices, "
@@ -635,7 +639,6 @@ def cross_check(xp, kind, engine, vertices, base, tol, epsilon=None):
         er = xp.asarray(engine["pagerank"].values).astype(xp.float64)
         br = xp.asarray(base["pagerank"])[order].astype(xp.float64)
         l1 = float(xp.abs(er - br).sum())
-        allowance = max(PAGERANK_BASELINE_ERROR, ALPHA / (1 - ALPHA) * (tol if epsilon is None else epsilon))
         if l1 > tol + allowance:   # the engine's bound plus cuGraph's own stopping error
             return f"pagerank: L1 distance {l1:.2e}"
     return None
@@ -703,7 +706,7 @@ class Bench:
                 base, t = baseline.run(kind, src, dst, w, self.source, vertices)
                 out[variant] = {"algo_s": t, "graph_s": baseline.last_graph_s}
                 problem = cross_check(self.xp, kind, result, vertices, base,
-                                      getattr(query, "error_tol", self.args.tol), baseline.epsilon)
+                                      getattr(query, "error_tol", self.args.tol), baseline_allowance(baseline))
                 if reference is not None and problem is None:
                     out[variant]["l1_error"] = pagerank_distance(self.xp, base["vertex"], base["pagerank"],
                                                                  reference)

@@ -23,8 +23,9 @@ updates on a graph of 138M vertices + edges (R-MAT 2^22's size):
   (``choose(..., bounded=False)``): 10,000-change updates whose incremental
   cost (2-14 ms a stream) may be above or below a recomputation's 7.5-9.5
   ms, and whose first incremental update pays 0.1-0.5 s more (kernels
-  compiled in a fresh process: 476 ms on a lent H100).  Figure: as
-  ``comparable``.
+  compiled in a fresh process: ``benchmarks.gpu_vs_pylibcugraph``'s first
+  PageRank batch took 168.5 ms on a lent H100, the next ones 11-17 ms).
+  Figure: as ``comparable``.
 
 ``--model`` loads another checkout's ``cost_model.py`` (one whose ``choose``
 has no ``bounded`` argument is called without it).

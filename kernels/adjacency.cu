@@ -288,101 +288,156 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
   }
 }
 
-// Plan the move of lists that outgrew their room (Backend.plan_moves), in one
-// block of PLAN_THREADS threads: list k (vertices[k], needing need[k] slots)
-// gets room[k] = 1.5x need[k] in whole units of `align` slots (at least one;
-// backends.base.grown_room), from new_start[k] = base + the room of the lists
-// before it; first[k] = the degrees of the lists before it (where its moves
-// start).  old_start and old_capacity keep the journal's pre-images; totals
-// receives the sums of the room, the degrees and the capacities.  The block
-// scans the three columns a chunk of PLAN_THREADS lists at a time (warp
-// shuffles, then the warps' sums) and carries the sums between chunks.
+// Plan the move of lists that outgrew their room (Backend.plan_moves): list
+// k (vertices[k], needing need[k] slots) gets room[k] = 1.5x need[k] in
+// whole units of `align` slots (at least one; backends.base.grown_room), from
+// new_start[k] = base + the room of the lists before it; first[k] = the
+// degrees of the lists before it (where its moves start).  old_start and
+// old_capacity keep the journal's pre-images; totals receives the sums of the
+// room, the degrees and the capacities.  Blocks of PLAN_THREADS threads scan
+// the three columns a chunk of PLAN_THREADS lists at a time (warp shuffles,
+// then the warps' sums).  One block (block_sums null) walks every chunk and
+// carries the sums between them; for more lists, plan_block_sums first sums
+// each chunk, and then block b of plan_moves scans chunk b from the sums of
+// the chunks before it (the last block writes the totals).
 constexpr int PLAN_THREADS = 1024;
+
+// list k's room, degree and capacity (zeros past the count)
+__device__ __forceinline__ void plan_values(const long long* vertices, const long long* need, long long count,
+                                            long long align, const long long* degree, const long long* capacity,
+                                            long long k, long long (&value)[3])
+{
+  value[0] = value[1] = value[2] = 0;
+  if (k >= count) return;
+  long long u = vertices[k];
+  long long units = (need[k] + need[k] / 2 + align - 1) / align;
+  value[0] = (units > 1 ? units : 1) * align;
+  value[1] = degree[u];
+  value[2] = capacity[u];
+}
+
+// Inclusive scan of the block's three columns: sum[j] becomes the thread's
+// running total within the block, warp_sums[j][PLAN_THREADS / 32 - 1] the
+// block's.  Every thread calls it.
+__device__ __forceinline__ void plan_block_scan(const long long (&value)[3], long long (&sum)[3],
+                                                long long (&warp_sums)[3][PLAN_THREADS / 32])
+{
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int j = 0; j < 3; ++j) sum[j] = value[j];
+  for (int d = 1; d < 32; d <<= 1) {
+    for (int j = 0; j < 3; ++j) {
+      long long up = __shfl_up_sync(0xFFFFFFFFu, sum[j], d);
+      if (lane >= d) sum[j] += up;
+    }
+  }
+  if (lane == 31) {
+    for (int j = 0; j < 3; ++j) warp_sums[j][warp] = sum[j];
+  }
+  __syncthreads();
+  if (warp == 0) {                    // inclusive scan of the warps' sums
+    for (int j = 0; j < 3; ++j) {
+      long long w = warp_sums[j][lane];
+      for (int d = 1; d < 32; d <<= 1) {
+        long long up = __shfl_up_sync(0xFFFFFFFFu, w, d);
+        if (lane >= d) w += up;
+      }
+      warp_sums[j][lane] = w;
+    }
+  }
+  __syncthreads();
+  if (warp) {
+    for (int j = 0; j < 3; ++j) sum[j] += warp_sums[j][warp - 1];
+  }
+}
+
+// block_sums[j * gridDim.x + b]: the sum of column j over chunk b
+__global__ void plan_block_sums(const long long* vertices, const long long* need, long long count,
+                                long long align, const long long* degree, const long long* capacity,
+                                long long* block_sums)
+{
+  __shared__ long long warp_sums[3][PLAN_THREADS / 32];
+  long long value[3], sum[3];
+  plan_values(vertices, need, count, align, degree, capacity, blockIdx.x * static_cast<long long>(PLAN_THREADS) +
+              threadIdx.x, value);
+  plan_block_scan(value, sum, warp_sums);
+  if (threadIdx.x < 3) block_sums[threadIdx.x * gridDim.x + blockIdx.x] = warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+}
 
 __global__ void plan_moves(const long long* vertices, const long long* need, long long count, long long base,
                            long long align, const long long* start, const long long* degree,
                            const long long* capacity, long long* new_start, long long* room, long long* first,
-                           long long* old_start, long long* old_capacity, long long* totals)
+                           long long* old_start, long long* old_capacity, long long* totals,
+                           const long long* block_sums)
 {
   __shared__ long long warp_sums[3][PLAN_THREADS / 32];
   __shared__ long long carry[3];
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  long long chunk = 0, chunk_end = count;
   if (threadIdx.x < 3) carry[threadIdx.x] = 0;
+  if (block_sums != nullptr) {          // chunk b only, after the sums of the chunks before it
+    chunk = blockIdx.x * static_cast<long long>(PLAN_THREADS);
+    chunk_end = chunk + 1;
+    if (threadIdx.x < 3) {
+      long long before = 0;
+      for (unsigned int b = 0; b < blockIdx.x; ++b) before += block_sums[threadIdx.x * gridDim.x + b];
+      carry[threadIdx.x] = before;
+    }
+  }
   __syncthreads();
-  for (long long chunk = 0; chunk < count; chunk += PLAN_THREADS) {
+  for (; chunk < chunk_end; chunk += PLAN_THREADS) {
     long long k = chunk + threadIdx.x;
-    long long value[3] = {0, 0, 0};     // room, degree, capacity
+    long long value[3], sum[3];
+    plan_values(vertices, need, count, align, degree, capacity, k, value);
+    plan_block_scan(value, sum, warp_sums);
     if (k < count) {
-      long long u = vertices[k];
-      long long units = (need[k] + need[k] / 2 + align - 1) / align;
-      value[0] = (units > 1 ? units : 1) * align;
-      value[1] = degree[u];
-      value[2] = capacity[u];
       room[k] = value[0];
-      old_start[k] = start[u];
+      old_start[k] = start[vertices[k]];
       old_capacity[k] = value[2];
-    }
-    long long sum[3] = {value[0], value[1], value[2]};      // inclusive, within the warp
-    for (int d = 1; d < 32; d <<= 1) {
-      for (int j = 0; j < 3; ++j) {
-        long long up = __shfl_up_sync(0xFFFFFFFFu, sum[j], d);
-        if (lane >= d) sum[j] += up;
-      }
-    }
-    if (lane == 31) {
-      for (int j = 0; j < 3; ++j) warp_sums[j][warp] = sum[j];
-    }
-    __syncthreads();
-    if (warp == 0) {                    // inclusive scan of the warps' sums
-      for (int j = 0; j < 3; ++j) {
-        long long w = warp_sums[j][lane];
-        for (int d = 1; d < 32; d <<= 1) {
-          long long up = __shfl_up_sync(0xFFFFFFFFu, w, d);
-          if (lane >= d) w += up;
-        }
-        warp_sums[j][lane] = w;
-      }
-    }
-    __syncthreads();
-    if (k < count) {
-      long long before[2];
-      for (int j = 0; j < 2; ++j) before[j] = carry[j] + (warp ? warp_sums[j][warp - 1] : 0) + sum[j] - value[j];
-      new_start[k] = base + before[0];
-      first[k] = before[1];
+      new_start[k] = base + carry[0] + sum[0] - value[0];
+      first[k] = carry[1] + sum[1] - value[1];
     }
     __syncthreads();
     if (threadIdx.x < 3) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
     __syncthreads();
   }
-  if (threadIdx.x < 3) totals[threadIdx.x] = carry[threadIdx.x];
+  if (threadIdx.x < 3 && blockIdx.x == gridDim.x - 1) totals[threadIdx.x] = carry[threadIdx.x];
 }
 
-// Move whole lists to fresh space: vertices[k]'s list goes to new_start[k]
-// with room[k] slots, one warp per list; its entries are written out as
-// moves (owner, source, target) from position first[k] on.  The list's start
-// and capacity change once every lane has read the old start.
+// Move whole lists to fresh space, one thread per entry moved, in two
+// launches: relocate_entries copies list k's entries (vertices[k]'s) to
+// new_start[k] on (nbr, wgt and, where `has_twin`, twin move together) and
+// writes each move out (owner, source, target) from position first[k] on;
+// relocate_lists then gives every list its new start and room[k] slots (the
+// first launch read the old starts).  Entry i belongs to the last list k with
+// first[k] <= i (a binary search: lists without entries share their first
+// with the next list).
 template <typename W>
-__global__ void relocate_lists(const long long* vertices, long long count, const long long* new_start,
-                               const long long* room, const long long* first, long long* start,
-                               const long long* degree, long long* capacity, int* nbr, W* wgt, unsigned int* twin,
-                               int has_twin, long long* move_owner, long long* move_source, long long* move_target)
+__global__ void relocate_entries(const long long* vertices, long long count, const long long* new_start,
+                                 const long long* first, long long moved, const long long* start, int* nbr, W* wgt,
+                                 unsigned int* twin, int has_twin, long long* move_owner, long long* move_source,
+                                 long long* move_target)
 {
-  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= moved) return;
+  long long lo = 0, hi = count;       // the first list with first[k] > i
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (first[mid] <= i) lo = mid + 1; else hi = mid;
+  }
+  long long k = lo - 1, u = vertices[k];
+  long long from = start[u] + (i - first[k]), to = new_start[k] + (i - first[k]);
+  nbr[to] = nbr[from];
+  wgt[to] = wgt[from];
+  if (has_twin) twin[to] = twin[from];
+  move_owner[i] = u;
+  move_source[i] = from;
+  move_target[i] = to;
+}
+
+__global__ void relocate_lists(const long long* vertices, long long count, const long long* new_start,
+                               const long long* room, long long* start, long long* capacity)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  int lane = threadIdx.x & 31;
-  long long u = vertices[k];
-  long long from = start[u], to = new_start[k], at = first[k];
-  for (long long i = lane, d = degree[u]; i < d; i += 32) {
-    nbr[to + i] = nbr[from + i];
-    wgt[to + i] = wgt[from + i];
-    if (has_twin) twin[to + i] = twin[from + i];
-    move_owner[at + i] = u;
-    move_source[at + i] = from + i;
-    move_target[at + i] = to + i;
-  }
-  __syncwarp();
-  if (lane == 0) {
-    start[u] = to;
-    capacity[u] = room[k];
-  }
+  start[vertices[k]] = new_start[k];
+  capacity[vertices[k]] = room[k];
 }

@@ -97,8 +97,8 @@ SOURCES = {"relax": relax_name_expressions,
                f"{k}<{w}>" for k in ("net_changes", "net_walk") for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],
-           "adjacency": lambda: ["take_tickets", "plan_moves"] + [
-               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_lists") for w in WEIGHT_TYPES.values()],
+           "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_moves", "relocate_lists"] + [
+               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_entries") for w in WEIGHT_TYPES.values()],
            "arrays": lambda: ([f"{k}<{t}>" for k in ("take", "put", "put_value", "exchange", "exchange_value")
                                for t in WORD_TYPES.values()]
                               + [f"{k}<{s}, {t}>" for k in ("take_as", "put_as", "exchange_as")

@@ -72,7 +72,7 @@ _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block,
 #: values :meth:`GPUBackend.sorted_distinct` sorts in one block (kernels/sets.cu SORT_BLOCK)
 _ONE_BLOCK_SORT = 4096
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
-_ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take CuPy's scan
+_ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take a block a chunk
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
@@ -978,36 +978,44 @@ class GPUBackend(Backend):
                               (moved_values[0], moved_values[1], twins(moved_values[2])), k)
 
     def plan_moves(self, adj, vertices, need, base, align):
-        # one block scans the columns (kernels/adjacency.cu) and leaves the sums on the
-        # device; a plan too long for one block takes the default's scan
+        # blocks scan the columns (kernels/adjacency.cu) and leave the sums on the
+        # device: one block walks a plan of up to _ONE_BLOCK_PLAN lists; a longer one
+        # is summed a chunk per block first, then each block scans its chunk
         xp = self.xp
         k = int(vertices.size)
-        if k > _ONE_BLOCK_PLAN:
-            # (rare: the default reads its sums, a wait of its own; the read_counts after
-            # it then counts one more than it waits, an over-count, never a hidden wait)
-            DEVICE_CALLS.syncs += 1
-            return super().plan_moves(adj, vertices, need, base, align)
-        out = xp.empty(5 * k + 3, dtype=xp.int64)
+        chunks = -(-k // _PLAN_THREADS)
+        blocks = chunks if k > _ONE_BLOCK_PLAN else 1
+        out = xp.empty(5 * k + 3 + (3 * blocks if blocks > 1 else 0), dtype=xp.int64)
         new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))
-        totals = out[5 * k:]
+        totals = out[5 * k:5 * k + 3]
+        vertices, need = vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False)
+        block_sums = np.uint64(0)
+        if blocks > 1:
+            block_sums = out[5 * k + 3:]
+            cuda_kernels.get_kernel("adjacency", "plan_block_sums")(
+                (blocks,), (_PLAN_THREADS,),
+                (vertices, need, np.int64(k), np.int64(align), adj.degree, adj.capacity, block_sums))
         cuda_kernels.get_kernel("adjacency", "plan_moves")(
-            (1,), (_PLAN_THREADS,),
-            (vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False), np.int64(k), np.int64(base),
-             np.int64(align), adj.start, adj.degree, adj.capacity, new_start, room, first, old_start, old_capacity,
-             totals))
+            (blocks,), (_PLAN_THREADS,),
+            (vertices, need, np.int64(k), np.int64(base), np.int64(align), adj.start, adj.degree, adj.capacity,
+             new_start, room, first, old_start, old_capacity, totals, block_sums))
         return MovePlan(new_start, room, first, old_start, old_capacity, totals[0:1], totals[1:2], totals[2:3])
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
+        # a thread per entry moved, then a thread per list (kernels/adjacency.cu)
         xp = self.xp
         _check_slot_pointers(adj.twin)
         owner, source, target = (xp.empty(moved, dtype=xp.int64) for _ in range(3))
-        if vertices.size:
-            name = f"relocate_lists<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+        count = np.int64(vertices.size)
+        if moved:
+            name = f"relocate_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
             cuda_kernels.get_kernel("adjacency", name)(
-                (_blocks(32 * vertices.size),), (_THREADS,),
-                (vertices, np.int64(vertices.size), new_start, room, first, adj.start, adj.degree, adj.capacity,
-                 adj.nbr, adj.wgt, adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None),
-                 owner, source, target))
+                (_blocks(moved),), (_THREADS,),
+                (vertices, count, new_start, first, np.int64(moved), adj.start, adj.nbr, adj.wgt,
+                 adj.nbr if adj.twin is None else adj.twin, np.int32(adj.twin is not None), owner, source, target))
+        if count:
+            cuda_kernels.get_kernel("adjacency", "relocate_lists")(
+                (_blocks(count),), (_THREADS,), (vertices, count, new_start, room, adj.start, adj.capacity))
         return owner, source, target
 
     def copy_lists(self, pairs, source_start, target_start, lengths):

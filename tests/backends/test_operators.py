@@ -577,10 +577,11 @@ def test_read_counts_reads_device_counts_together_and_passes_host_ints(ops):
     assert ops.calls.since(before) == (1, 1)
 
 
-@pytest.mark.parametrize("lists", [0, 1, 37, 3000])      # (3000: more than one block's chunk on the GPU)
+# (on the GPU, 3000: more than one chunk for one block; 70,000: a block a chunk, the last one partial)
+@pytest.mark.parametrize("lists", [0, 1, 37, 3000, 70_000])
 def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
     rng = np.random.default_rng(lists)
-    n, align, base = 4000, 32, 1 << 20
+    n, align, base = max(4000, lists + 1000), 32, 1 << 20
     adj = Adjacency(ops, np.float32, with_twin=False)
     adj.ensure_vertices(n)
     start, degree = rng.integers(0, 1 << 19, n), rng.integers(0, 300, n)
@@ -605,25 +606,30 @@ def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
     assert plan.read(*totals).counts == tuple(totals)
 
 
-def test_move_lists_moves_whole_lists_and_reports_every_entry(ops):
+# (on the GPU, 3000 lists: several blocks of lists and of entries; one list of 2,000 entries)
+@pytest.mark.parametrize("n", [5, 3000])
+def test_move_lists_moves_whole_lists_and_reports_every_entry(ops, n):
     rng = np.random.default_rng(3)
-    n = 5
-    edges = [(u, int(v), float(v)) for u in range(n) for v in rng.choice(100, [3, 0, 40, 7, 33][u], replace=False)]
+    degrees = [3, 0, 40, 7, 33] if n == 5 else np.where(rng.random(n) < 0.3, 0, rng.integers(1, 9, n))
+    if n > 5:
+        degrees[n // 2] = 2000
+    edges = [(u, int(v), float(v)) for u in range(n) for v in rng.choice(2 * max(degrees), degrees[u], replace=False)]
     adj = make_adjacency(ops, n, edges)
     adj.twin = ops.asarray(np.arange(adj.slot_capacity, dtype=np.int64) + 1000)
-    vertices = np.array([3, 1, 2])
+    vertices = np.array([3, 1, 2]) if n == 5 else rng.permutation(n)[:2 * n // 3]
     start, degree = host(ops, adj.start).copy(), host(ops, adj.degree)
     before = {name: host(ops, getattr(adj, name)).copy() for name in ("nbr", "wgt", "twin")}
-    adj._ensure_slots(adj.end + 3 * 64)
-    new_start = np.array([adj.end, adj.end + 64, adj.end + 128])
+    room = np.full(vertices.size, 2048)
+    adj._ensure_slots(adj.end + int(room.sum()))
+    new_start = adj.end + np.cumsum(room) - room
     first = np.concatenate(([0], np.cumsum(degree[vertices])[:-1]))
 
     owner, source, target = (host(ops, a) for a in ops.move_lists(
-        adj, ops.asarray(vertices), ops.asarray(new_start), ops.asarray(np.full(3, 64)), ops.asarray(first),
+        adj, ops.asarray(vertices), ops.asarray(new_start), ops.asarray(room), ops.asarray(first),
         int(degree[vertices].sum())))
 
     assert host(ops, adj.start)[vertices].tolist() == new_start.tolist()
-    assert host(ops, adj.capacity)[vertices].tolist() == [64, 64, 64]
+    assert host(ops, adj.capacity)[vertices].tolist() == room.tolist()
     expected_source = np.concatenate([np.arange(start[u], start[u] + degree[u]) for u in vertices])
     assert source.tolist() == expected_source.tolist()
     assert owner.tolist() == np.repeat(vertices, degree[vertices]).tolist()

@@ -1,5 +1,7 @@
 // Updates of the gapped CSR (cugraph_stream.engine.adjacency) that run per list.
 
+#include "common.cuh"
+
 // Remove entries: rows (owner, slot) in any order, slots distinct.  A list
 // that loses `c` entries keeps its first degree - c positions (below its
 // boundary); every removed slot below the boundary (a hole) takes one of the
@@ -376,10 +378,9 @@ __global__ void plan_moves(const long long* vertices, const long long* need, lon
   if (block_sums != nullptr) {          // chunk b only, after the sums of the chunks before it
     chunk = blockIdx.x * static_cast<long long>(PLAN_THREADS);
     chunk_end = chunk + 1;
-    if (threadIdx.x < 3) {
-      long long before = 0;
-      for (unsigned int b = 0; b < blockIdx.x; ++b) before += block_sums[threadIdx.x * gridDim.x + b];
-      carry[threadIdx.x] = before;
+    for (int j = 0; j < 3; ++j) {
+      long long before = cgs::block_sum(block_sums + j * gridDim.x, blockIdx.x);
+      if (threadIdx.x == 0) carry[j] = before;
     }
   }
   __syncthreads();

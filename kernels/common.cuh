@@ -309,6 +309,27 @@ __device__ __forceinline__ V load_volatile(const V* p)
   return *reinterpret_cast<const volatile V*>(p);
 }
 
+// ---- sums of earlier blocks' results, for multi-block scans -------------
+// A scan over more items than a block holds runs in two launches: one writes
+// each block's total, the next has block b start from the totals of blocks
+// 0..b-1.  This sums values[0:count] over the whole block (a strided sum per
+// thread, then the warps' sums): every thread calls it and gets the sum.  It
+// synchronises the block, also on entry, so calls may follow each other.
+__device__ __forceinline__ long long block_sum(const long long* values, long long count)
+{
+  __shared__ long long partial[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  long long sum = 0;
+  for (long long i = threadIdx.x; i < count; i += blockDim.x) sum += values[i];
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  __syncthreads();
+  if (lane == 0) partial[warp] = sum;
+  __syncthreads();
+  sum = 0;
+  for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) sum += partial[w];
+  return sum;
+}
+
 // ---- atomic best (min or max); returns the value held before -------------
 template <int ORDER>
 __device__ __forceinline__ int atomic_best(int* p, int v)

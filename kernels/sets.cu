@@ -5,6 +5,8 @@
 // epoch into a vertex's stamp keeps the vertex, so no stamp is ever cleared.
 // Kept ids are appended through one atomic counter (in no particular order).
 
+#include "common.cuh"
+
 // ids that are distinct: out[0:kept] holds each id of ids[0:count] once
 __global__ void distinct(const long long* ids, long long count, unsigned int* stamp, unsigned int epoch,
                          long long* out, unsigned long long* kept)
@@ -132,6 +134,51 @@ __global__ void compact_flags(const bool* mask, long long count, long long* out,
     __syncthreads();
   }
   if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
+}
+
+// The distinct values of sorted[0:count] (ascending), in order, in
+// out[0:kept[0]], in two launches of blocks of 1024 threads, a value a
+// thread: distinct_counts counts the values of each block's chunk that
+// differ from the value before them (the first value counts), then
+// distinct_sorted writes chunk b's from the counts of the chunks before it,
+// compacted as compact_flags does; its last block writes kept[0].
+__device__ __forceinline__ bool first_of_run(const long long* sorted, long long count, long long i)
+{
+  return i < count && (i == 0 || sorted[i] != sorted[i - 1]);
+}
+
+__global__ void distinct_counts(const long long* sorted, long long count, long long* block_counts)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  int kept = __syncthreads_count(first_of_run(sorted, count, i));
+  if (threadIdx.x == 0) block_counts[blockIdx.x] = kept;
+}
+
+__global__ void distinct_sorted(const long long* sorted, long long count, const long long* block_counts,
+                                long long* out, unsigned long long* kept)
+{
+  __shared__ int warp_sums[32];
+  long long base = cgs::block_sum(block_counts, blockIdx.x);
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  int flag = first_of_run(sorted, count, i);
+  unsigned int ballot = __ballot_sync(0xffffffffu, flag);
+  int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
+  if (lane == 0) warp_sums[warp] = __popc(ballot);
+  __syncthreads();
+  if (warp == 0) {   // exclusive scan of the warp counts
+    int s = lane < static_cast<int>(blockDim.x >> 5) ? warp_sums[lane] : 0;
+    int inclusive = s;
+    for (int d = 1; d < 32; d <<= 1) {
+      int up = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += up;
+    }
+    warp_sums[lane] = inclusive - s;
+  }
+  __syncthreads();
+  if (flag) out[base + warp_sums[warp] + before_in_warp] = sorted[i];
+  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 1)
+    kept[0] = static_cast<unsigned long long>(base + warp_sums[warp] + before_in_warp + flag);
 }
 
 // The distinct values of values[0:count] (count <= SORT_BLOCK), ascending, in

@@ -494,12 +494,21 @@ class GPUBackend(Backend):
         return [a[where] for a in arrays]
 
     def sorted_distinct(self, values):
-        # up to SORT_BLOCK values: one block sorts and dedupes them (kernels/sets.cu)
-        if values.size > _ONE_BLOCK_SORT:
-            return super().sorted_distinct(values)
+        # up to SORT_BLOCK values: one block sorts and dedupes them; more: CuPy's sort,
+        # then a block a chunk counts and compacts the distinct ones (kernels/sets.cu)
         xp = self.xp
         if values.size == 0:
             return xp.empty(0, dtype=xp.int64)
+        if values.size > _ONE_BLOCK_SORT:
+            ordered = xp.sort(values.astype(xp.int64, copy=False))
+            n = np.int64(ordered.size)
+            blocks = -(-ordered.size // _FUSED_THREADS)
+            scratch = xp.empty(ordered.size + blocks + 1, dtype=xp.int64)
+            out, counts, kept = scratch[:ordered.size], scratch[ordered.size:-1], scratch[-1:]
+            cuda_kernels.get_kernel("sets", "distinct_counts")((blocks,), (_FUSED_THREADS,), (ordered, n, counts))
+            cuda_kernels.get_kernel("sets", "distinct_sorted")((blocks,), (_FUSED_THREADS,),
+                                                                (ordered, n, counts, out, kept))
+            return self._kept(out, kept)
         out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(1, dtype=xp.uint64)
         cuda_kernels.get_kernel("sets", "sorted_distinct_block")(
             (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(values, dtype=xp.int64), np.int64(values.size), out, kept))

@@ -1337,9 +1337,12 @@ def test_invalidate_keeping_ties_invalidates_whole_subtrees_past_its_levels(ops)
 
 
 @pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small", "one block", "one block, extremes",
-                                 "one", "none", "one block and one more"])
+                                 "one", "none", "one block and one more", "runs across chunks",
+                                 "one value, many chunks"])
 def test_sorted_distinct_is_numpys_unique(ops, ids):
-    """The GPU sorts up to 4,096 values in one block (padded with the largest int64)."""
+    """The GPU sorts up to 4,096 values in one block (padded with the largest int64);
+    more, it sorts and then dedupes a chunk of 1,024 per block, runs of equal values
+    crossing the chunks."""
     rng = np.random.default_rng(7)
     extremes = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min, -1, 0] * 3)
     values = {"dense": rng.integers(0, 50_000, 200_000),            # the bitmap path on the CPU
@@ -1350,7 +1353,9 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "one block, extremes": np.concatenate((rng.integers(-2**63, 2**63 - 1, 3000), extremes)),
               "one": np.array([5]),
               "none": np.empty(0, dtype=np.int64),
-              "one block and one more": rng.integers(0, 3000, 4097)}[ids]
+              "one block and one more": rng.integers(0, 3000, 4097),
+              "runs across chunks": rng.permutation(np.repeat(rng.integers(-2**63, 2**63 - 1, 900), 7)),
+              "one value, many chunks": np.full(5000, -7)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
 

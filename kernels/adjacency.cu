@@ -228,33 +228,32 @@ __global__ void remove_move(REMOVE_PARAMS)
 // take_tickets: each pending row (every row, with `fresh`: its slot holds
 // nothing yet) takes the next ticket of its list, kept in its slot as
 // -2 - ticket until place_tickets.  Thread 0 clears the outgrown count.
-// With `old_degree` (not null), every row also copies its list's degree
-// there, before place_tickets raises any (the journal's pre-image).
+// Every row also copies its list's degree to fill[i] (the journal's
+// pre-image, and the fill place_tickets starts from: it raises degrees,
+// and a kernel boundary orders every read of them before its writes).
 __global__ void take_tickets(const long long* owners, long long rows, int fresh, long long* slots,
                              unsigned long long* counts, unsigned long long* outgrown_count,
-                             const long long* degree, long long* old_degree)
+                             const long long* degree, long long* fill)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i == 0) *outgrown_count = 0;
   if (i >= rows) return;
-  if (old_degree != nullptr) old_degree[i] = degree[owners[i]];
+  fill[i] = degree[owners[i]];
   if (!fresh && slots[i] >= 0) return;
   unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
   slots[i] = -2 - static_cast<long long>(ticket);
 }
 
 // place_tickets: a list with room for all its pending rows gets row `ticket`
-// at start + degree + ticket; a list without reports itself once (its
+// at start + fill + ticket; a list without reports itself once (its
 // ticket-0 row) with the degree it needs, and its rows go back to -1 (with
 // must_fit, where every list was given room, such a list also sets fault bit
 // 2: backends/gpu.py DEVICE_FAULTS).  The last row of a list to arrive (the
-// high count reaches the low one) raises
-// the degree of a list that had room and clears the count: every other row
-// of the list read the degree before its own atomicAdd (the fences order the
-// read before it).
+// high count reaches the low one) raises the degree of a list that had room
+// and clears the count.
 template <typename W>
 __global__ void place_tickets(const long long* owners, const long long* neighbours, const W* weights,
-                              long long rows, const long long* start, long long* degree,
+                              long long rows, const long long* fill_of, const long long* start, long long* degree,
                               const long long* capacity, int* nbr, W* wgt, long long* slots,
                               unsigned long long* counts, long long* outgrown, long long* need,
                               unsigned long long* outgrown_count, int must_fit, unsigned int* faults)
@@ -263,8 +262,7 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
   if (i >= rows || slots[i] >= 0) return;
   long long ticket = -2 - slots[i];
   long long u = owners[i];
-  long long fill = degree[u];
-  __threadfence();
+  long long fill = fill_of[i];
   unsigned long long seen = atomicAdd(&counts[u], 1ull << 32);
   long long tickets = static_cast<long long>(seen & 0xFFFFFFFFull);
   bool last = static_cast<long long>(seen >> 32) == tickets - 1;
@@ -284,7 +282,6 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
     }
   }
   if (last) {
-    __threadfence();
     if (fits) degree[u] = fill + tickets;
     counts[u] = 0;
   }

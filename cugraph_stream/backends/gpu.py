@@ -1050,29 +1050,28 @@ class GPUBackend(Backend):
         # (kernels/adjacency.cu); the counts are zero between calls.  The
         # outgrown lists' count stays on the device (read_counts reads it).
         # Fresh slots are not filled first: take_tickets takes every row (and
-        # copies the degrees first, if asked).
+        # copies each row's list degree, the fill placements start from).
         xp = self.xp
         n = int(owners.size)
         fresh = slots is None
-        out = xp.empty((2 + fresh + bool(degrees)) * n + 1, dtype=xp.int64)
+        out = xp.empty((3 + fresh) * n + 1, dtype=xp.int64)
         outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:2 * n + 1].view(xp.uint64)   # (count: cleared
-        rest = out[2 * n + 1:]                                                                # by take_tickets)
+        fill = out[2 * n + 1:3 * n + 1]                                                       # by take_tickets)
         if fresh:
-            slots, rest = rest[:n], rest[n:]
-        old_degree = rest if degrees else None
+            slots = out[3 * n + 1:]
+        old_degree = fill if degrees else None
         if n == 0:
             return Placement(outgrown, need, 0, slots, old_degree)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
         owners = owners.astype(xp.int64, copy=False)
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
                                                             (owners, np.int64(n), np.int32(fresh), slots, counts,
-                                                             count, adj.degree,
-                                                             np.uint64(0) if old_degree is None else old_degree))
+                                                             count, adj.degree, fill))
         name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
             (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
-             np.int64(n), adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
+             np.int64(n), fill, adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
              count, np.int32(bool(must_fit)), self._fault_word()))
         return Placement(outgrown, need, count, slots, old_degree)
 

@@ -276,6 +276,20 @@ __global__ void children_of(const long long* parent, const long long* u, const l
   if (parent[child] == u[i]) out[atomicAdd(kept, 1ull)] = child;
 }
 
+// For arcs u[i] -> v[i] read both ways (weak connectivity) whose reverse
+// arc is absent (reverse_at[i] < 0): the end whose parent is the other end,
+// appended to out in no order; `kept` (zero before) counts them.
+__global__ void weak_children_of(const long long* parent, const long long* u, const long long* v,
+                                 const long long* reverse_at, long long count, long long* out,
+                                 unsigned long long* kept)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count || reverse_at[i] >= 0) return;
+  long long a = u[i], b = v[i];
+  if (parent[b] == a) out[atomicAdd(kept, 1ull)] = b;
+  if (parent[a] == b) out[atomicAdd(kept, 1ull)] = a;
+}
+
 // The entries of `vertices` whose value is not `unreachable`, in no order;
 // `kept` (zero before) counts them.
 template <typename V>

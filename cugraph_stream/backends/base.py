@@ -789,6 +789,26 @@ class Backend(abc.ABC):
         (children,) = self.compress(parent[v] == u, v)
         return Counted(children, int(children.size))
 
+    def weak_children_of(self, parent, u, v, reverse_at):
+        """For arcs ``u[i] -> v[i]`` of a graph read both ways (weak
+        connectivity) whose reverse arc is absent (``reverse_at[i] < 0``, as
+        ``GraphStore.locate`` gives it): the end whose parent arc the
+        pair was (``v[i]`` if ``parent[v[i]] == u[i]``, ``u[i]`` if
+        ``parent[u[i]] == v[i]``), in no particular order, :class:`Counted`
+        as :meth:`children_of`.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> parent = np.array([-1, 0, 1, 2])
+        >>> get_backend("cpu").weak_children_of(parent, np.array([0, 3, 2]), np.array([1, 2, 1]),
+        ...                                     np.array([-1, -1, 7])).array.tolist()
+        [1, 3]
+        """
+        xp = self.xp
+        gone = reverse_at < 0
+        (children,) = self.compress(xp.concatenate(((parent[v] == u) & gone, (parent[u] == v) & gone)),
+                                    xp.concatenate((v, u)))
+        return Counted(children, int(children.size))
+
     def read_counted(self, result):
         """The array of a :class:`Counted` ``result`` (its count read: one
         synchronisation on a device), or ``result`` itself if it is an array."""

@@ -694,6 +694,17 @@ class GPUBackend(Backend):
             (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(v.size), out, kept))
         return Counted(out, kept)
 
+    def weak_children_of(self, parent, u, v, reverse_at):
+        xp = self.xp
+        out, kept = xp.empty(2 * v.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        if v.size == 0:
+            return Counted(out, 0)
+        cuda_kernels.get_kernel("sets", "weak_children_of")(
+            (_blocks(v.size),), (_THREADS,),
+            (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False),
+             reverse_at.astype(xp.int64, copy=False), np.int64(v.size), out, kept))
+        return Counted(out, kept)
+
     def reached(self, value, vertices, unreachable):
         xp = self.xp
         out, kept = xp.empty(vertices.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)

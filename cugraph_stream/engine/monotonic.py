@@ -244,9 +244,7 @@ class MonotonicEngine:
             if len(self.push_adjacencies) == 2:
                 # weak connectivity: an arc also carries values backwards, and
                 # u -> v deleted still leaves u and v adjacent if v -> u exists
-                gone = self.store.find(dv, du) < 0
-                seeds += ops.compress(xp.concatenate(((parent[dv] == du) & gone, (parent[du] == dv) & gone)),
-                                      xp.concatenate((dv, du)))
+                children = ops.weak_children_of(parent, du, dv, self.store.locate(dv, du))
             else:
                 children = ops.children_of(parent, du, dv)      # (their count unread: see below)
         improved_u = improved_v = improved_w = None

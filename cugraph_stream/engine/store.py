@@ -342,6 +342,11 @@ class GraphStore:
         """Out-adjacency slots of arcs ``u -> v``; -1 where absent."""
         return self.index.get(arc_key(self.ops.xp, u, v))
 
+    def locate(self, u, v):
+        """Arc-index positions of arcs ``u -> v``; -1 where absent: whether each
+        is present, without reading its slot (two launches, no wait)."""
+        return self.index.locate(self.ops.arc_keys(u, v))
+
     def apply(self, batch):
         """Apply a :class:`ReducedBatch`; return the arc-level :class:`StoreDelta`."""
         xp = self.ops.xp

@@ -86,6 +86,17 @@ def test_steady_state_batches_request_the_pinned_synchronisations(backend):
     assert all(t >= 0 for t in g.last_report.times.values())
 
 
+def test_a_wcc_tree_arc_deletion_requests_the_pinned_synchronisations(backend):
+    """WCC reads arcs both ways: deleting a tree arc whose reverse is absent
+    leaves its cut end on the device (weak_children_of) for the invalidation,
+    then pulls over both adjacencies: lookup_rows, net_changes, removals,
+    invalidate, two pulls, correction_frontier, converge, commit."""
+    g = _path_graph(backend, query=cgs.WCC(mode="incremental"))
+    report = g.apply(pd.DataFrame({"src": [3], "dst": [4], "w": [1.0], "op": [-1]}), weight="w")
+    assert (report.syncs, report.invalidated) == (9, 60)
+    assert g.last_report.queries[0].path == "incremental"
+
+
 def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend):
     """Inserts that outgrow an out-list and an in-list (and improve nothing): the
     pinned insert's 5, plus one read of both relocation plans' totals."""

@@ -1407,6 +1407,22 @@ def test_arc_keys_and_their_ends(ops, undirected):
 
 
 @pytest.mark.parametrize("size", [0, 1, 500])
+def test_weak_children_of_are_the_ends_of_cut_parent_arcs(ops, size):
+    """Either end of a deleted arc whose reverse is absent, against the definition."""
+    rng = np.random.default_rng(size)
+    n = 600
+    parent = rng.integers(-1, n, n)
+    u, v = rng.integers(0, n, size), rng.integers(0, n, size)
+    u[: size // 3] = parent[v[: size // 3]]                    # a third parent arcs one way,
+    v[size // 3: 2 * size // 3] = parent[u[size // 3: 2 * size // 3]]     # a third the other way
+    reverse_at = np.where(rng.random(size) < 0.3, rng.integers(0, 99, size), -1)
+    got = ops.read_counted(ops.weak_children_of(*(ops.asarray(a) for a in (parent, u, v, reverse_at))))
+    gone = reverse_at < 0
+    expected = v[(parent[v] == u) & gone].tolist() + u[(parent[u] == v) & gone].tolist()
+    assert sorted(host(ops, got).tolist()) == sorted(expected)
+
+
+@pytest.mark.parametrize("size", [0, 1, 500])
 def test_children_reached_and_reset_values(ops, size):
     """The three small steps of a monotonic correction, against NumPy."""
     rng = np.random.default_rng(size)

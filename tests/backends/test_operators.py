@@ -1406,15 +1406,21 @@ def test_arc_keys_and_their_ends(ops, undirected):
         assert host(ops, x).tolist() == (part >> 32).tolist() and host(ops, y).tolist() == (part & 0xFFFFFFFF).tolist()
 
 
+def random_parents_and_arcs(size, n=600):
+    """``(rng, parent, u, v)``: a random parent per vertex (-1: none) and ``size``
+    random arcs ``u -> v``, the first half of them parent arcs."""
+    rng = np.random.default_rng(size)
+    parent = rng.integers(-1, n, n)
+    u, v = rng.integers(0, n, size), rng.integers(0, n, size)
+    u[: size // 2] = parent[v[: size // 2]]
+    return rng, parent, u, v
+
+
 @pytest.mark.parametrize("size", [0, 1, 500])
 def test_weak_children_of_are_the_ends_of_cut_parent_arcs(ops, size):
     """Either end of a deleted arc whose reverse is absent, against the definition."""
-    rng = np.random.default_rng(size)
-    n = 600
-    parent = rng.integers(-1, n, n)
-    u, v = rng.integers(0, n, size), rng.integers(0, n, size)
-    u[: size // 3] = parent[v[: size // 3]]                    # a third parent arcs one way,
-    v[size // 3: 2 * size // 3] = parent[u[size // 3: 2 * size // 3]]     # a third the other way
+    rng, parent, u, v = random_parents_and_arcs(size)
+    u, v = np.where(np.arange(size) % 2, v, u), np.where(np.arange(size) % 2, u, v)     # some parent arcs reversed
     reverse_at = np.where(rng.random(size) < 0.3, rng.integers(0, 99, size), -1)
     got = ops.read_counted(ops.weak_children_of(*(ops.asarray(a) for a in (parent, u, v, reverse_at))))
     gone = reverse_at < 0
@@ -1425,11 +1431,8 @@ def test_weak_children_of_are_the_ends_of_cut_parent_arcs(ops, size):
 @pytest.mark.parametrize("size", [0, 1, 500])
 def test_children_reached_and_reset_values(ops, size):
     """The three small steps of a monotonic correction, against NumPy."""
-    rng = np.random.default_rng(size)
-    n = 600
-    parent = rng.integers(-1, n, n)
-    u, v = rng.integers(0, n, size), rng.integers(0, n, size)
-    u[: size // 2] = parent[v[: size // 2]]                    # half of them tree arcs
+    rng, parent, u, v = random_parents_and_arcs(size)
+    n = parent.size
     children = ops.children_of(ops.asarray(parent), ops.asarray(u), ops.asarray(v))
     got = host(ops, ops.read_counted(children))
     assert sorted(got.tolist()) == sorted(v[parent[v] == u].tolist())

@@ -14,6 +14,16 @@ it, less the wrapped steps it called) and, on the GPU where libcupti loads
 (``benchmarks/device_calls.py``), the self kernel launches and syncs.
 What no wrapped step accounts for is in ``apply``.  The wrappers cost about
 a microsecond a call, so the total is a little above an unwrapped run's.
+
+On the GPU an operator's host time is its launches, not its kernels (those
+run later, and a wait pays for all the kernels queued before it).
+``--sync-operators`` synchronises the device after every operator call, so
+that each operator's self time includes its own kernels: the batch is then
+slower (no launch overlaps a kernel), but the table says which operators
+the device spends its time in.  ``--queries none`` tracks no query (the
+store's update alone, as an ingestion):
+
+    python -m benchmarks.batch_profile --backend gpu --scale 22 --rows 1000000 --batches 2 --queries none --sync-operators
 """
 from __future__ import annotations
 
@@ -96,9 +106,27 @@ class StepProfiler:
         return timed
 
 
+def synchronised(synchronize, function):
+    """``function`` followed by ``synchronize()``, which the batch's counts
+    (``BatchReport.syncs``) leave out: the profiler's wait, not the engine's."""
+    from cugraph_stream.backends.base import DEVICE_CALLS
+
+    def call(*args, **kwargs):
+        result = function(*args, **kwargs)
+        depth, DEVICE_CALLS.depth = DEVICE_CALLS.depth, 1     # (as if an operator called it)
+        try:
+            synchronize()
+        finally:
+            DEVICE_CALLS.depth = depth
+        return result
+    return call
+
+
 @contextlib.contextmanager
-def patched(profiler, ops):
-    """Wrap :data:`STEPS` and every operator of ``ops`` for the duration of the block."""
+def patched(profiler, ops, sync_operators=False):
+    """Wrap :data:`STEPS` and every operator of ``ops`` for the duration of the
+    block; ``sync_operators``: each operator synchronises the device before it
+    returns (inside its timer)."""
     import importlib
 
     from cugraph_stream.backends.faults import operator_names
@@ -112,8 +140,12 @@ def patched(profiler, ops):
         original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
         setattr(owner, attribute, profiler.wrap(path, original))
         undo.append((owner, attribute, original))
+    synchronize = ops.synchronize           # (unwrapped: its time goes to the operator it follows)
     for name in operator_names():
-        setattr(ops, name, profiler.wrap("op:" + name, getattr(ops, name)))
+        operator = getattr(ops, name)
+        if sync_operators and name != "synchronize":
+            operator = synchronised(synchronize, operator)
+        setattr(ops, name, profiler.wrap("op:" + name, operator))
     try:
         yield
     finally:
@@ -197,7 +229,11 @@ def main(argv=None):
                          "learns from timings the wrappers and CUPTI inflate; recompute: every batch pushes "
                          "from the source)")
     ap.add_argument("--queries", default="sssp", help="tracked queries, comma-separated: sssp, pagerank "
-                                                       "(unweighted, as the benchmarks track it)")
+                                                       "(unweighted, as the benchmarks track it); none: no "
+                                                       "query")
+    ap.add_argument("--sync-operators", action="store_true",
+                    help="synchronise the device after every operator call: each operator's self time "
+                         "includes its kernels")
     ap.add_argument("--placement", choices=("device", "host", "cached"), default="device")
     ap.add_argument("--cache-fraction", type=float, default=0.125,
                     help="placement cached: the cache budget as a share of the adjacency bytes (8 per edge "
@@ -208,7 +244,8 @@ def main(argv=None):
 
     ops = get_backend(args.backend)
     graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + 5, args.seed,
-                                         queries=args.queries.split(","), mode=args.mode, placement=args.placement,
+                                         queries=[q for q in args.queries.split(",") if q != "none"],
+                                         mode=args.mode, placement=args.placement,
                                          cache_fraction=args.cache_fraction)
 
     counter = None
@@ -217,7 +254,7 @@ def main(argv=None):
 
         counter = CuptiCounter() if CuptiCounter.available() else None
     profiler = StepProfiler(counter)
-    with counter if counter is not None else contextlib.nullcontext(), patched(profiler, ops):
+    with counter if counter is not None else contextlib.nullcontext(), patched(profiler, ops, args.sync_operators):
         ops.synchronize()
         start = time.perf_counter()
         for batch in batches:
@@ -227,8 +264,9 @@ def main(argv=None):
     n = args.batches
     report = graph.last_report
     print(f"{args.backend}, placement {args.placement}: R-MAT scale {args.scale}, {graph.number_of_edges():,} "
-          f"edges, {args.queries} (source {hub}); "
-          f"{n} batches of {args.rows} rows: {1e6 * wall / n:,.0f} us a batch (wrapped); "
+          f"edges, queries {args.queries}{f' (source {hub})' if 'sssp' in args.queries else ''}; "
+          f"{n} batches of {args.rows} rows: {1e6 * wall / n:,.0f} us a batch (wrapped"
+          f"{', every operator synchronised' if args.sync_operators else ''}); "
           f"last report: {report.syncs} syncs, {report.launches} operator calls"
           + (f"; CUPTI: {counter.launches / n:.1f} launches, {counter.syncs / n:.1f} syncs a batch" if counter else ""))
     print("| step | calls / batch | self us / batch |" + (" self launches / batch | self syncs / batch |"

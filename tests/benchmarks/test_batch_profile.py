@@ -35,3 +35,25 @@ def test_runs_on_the_cpu_and_unpatches(capsys):
     out = capsys.readouterr().out
     assert "| StreamGraph.apply |" in out or "| op:" in out
     assert (StreamGraph.apply, graph_module.reduce_batch, Journal.save) == before
+
+
+def test_synchronised_operators_time_their_own_work(capsys, monkeypatch):
+    """--sync-operators waits for the device after each operator, inside its
+    timer and outside the batch's counts, and --queries none profiles the
+    store's update alone."""
+    from cugraph_stream.backends import get_backend
+
+    ops = get_backend("cpu")
+    waits = []
+    monkeypatch.setattr(type(ops), "synchronize", lambda self: waits.append(1))
+    profiler = batch_profile.StepProfiler()
+    with batch_profile.patched(profiler, ops, sync_operators=True):
+        before = ops.calls.snapshot()
+        ops.unique(np.array([3, 1, 3]), 4)
+        assert ops.calls.since(before) == (1, 1)          # unique's own call and wait only
+    assert waits == [1] and profiler.stats["op:unique"][0] == 1 and "op:synchronize" not in profiler.stats
+    monkeypatch.undo()
+    assert batch_profile.main(["--scale", "8", "--rows", "64", "--batches", "2", "--top", "40", "--queries", "none",
+                               "--sync-operators"]) == 0
+    out = capsys.readouterr().out
+    assert "every operator synchronised" in out and "MonotonicEngine" not in out and "| op:net_changes |" in out

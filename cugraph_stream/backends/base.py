@@ -685,6 +685,31 @@ class Backend(abc.ABC):
         segment order, and the index ``i`` of the segment each came from.
         """
 
+    def slots_in_lists(self, owners, start, owners_sorted=False):
+        """Where entries appended in order to empty lists land: entry ``i`` goes
+        to ``start[owners[i]]`` plus the number of entries before it with the
+        same owner, so each list keeps its entries' order (a bulk load's
+        lists; ``start`` holds one start per list, ``owners`` index it).
+        ``owners_sorted``: the owners are ascending, which spares a sort.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").slots_in_lists(np.array([2, 0, 2, 2, 0]), np.array([10, 0, 20])).tolist()
+        [20, 10, 21, 22, 11]
+        """
+        xp = self.xp
+        owners = owners.astype(xp.int64, copy=False)
+        order = None if owners_sorted else xp.argsort(owners, kind="stable")
+        ordered = owners if order is None else owners[order]
+        degree = xp.bincount(ordered, minlength=int(start.size))
+        first = xp.cumsum(degree) - degree
+        in_order = start[ordered] + xp.arange(ordered.size, dtype=xp.int64) - first[ordered]
+        if order is None:
+            return in_order
+        slots = xp.empty_like(in_order)
+        slots[order] = in_order
+        return slots
+
     @abc.abstractmethod
     def unique(self, ids, bound):
         """Distinct values of ``ids`` (non-negative, below ``bound``), in any order."""

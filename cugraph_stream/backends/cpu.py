@@ -426,6 +426,11 @@ class CPUBackend(Backend):
             return self.kernels.remove_entries(adj, owners, slots, keep)
         return super().remove_entries(adj, owners, slots, keep)
 
+    def slots_in_lists(self, owners, start, owners_sorted=False):
+        if self.kernels is not None:         # (one pass in order, sorted or not)
+            return self.kernels.slots_in_lists(owners, start)
+        return super().slots_in_lists(owners, start, owners_sorted)
+
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         if self.kernels is not None:
             return self.kernels.move_lists(adj, vertices, new_start, room, first, moved)

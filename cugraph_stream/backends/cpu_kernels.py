@@ -540,6 +540,18 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
 
 
 @_jit
+def _slots_in_lists(owners, start):
+    # a counting sort's placement pass: each list's next free slot
+    cursor = start.copy()
+    slots = np.empty(owners.size, dtype=np.int64)
+    for i in range(owners.size):
+        o = owners[i]
+        slots[i] = cursor[o]
+        cursor[o] += 1
+    return slots
+
+
+@_jit
 def _move_lists(start, degree, capacity, nbr, wgt, twin, with_twin, vertices, new_start, room, first, moved):
     # the new slots lie past the old end: no list overlaps another's new place
     owner = np.empty(moved, dtype=np.int64)
@@ -982,6 +994,9 @@ class Kernels:
         old_twin, moved_twin = (old[2], moved[2][:m]) if with_twin else (None, None)
         return RemovedEntries(owner, source, target, slots, lists[:k], old_degree[:k], (old[0], old[1], old_twin),
                               (moved[0][:m], moved[1][:m], moved_twin), m)
+
+    def slots_in_lists(self, owners, start):
+        return _slots_in_lists(_i64(owners), _i64(start))
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         twin = adj.twin if adj.twin is not None else _NO_TWINS

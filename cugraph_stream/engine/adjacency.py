@@ -263,8 +263,9 @@ class Adjacency:
         """The most slots the arrays may have: whole alignment units of pointable slots."""
         return MAX_SLOTS - MAX_SLOTS % self.align
 
-    def build(self, src, dst, w):
-        """Fill an empty adjacency from arcs sorted by ``src`` (bulk load).
+    def build(self, src, dst, w, src_sorted=True):
+        """Fill an empty adjacency from arcs ``src -> dst`` (bulk load): each list
+        holds its arcs in their order; ``src_sorted``: ``src`` is ascending.
 
         Lists get the size class :func:`load_room` gives their degree (laid out by
         :func:`layout`) and the slot arrays 1/:data:`END_ROOM` more at the end, so
@@ -273,7 +274,7 @@ class Adjacency:
         """
         if self.end:
             raise ValueError("Adjacency.build needs an empty adjacency")
-        return self.build_range(src, dst, w, 0, int(self.start.size))
+        return self.build_range(src, dst, w, 0, int(self.start.size), src_sorted)
 
     def load_bound(self, degree_bound):
         """Slots the lists of a bulk load in ranges take at most, when no vertex has
@@ -289,18 +290,18 @@ class Adjacency:
         total = slots + ranges * self.align        # (each range's span is rounded up to align)
         self._ensure_slots(total + total // END_ROOM)
 
-    def build_range(self, src, dst, w, lo, hi):
+    def build_range(self, src, dst, w, lo, hi, src_sorted=True):
         """Lay out the lists of vertices ``lo <= u < hi`` after those laid out so far
-        (bulk load, one range of vertices after another) from their arcs,
-        sorted by ``src``; return each arc's slot."""
+        (bulk load, one range of vertices after another) from their arcs ``src ->
+        dst``, each list holding its arcs in their order (``src_sorted``: ``src``
+        is ascending); return each arc's slot."""
         xp = self.ops.xp
-        degree = xp.bincount(src - lo, minlength=hi - lo) if src.size else xp.zeros(hi - lo, dtype=xp.int64)
+        local = src - lo
+        degree = xp.bincount(local, minlength=hi - lo) if src.size else xp.zeros(hi - lo, dtype=xp.int64)
         room = load_room(xp, degree, self.align)
         start, span = layout(xp, room, self.end, self.align)
         self._ensure_slots(self.end + span + span // END_ROOM)     # (no growth after reserve_load)
-        first = xp.cumsum(degree) - degree
-        local = src - lo
-        slots = start[local] + xp.arange(src.size, dtype=xp.int64) - first[local]
+        slots = self.ops.slots_in_lists(local, start, owners_sorted=src_sorted)
         self._write_span(self.end, span, slots, dst, w)
         for name, values in (("start", start), ("degree", degree), ("capacity", room)):
             self.journal.write(getattr(self, name), slice(lo, hi), values)

@@ -411,25 +411,22 @@ class GraphStore:
         for number, (lo, hi) in enumerate(ranges, 1):
             eu, ev, ew = rows.reduced(lo, hi, self.directed, whole=whole)
             au, av, aw = self._arcs(eu, ev, ew)
-            if not self.directed:
-                if not whole:
-                    au, av, aw = self.ops.compress((au >= lo) & (au < hi), au, av, aw)
-                by_source = xp.argsort(au, kind="stable")
-                au, av, aw = au[by_source], av[by_source], aw[by_source]
+            if not self.directed and not whole:
+                au, av, aw = self.ops.compress((au >= lo) & (au < hi), au, av, aw)
             # (an undirected edge is counted in the range of its smaller end)
             edges += int(eu.size) if self.directed or whole else int(((eu >= lo) & (eu < hi)).sum())
             if builder is None:
                 builder = self.index.begin_build(int(au.size))
-            slots = self.out.build_range(au, av, aw, lo, hi)
+            # (directed: the arcs come sorted by source, from rows.reduced; undirected:
+            # each edge's mirror arc follows the edges, so the sources are not)
+            slots = self.out.build_range(au, av, aw, lo, hi, src_sorted=self.directed)
             builder.enter(arc_key(xp, au, av), slots)
             arcs += int(au.size)
             logger.debug("bulk load: out-lists of vertices [%d, %d), range %d of %d: %d arcs",
                          lo, hi, number, len(ranges), int(au.size))
             if self.directed and whole:
-                by_target = xp.argsort(av, kind="stable")
-                in_slots = xp.empty_like(slots)
-                in_slots[by_target] = self.inn.build(av[by_target], au[by_target], aw[by_target])
-                self.out.twin[slots] = in_slots       # fresh slots: nothing to keep
+                # each in-list holds its sources in the arcs' order (ascending)
+                self.out.twin[slots] = self.inn.build(av, au, aw, src_sorted=False)    # (fresh slots)
             elif self.directed:
                 in_degree += xp.bincount(av, minlength=n)
                 owner[slots] = au
@@ -469,9 +466,7 @@ class GraphStore:
                 parts.append(self.ops.compress(inside, u, v, self.out.wgt[at:stop],
                                                xp.arange(at, stop, dtype=xp.int64)))
             u, v, w, out_slots = (xp.concatenate([part[i] for part in parts]) for i in range(4))
-            by_target = xp.argsort(v, kind="stable")
-            u, v, w, out_slots = u[by_target], v[by_target], w[by_target], out_slots[by_target]
-            twin[out_slots] = self.inn.build_range(v, u, w, lo, hi)
+            twin[out_slots] = self.inn.build_range(v, u, w, lo, hi, src_sorted=False)
             logger.debug("bulk load: in-lists of vertices [%d, %d), range %d of %d: %d arcs", lo, hi, number,
                          len(ranges), int(v.size))
         if twin is not self.out.twin:

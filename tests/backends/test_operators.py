@@ -606,6 +606,23 @@ def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
     assert plan.read(*totals).counts == tuple(totals)
 
 
+@pytest.mark.parametrize("entries", [0, 1, 5000])
+@pytest.mark.parametrize("owners_sorted", [False, True])
+def test_slots_in_lists_keep_each_lists_entries_in_order(ops, entries, owners_sorted):
+    rng = np.random.default_rng(entries)
+    lists = 300
+    owners = rng.integers(0, lists, entries)
+    if owners_sorted:
+        owners.sort()
+    start = rng.permutation(lists) * 100                  # (room for 100 entries a list)
+    got = host(ops, ops.slots_in_lists(ops.asarray(owners), ops.asarray(start), owners_sorted=owners_sorted))
+    expected, seen = [], {}
+    for o in owners.tolist():
+        expected.append(int(start[o]) + seen.get(o, 0))
+        seen[o] = seen.get(o, 0) + 1
+    assert got.tolist() == expected
+
+
 # (on the GPU, 3000 lists: several blocks of lists and of entries; one list of 2,000 entries)
 @pytest.mark.parametrize("n", [5, 3000])
 def test_move_lists_moves_whole_lists_and_reports_every_entry(ops, n):

@@ -97,9 +97,9 @@ def test_ranges_reserve_the_slot_arrays_once():
     versions = []
     build_range = store.out.build_range
 
-    def counting(*args):
+    def counting(*args, **kwargs):
         versions.append(id(store.out.nbr))
-        return build_range(*args)
+        return build_range(*args, **kwargs)
 
     store.out.build_range = counting
     store.load_rows(rows, range_arcs=2500)

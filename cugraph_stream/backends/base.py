@@ -685,6 +685,22 @@ class Backend(abc.ABC):
         segment order, and the index ``i`` of the segment each came from.
         """
 
+    def last_rows_by_arc(self, u, v):
+        """Positions of the last row of each distinct arc ``u[i] -> v[i]`` (ids
+        non-negative, below 2**31), ordered by ``(u, v)``: a bulk load keeps
+        each edge's last row, its lists sorted by source.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").last_rows_by_arc(np.array([3, 1, 3, 1, 3]), np.array([0, 2, 0, 1, 4])).tolist()
+        [3, 1, 2, 4]
+        """
+        xp = self.xp
+        key = self.arc_keys(u, v)
+        order = xp.argsort(key, kind="stable")       # rows in row order: the last of a key is its last row
+        key = key[order]
+        return order[xp.concatenate((key[1:] != key[:-1], xp.ones(min(key.size, 1), dtype=bool)))]
+
     def slots_in_lists(self, owners, start, owners_sorted=False):
         """Where entries appended in order to empty lists land: entry ``i`` goes
         to ``start[owners[i]]`` plus the number of entries before it with the

@@ -426,6 +426,11 @@ class CPUBackend(Backend):
             return self.kernels.remove_entries(adj, owners, slots, keep)
         return super().remove_entries(adj, owners, slots, keep)
 
+    def last_rows_by_arc(self, u, v):
+        # (two counting sorts instead of a comparison sort, while the ids are few enough)
+        last = self.kernels.last_rows_by_arc(u, v) if self.kernels is not None else None
+        return last if last is not None else super().last_rows_by_arc(u, v)
+
     def slots_in_lists(self, owners, start, owners_sorted=False):
         if self.kernels is not None:         # (one pass in order, sorted or not)
             return self.kernels.slots_in_lists(owners, start)

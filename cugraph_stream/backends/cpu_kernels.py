@@ -55,6 +55,9 @@ _DELETED_SLOT = np.uint32(DELETED_SLOT)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
+#: last_rows_by_arc counts ids with arrays of one counter per id: up to 4 ids a
+#: row and this many more, else it leaves the rows to NumPy's sort
+_COUNTING_SORT_SLACK = 1 << 20
 #: the twin pointers of an adjacency without them: of their dtype, so that a kernel
 #: compiled (and loaded from numba's cache) for one adjacency serves the other
 _NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
@@ -540,6 +543,43 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
 
 
 @_jit
+def _counting_order(keys, bound, rows):
+    # the stable order of rows[0:m] by keys[rows[k]] (all below bound): a counting sort
+    start = np.zeros(bound + 1, dtype=np.int64)
+    for k in range(rows.size):
+        start[keys[rows[k]] + 1] += 1
+    for x in range(bound):
+        start[x + 1] += start[x]
+    order = np.empty(rows.size, dtype=np.int64)
+    for k in range(rows.size):
+        key = keys[rows[k]]
+        order[start[key]] = rows[k]
+        start[key] += 1
+    return order
+
+
+@_jit
+def _last_rows_by_arc(u, v, bound):
+    m = u.size
+    ordered = True                      # (edge lists often come sorted by arc: no sort then)
+    for i in range(1, m):
+        if u[i] < u[i - 1] or (u[i] == u[i - 1] and v[i] < v[i - 1]):
+            ordered = False
+            break
+    order = np.arange(m)
+    if not ordered:                     # by target, then stably by source
+        order = _counting_order(u, bound, _counting_order(v, bound, order))
+    last = np.empty(m, dtype=np.int64)
+    kept = 0
+    for k in range(m):
+        i = order[k]
+        if k + 1 == m or u[order[k + 1]] != u[i] or v[order[k + 1]] != v[i]:
+            last[kept] = i
+            kept += 1
+    return last[:kept]
+
+
+@_jit
 def _slots_in_lists(owners, start):
     # a counting sort's placement pass: each list's next free slot
     cursor = start.copy()
@@ -994,6 +1034,17 @@ class Kernels:
         old_twin, moved_twin = (old[2], moved[2][:m]) if with_twin else (None, None)
         return RemovedEntries(owner, source, target, slots, lists[:k], old_degree[:k], (old[0], old[1], old_twin),
                               (moved[0][:m], moved[1][:m], moved_twin), m)
+
+    def last_rows_by_arc(self, u, v):
+        """None where the NumPy path does better: ids so large against the rows
+        that the counting sorts' arrays (one counter per id) would outweigh them."""
+        u, v = _i64(u), _i64(v)
+        if u.size == 0:
+            return _EMPTY_INDEX
+        bound = int(max(u.max(), v.max())) + 1
+        if bound > 4 * u.size + _COUNTING_SORT_SLACK:
+            return None
+        return _last_rows_by_arc(u, v, bound)
 
     def slots_in_lists(self, owners, start):
         return _slots_in_lists(_i64(owners), _i64(start))

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hash_index import arc_key
-
 __all__ = ["EdgeRows", "vertex_ranges"]
 
 
@@ -112,10 +110,7 @@ class EdgeRows:
             parts.append((u, v, w))
         u, v, w = (parts[0][i] if len(parts) == 1 else xp.concatenate([part[i] for part in parts])
                    for i in range(3))
-        key = arc_key(xp, u, v)
-        order = xp.argsort(key, kind="stable")       # rows in row order: the last of a key is its last row
-        key = key[order]
-        last = order[xp.concatenate((key[1:] != key[:-1], xp.ones(min(key.size, 1), dtype=bool)))]
+        last = self.ops.last_rows_by_arc(u, v)
         return u[last], v[last], w[last]
 
 

@@ -606,6 +606,24 @@ def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
     assert plan.read(*totals).counts == tuple(totals)
 
 
+# (large ids: on the CPU, more ids than its counting sorts take, up to the largest id an
+# arc key holds; sorted: rows already in arc order, which the CPU does not sort again)
+@pytest.mark.parametrize("rows,case", [(0, ""), (1, ""), (5000, ""), (5000, "large ids"), (5000, "sorted")])
+def test_last_rows_by_arc_keep_each_arcs_last_row_in_arc_order(ops, rows, case):
+    rng = np.random.default_rng(rows)
+    u, v = rng.integers(0, 40, rows), rng.integers(0, 40, rows)          # (many repeated arcs)
+    if case == "large ids":
+        u[: rows // 10] = 2**31 - 1
+    if case == "sorted":
+        by_arc = np.lexsort((v, u))
+        u, v = u[by_arc], v[by_arc]
+    got = host(ops, ops.last_rows_by_arc(ops.asarray(u), ops.asarray(v)))
+    last = {}
+    for i, arc in enumerate(zip(u.tolist(), v.tolist())):
+        last[arc] = i
+    assert got.tolist() == [last[arc] for arc in sorted(last)]
+
+
 @pytest.mark.parametrize("entries", [0, 1, 5000])
 @pytest.mark.parametrize("owners_sorted", [False, True])
 def test_slots_in_lists_keep_each_lists_entries_in_order(ops, entries, owners_sorted):

@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "recache_in_place", "l1_deviation",
-    "pagerank_spread"})
+    "pagerank_spread", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -688,7 +688,8 @@ class Backend(abc.ABC):
     def last_rows_by_arc(self, u, v):
         """Positions of the last row of each distinct arc ``u[i] -> v[i]`` (ids
         non-negative, below 2**31), ordered by ``(u, v)``: a bulk load keeps
-        each edge's last row, its lists sorted by source.
+        each edge's last row, its lists sorted by source.  The count is
+        data-dependent (a synchronisation).
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
@@ -715,6 +716,8 @@ class Backend(abc.ABC):
         """
         xp = self.xp
         owners = owners.astype(xp.int64, copy=False)
+        if owners.size == 0:                # (CuPy's bincount reads the largest value first)
+            return owners
         order = None if owners_sorted else xp.argsort(owners, kind="stable")
         ordered = owners if order is None else owners[order]
         degree = xp.bincount(ordered, minlength=int(start.size))

@@ -479,7 +479,7 @@ class GraphStore:
         if u.size == 0:
             return xp.empty(0, dtype=self.weight_dtype)
         if at is None:
-            at = self.index.locate(self.ops.arc_keys(u, v))      # deleted arcs are present (see reduce_batch)
+            at = self.locate(u, v)               # deleted arcs are present (see reduce_batch)
         slots = self.index.slots_at(at)
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
@@ -499,7 +499,7 @@ class GraphStore:
         if u.size == 0:
             return w
         if at is None:
-            at = self.index.locate(self.ops.arc_keys(u, v))
+            at = self.locate(u, v)
         slots = self.index.slots_at(at)
         old = self.ops.take(self.out.wgt, slots)
         self.journal.write(self.out.wgt, slots, w)

@@ -716,13 +716,12 @@ class Backend(abc.ABC):
         """
         xp = self.xp
         owners = owners.astype(xp.int64, copy=False)
-        if owners.size == 0:                # (CuPy's bincount reads the largest value first)
-            return owners
         order = None if owners_sorted else xp.argsort(owners, kind="stable")
         ordered = owners if order is None else owners[order]
-        degree = xp.bincount(ordered, minlength=int(start.size))
-        first = xp.cumsum(degree) - degree
-        in_order = start[ordered] + xp.arange(ordered.size, dtype=xp.int64) - first[ordered]
+        # an entry's rank in its list: its position less that of its owner's first entry
+        # (a search; no count of the lists' entries, which a GPU bincount reads back)
+        first = xp.searchsorted(ordered, ordered)
+        in_order = start[ordered] + xp.arange(ordered.size, dtype=xp.int64) - first
         if order is None:
             return in_order
         slots = xp.empty_like(in_order)

@@ -1,7 +1,9 @@
 // Batch reduction (cugraph_stream.engine.reduce): the net change of each edge
-// named by a batch, from its rows in any order (net_group, then net_walk), or
-// sorted by arc key with row order kept within a key (net_changes: the
-// fallback for keys that repeat more than WALK_LIMIT times).
+// named by a batch, from its rows (u, v) in any order (net_group, then
+// net_walk), or sorted by arc key with row order kept within a key
+// (net_changes: one row, or the fallback for keys that repeat more than
+// WALK_LIMIT times).  Each row's arc key is computed where it is read
+// (row_key); each changed edge is written out with its ends.
 #include "hash.cuh"
 
 namespace cgs {
@@ -14,20 +16,47 @@ enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGE
 // rows of one key that net_walk puts in row order itself
 constexpr int WALK_LIMIT = 128;
 
+// The arc key (u << 32 | v) of row i; with `undirected`, of its endpoints in
+// ascending order (u <= v).  A row naming a vertex the graph lacks (-1) gets a
+// negative key, as engine.hash_index.arc_key gives it.
+__device__ __forceinline__ long long row_key(const long long* u, const long long* v, long long i, int undirected)
+{
+  long long a = u[i], b = v[i];
+  if (undirected && b < a) {
+    long long t = a;
+    a = b;
+    b = t;
+  }
+  return static_cast<long long>(static_cast<unsigned long long>(a) << 32) | b;
+}
+
+// The rows of the changed-edge lists (each row `stride` long): inserted keys
+// and ends, deleted ends and table positions, updated ends and positions.
+enum NetEdgeRow { INSERTED_KEY = 0, INSERTED_U = 1, INSERTED_V = 2, DELETED_U = 3, DELETED_V = 4, DELETED_AT = 5,
+                  UPDATED_U = 6, UPDATED_V = 7, UPDATED_AT = 8, NET_EDGE_ROWS = 9 };
+
+__device__ __forceinline__ void write_edge(long long* edges, long long stride, int first_row, unsigned long long k,
+                                           long long key)
+{
+  edges[first_row * stride + k] = key >> 32;
+  edges[(first_row + 1) * stride + k] = key & 0xFFFFFFFFLL;
+}
+
 // The net change of one edge (`key`) through its `count` rows, row(j) being
 // the j-th in row order, from the edge's state in the store: appended to the
 // inserted, deleted or updated list at an atomically claimed position, or
 // counted.  A negative key (a delete row naming a vertex the graph lacks)
 // names no edge: its rows are ignored.  The edge's state before the batch
 // comes from the arc index (`table`, over the out-adjacency `start`, `degree`,
-// `nbr`) and the stored weights; deleted and updated edges are written out
-// with their table positions.
+// `nbr`) and the stored weights.  Each changed edge goes to `edges` (rows of
+// NetEdgeRow, `stride` long) with its ends: inserted ones with their key,
+// deleted and updated ones with their table positions; its weight after the
+// batch to `changed_w` (row 0 inserted, row 1 updated).
 template <typename W, typename Row>
 __device__ void settle_edge(long long key, long long count, Row row, const signed char* ops, const W* weights,
                             const unsigned int* table, long long capacity, const long long* start,
-                            const long long* degree, const int* nbr, const W* stored, long long* inserted,
-                            W* inserted_w, long long* deleted, long long* deleted_at, long long* updated,
-                            long long* updated_at, W* updated_w, unsigned long long* counters)
+                            const long long* degree, const int* nbr, const W* stored, long long* edges,
+                            W* changed_w, long long stride, unsigned long long* counters)
 {
   long long at = arc_probe(table, capacity, start, degree, nbr, key);
   bool present_before = at >= 0;
@@ -52,17 +81,18 @@ __device__ void settle_edge(long long key, long long count, Row row, const signe
 
   if (!present_before && present) {
     unsigned long long k = atomicAdd(counters + NET_INSERTED, 1ull);
-    inserted[k] = key;
-    inserted_w[k] = weight;
+    edges[INSERTED_KEY * stride + k] = key;
+    write_edge(edges, stride, INSERTED_U, k, key);
+    changed_w[k] = weight;
   } else if (present_before && !present) {
     unsigned long long k = atomicAdd(counters + NET_DELETED, 1ull);
-    deleted[k] = key;
-    deleted_at[k] = at;
+    write_edge(edges, stride, DELETED_U, k, key);
+    edges[DELETED_AT * stride + k] = at;
   } else if (present && weight != weight_before) {
     unsigned long long k = atomicAdd(counters + NET_UPDATED, 1ull);
-    updated[k] = key;
-    updated_at[k] = at;
-    updated_w[k] = weight;
+    write_edge(edges, stride, UPDATED_U, k, key);
+    edges[UPDATED_AT * stride + k] = at;
+    changed_w[stride + k] = weight;
   } else if (any_effect) {
     atomicAdd(counters + NET_CANCELLED, 1ull);
   } else if (present) {
@@ -72,26 +102,23 @@ __device__ void settle_edge(long long key, long long count, Row row, const signe
 
 }  // namespace cgs
 
-#define NET_OUTPUTS                                                                                       \
-  const signed char *ops, const W *weights, const unsigned int *table, long long capacity,              \
-      const long long *start, const long long *degree, const int *nbr, const W *stored, long long *inserted, \
-      W *inserted_w, long long *deleted, long long *deleted_at, long long *updated, long long *updated_at, \
-      W *updated_w, unsigned long long *counters
-#define NET_OUTPUT_ARGS                                                                                   \
-  ops, weights, table, capacity, start, degree, nbr, stored, inserted, inserted_w, deleted, deleted_at,  \
-      updated, updated_at, updated_w, counters
+#define NET_OUTPUTS                                                                                        \
+  const signed char *ops, const W *weights, const unsigned int *table, long long capacity,               \
+      const long long *start, const long long *degree, const int *nbr, const W *stored, long long *edges, \
+      W *changed_w, unsigned long long *counters
+#define NET_OUTPUT_ARGS ops, weights, table, capacity, start, degree, nbr, stored, edges, changed_w, rows, counters
 
 // Rows sorted by key (row order kept within a key): one thread per row; the
 // first row of each key walks its key's rows.
 template <typename W>
-__global__ void net_changes(const long long* keys, long long rows, NET_OUTPUTS)
+__global__ void net_changes(const long long* u, const long long* v, int undirected, long long rows, NET_OUTPUTS)
 {
   long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (first >= rows) return;
-  long long key = keys[first];
-  if (first > 0 && keys[first - 1] == key) return;
+  long long key = cgs::row_key(u, v, first, undirected);
+  if (first > 0 && cgs::row_key(u, v, first - 1, undirected) == key) return;
   long long count = 1;
-  while (first + count < rows && keys[first + count] == key) ++count;
+  while (first + count < rows && cgs::row_key(u, v, first + count, undirected) == key) ++count;
   cgs::settle_edge<W>(key, count, [=](long long j) { return first + j; }, NET_OUTPUT_ARGS);
 }
 
@@ -103,8 +130,8 @@ __global__ void net_changes(const long long* keys, long long rows, NET_OUTPUTS)
 // position in the batch table (linear probing) and pushes itself on the
 // key's list of rows (`group_head`, `next_row`); the row that claimed the
 // position walks the key in net_walk (`walker`).  Thread 0 clears `counters`.
-__global__ void net_group(const long long* keys, long long rows, int capacity_bits, long long* group_key,
-                          long long* group_head, long long* next_row, long long* walker,
+__global__ void net_group(const long long* u, const long long* v, int undirected, long long rows, int capacity_bits,
+                          long long* group_key, long long* group_head, long long* next_row, long long* walker,
                           unsigned long long* counters)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -112,7 +139,7 @@ __global__ void net_group(const long long* keys, long long rows, int capacity_bi
     for (int c = 0; c < cgs::NET_COUNTERS; ++c) counters[c] = 0;
   }
   if (i >= rows) return;
-  long long key = keys[i];
+  long long key = cgs::row_key(u, v, i, undirected);
   walker[i] = -1;
   if (key < 0) return;
   long long mask = (1LL << capacity_bits) - 1;
@@ -137,12 +164,12 @@ __global__ void net_group(const long long* keys, long long rows, int capacity_bi
 // alone and counted (NET_OVERFLOW: the caller reduces the batch again from
 // rows sorted by key).  A row of a negative key is an ignored delete row.
 template <typename W>
-__global__ void net_walk(const long long* keys, long long rows, const long long* group_head,
-                         const long long* next_row, const long long* walker, NET_OUTPUTS)
+__global__ void net_walk(const long long* u, const long long* v, int undirected, long long rows,
+                         const long long* group_head, const long long* next_row, const long long* walker, NET_OUTPUTS)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= rows) return;
-  long long key = keys[i];
+  long long key = cgs::row_key(u, v, i, undirected);
   if (key < 0) {
     atomicAdd(counters + cgs::NET_IGNORED_ROWS, 1ull);
     return;
@@ -169,31 +196,10 @@ __global__ void net_walk(const long long* keys, long long rows, const long long*
 #undef NET_OUTPUT_ARGS
 #undef NET_OUTPUTS
 
-// The arc key (u << 32 | v) of each row; with `undirected`, of its endpoints
-// in ascending order (u <= v).  A row naming a vertex the graph lacks (-1)
-// gets a negative key, as engine.hash_index.arc_key gives it.
+// The arc key (cgs::row_key) of each row.
 __global__ void arc_keys(const long long* u, const long long* v, long long rows, int undirected, long long* keys)
 {
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i >= rows) return;
-  long long a = u[i], b = v[i];
-  if (undirected && b < a) {
-    long long t = a;
-    a = b;
-    b = t;
-  }
-  keys[i] = static_cast<long long>(static_cast<unsigned long long>(a) << 32) | b;
-}
-
-// The ends of the arc keys of up to three arrays (`first`, `second`, `third`,
-// of `n1`, `n2`, `n3` keys) in one launch: source ids to `u`, targets to `v`,
-// the arrays one after another.
-__global__ void arc_ends(const long long* first, long long n1, const long long* second, long long n2,
-                         const long long* third, long long n3, long long* u, long long* v)
-{
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= n1 + n2 + n3) return;
-  long long key = i < n1 ? first[i] : i < n1 + n2 ? second[i - n1] : third[i - n1 - n2];
-  u[i] = key >> 32;
-  v[i] = key & 0xFFFFFFFFLL;
+  keys[i] = cgs::row_key(u, v, i, undirected);
 }

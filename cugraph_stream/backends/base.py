@@ -161,25 +161,32 @@ def _count_calls(cls):
 
 
 class NetChanges(NamedTuple):
-    """What :meth:`Backend.net_changes` returns: the net change of each edge a batch names."""
+    """What :meth:`Backend.net_changes` returns: the net change of each edge a
+    batch names, each changed edge with its ends (``u <= v`` on an undirected
+    graph), in no particular order."""
 
-    #: keys of the edges absent before the batch and present after it
-    inserted: Any
+    #: ends of the edges absent before the batch and present after it
+    inserted_u: Any
+    inserted_v: Any
     #: their weights after the batch
     inserted_weights: Any
-    #: keys of the edges present before and absent after
-    deleted: Any
-    #: keys of the edges present before and after with another weight
-    updated: Any
+    #: their arc keys (:func:`~cugraph_stream.engine.hash_index.arc_key`)
+    inserted_keys: Any
+    #: ends of the edges present before and absent after
+    deleted_u: Any
+    deleted_v: Any
+    #: the arc index's table positions of the deleted edges (what ``arc_find``
+    #: gives), so the store erases and finds them without probing again
+    deleted_at: Any
+    #: ends of the edges present before and after with another weight
+    updated_u: Any
+    updated_v: Any
     #: their weights after the batch
     updated_weights: Any
+    #: their table positions
+    updated_at: Any
     #: ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``, ``cancelled``, ``ignored``
     counts: dict
-    #: the arc index's table positions of ``deleted`` (what ``arc_find`` gives), so the
-    #: store erases and finds them without probing again
-    deleted_at: Any
-    #: the table positions of ``updated``
-    updated_at: Any
 
 
 class RemovedEntries(NamedTuple):
@@ -443,10 +450,6 @@ class Backend(abc.ABC):
 
     #: whether the arrays live in device memory apart from host memory
     has_device_memory = False
-
-    #: whether :meth:`net_changes` takes rows in any order (rows of one key
-    #: still in batch order), so that the engine need not sort a batch by key
-    net_changes_any_order = False
 
     #: whether :meth:`place_entries` takes rows in any order of owners (not
     #: grouped), so that the engine need not sort them
@@ -809,15 +812,6 @@ class Backend(abc.ABC):
         if undirected:
             u, v = xp.minimum(u, v), xp.maximum(u, v)
         return (u << 32) | v
-
-    def arc_ends(self, *keys):
-        """``(u, v)`` of each array of arc keys, in one list.
-
-        >>> from cugraph_stream.backends import get_backend
-        >>> [(u.tolist(), v.tolist()) for u, v in get_backend("cpu").arc_ends(np.array([4294967298]), np.array([3]))]
-        [([1], [2]), ([0], [3])]
-        """
-        return [(k >> 32, k & 0xFFFFFFFF) for k in keys]
 
     def children_of(self, parent, u, v):
         """The targets ``v[i]`` of the arcs ``u[i] -> v[i]`` that are their parent
@@ -1409,25 +1403,37 @@ class Backend(abc.ABC):
         return check
 
     @abc.abstractmethod
-    def net_changes(self, keys, codes, weights, table, adj: AdjacencyLists):
-        """Net change of each edge named by batch rows, rows sorted by arc key
-        (in any order with :attr:`net_changes_any_order`).
+    def net_changes(self, u, v, codes, weights, table, adj: AdjacencyLists, undirected=False):
+        """Net change of each edge named by batch rows ``u[i] -> v[i]``, rows in
+        any order (the rows of one edge apply in batch order).
 
-        ``keys`` (int64 arc keys) are sorted, with the rows of one key in
-        batch order; ``codes`` holds ``1`` (insert) or ``-1`` (delete) and
-        ``weights`` each row's weight.  A negative key (a delete row naming a
-        vertex the graph lacks) names no edge: its rows count as ``ignored``.
-        An edge starts in the state the arc index ``table`` of the
-        out-adjacency ``adj`` (see :meth:`arc_find`) and ``adj.wgt`` give it,
-        and each row applies in order.
+        ``codes`` holds ``1`` (insert) or ``-1`` (delete) and ``weights`` each
+        row's weight; ``undirected``: a row names the edge of its ends in
+        ascending order.  A row naming a vertex the graph lacks (-1; delete
+        rows only) names no edge: it counts as ``ignored``.  An edge starts in
+        the state the arc index ``table`` of the out-adjacency ``adj`` (see
+        :meth:`arc_find`) and ``adj.wgt`` give it, and each row applies in order.
 
-        Returns a :class:`NetChanges`: the keys of edges absent before and
-        present after, present before and absent after, present in both with
-        another weight (any order), ``counts`` with ``inserted``,
+        Returns a :class:`NetChanges`: the edges absent before and present
+        after (with their weights and arc keys), present before and absent
+        after, present in both with another weight (with their weights), the
+        latter two with their table positions; ``counts`` with ``inserted``,
         ``deleted``, ``weight_updated``, ``unchanged`` (present in both, no
         row changed it), ``cancelled`` (rows changed it and changed it back)
-        and ``ignored`` (delete rows that found their edge absent), and the
-        table positions of the deleted and updated keys.
+        and ``ignored`` (delete rows that found their edge absent).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> from cugraph_stream.engine.arc_index import ArcIndex
+        >>> ops = get_backend("cpu")
+        >>> adj = Adjacency(ops, np.float32, with_twin=False)
+        >>> adj.ensure_vertices(3)
+        >>> index = ArcIndex(ops, adj)
+        >>> index.build(np.array([1]), adj.build(np.array([0]), np.array([1]), np.array([2.0], np.float32)))
+        >>> net = ops.net_changes(np.array([0, 1, 0, 0]), np.array([2, 2, 1, 2]), np.array([1, 1, -1, -1], np.int8),
+        ...                       np.array([5, 7, 0, 0], np.float32), index.table, adj)
+        >>> net.inserted_u.tolist(), net.inserted_v.tolist(), net.deleted_v.tolist(), net.counts["cancelled"]
+        ([1], [2], [1], 1)
         """
 
     # --------------------------------------------------------- graph operators

@@ -96,8 +96,8 @@ class CPUBackend(Backend):
 
     def __init__(self, compiled=None):
         self.kernels = _load_kernels(compiled)
-        #: the compiled net_changes takes rows in any order, and place_entries rows of any owner order
-        self.net_changes_any_order = self.place_entries_any_order = self.kernels is not None
+        #: the compiled place_entries takes rows of any owner order
+        self.place_entries_any_order = self.kernels is not None
         self.discard_scratch()
 
     @property
@@ -494,13 +494,17 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def net_changes(self, keys, codes, weights, table, adj):
-        if self.kernels is not None:
+    def net_changes(self, u, v, codes, weights, table, adj, undirected=False):
+        keys = self.arc_keys(u, v, undirected)
+        if self.kernels is not None:            # (rows in any order)
             return self.kernels.net_changes(keys, codes, weights, table, adj)
         n = int(keys.size)
         if n == 0:
             counts = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
-            return NetChanges(keys, weights, keys, keys, weights, counts, keys, keys)
+            return NetChanges(keys, keys, weights, keys, keys, keys, keys, keys, keys, weights, keys, counts)
+        if n > 1:                               # rows grouped by key, each key's rows in batch order
+            order = np.argsort(keys, kind="stable")
+            keys, codes, weights = keys[order], codes[order], weights[order]
         starts = np.concatenate(([True], keys[1:] != keys[:-1]))
         first = np.flatnonzero(starts)
         last = np.append(first[1:] - 1, n - 1)
@@ -531,8 +535,10 @@ class CPUBackend(Backend):
                       unchanged=int((both & ~updated & ~any_effect).sum()),
                       cancelled=int((no_net & any_effect).sum()), ignored=int(ignored_rows.sum()))
         edge = keys[first]
-        return NetChanges(edge[inserted], weight_after[inserted], edge[deleted], edge[updated], weight_after[updated],
-                          counts, at[deleted], at[updated])
+        source, target = edge >> 32, edge & 0xFFFFFFFF
+        return NetChanges(source[inserted], target[inserted], weight_after[inserted], edge[inserted],
+                          source[deleted], target[deleted], at[deleted],
+                          source[updated], target[updated], weight_after[updated], at[updated], counts)
 
     # --------------------------------------------------------- graph operators
     def _improve(self, u, v, candidate, value, parent, rule, bound):

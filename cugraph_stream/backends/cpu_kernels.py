@@ -348,29 +348,33 @@ def _net_changes(keys, codes, weights, at, table, stored_weights, group_bits):
                 counts[3] += 1
         elif effect[g]:                       # absent before and after
             counts[4] += 1
-    inserted = np.empty(counts[0], dtype=np.int64)
+    # each changed edge with its ends: inserted (key, u, v), deleted (u, v, at), updated (u, v, at)
+    inserted = np.empty((3, counts[0]), dtype=np.int64)
     inserted_w = np.empty(counts[0], dtype=weights.dtype)
-    deleted = np.empty(counts[1], dtype=np.int64)
-    deleted_at = np.empty(counts[1], dtype=np.int64)
-    updated = np.empty(counts[2], dtype=np.int64)
-    updated_at = np.empty(counts[2], dtype=np.int64)
+    deleted = np.empty((3, counts[1]), dtype=np.int64)
+    updated = np.empty((3, counts[2]), dtype=np.int64)
     updated_w = np.empty(counts[2], dtype=weights.dtype)
     a = b = c = 0
     for g in range(groups):
+        key = gkey[g]
         if kind[g] == 1:
-            inserted[a] = gkey[g]
+            inserted[0, a] = key
+            inserted[1, a] = key >> 32
+            inserted[2, a] = key & 0xFFFFFFFF
             inserted_w[a] = weight[g]
             a += 1
         elif kind[g] == 2:
-            deleted[b] = gkey[g]
-            deleted_at[b] = gat[g]
+            deleted[0, b] = key >> 32
+            deleted[1, b] = key & 0xFFFFFFFF
+            deleted[2, b] = gat[g]
             b += 1
         elif kind[g] == 3:
-            updated[c] = gkey[g]
-            updated_at[c] = gat[g]
+            updated[0, c] = key >> 32
+            updated[1, c] = key & 0xFFFFFFFF
+            updated[2, c] = gat[g]
             updated_w[c] = weight[g]
             c += 1
-    return inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at
+    return inserted, inserted_w, deleted, updated, updated_w, counts
 
 
 @_jit
@@ -981,12 +985,12 @@ class Kernels:
         bits = max(4, (2 * n - 1).bit_length())
         weights = np.ascontiguousarray(weights)
         keys = _i64(keys)
-        inserted, inserted_w, deleted, updated, updated_w, counts, deleted_at, updated_at = _net_changes(
+        inserted, inserted_w, deleted, updated, updated_w, counts = _net_changes(
             keys, np.ascontiguousarray(codes), weights, self.arc_find(table, adj, keys), table,
             adj.wgt.astype(weights.dtype, copy=False), bits)
         names = ("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored")
-        return NetChanges(inserted, inserted_w, deleted, updated, updated_w,
-                          dict(zip(names, (int(c) for c in counts))), deleted_at, updated_at)
+        return NetChanges(inserted[1], inserted[2], inserted_w, inserted[0], *deleted, *updated[:2], updated_w,
+                          updated[2], dict(zip(names, (int(c) for c in counts))))
 
     def lookup_sorted(self, keys, values, queries):
         """None where the NumPy path does better: keys beyond the caches, where its

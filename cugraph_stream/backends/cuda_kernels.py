@@ -93,7 +93,7 @@ SOURCES = {"relax": relax_name_expressions,
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists", "uncache_lists", "recache_in_place"] + [
                f"{k}<{w}>" for k in ("copy_value_lists", "copy_to_chunks") for w in WEIGHT_TYPES.values()],
-           "batch": lambda: ["net_group", "arc_keys", "arc_ends"] + [
+           "batch": lambda: ["net_group", "arc_keys"] + [
                f"{k}<{w}>" for k in ("net_changes", "net_walk") for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],

@@ -239,8 +239,6 @@ class GPUBackend(Backend):
     has_device_memory = True
     #: place_entries takes tickets per list (kernels/adjacency.cu): rows need no sort by owner
     place_entries_any_order = True
-    #: net_changes groups rows by key in a batch table (kernels/batch.cu): rows need no sort by key
-    net_changes_any_order = True
     #: each kernels/*.cu module is compiled by NVRTC (or read from the disk cache) on its first
     #: use in a process, as are CuPy's own kernels: 165 ms in the first 10,000-row PageRank batch
     #: on a lent H100, which the cost model then took for the incremental path's cost
@@ -664,25 +662,6 @@ class GPUBackend(Backend):
                 (u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(u.size),
                  np.int32(bool(undirected)), keys))
         return keys
-
-    def arc_ends(self, *keys):
-        # up to three arrays in one launch (kernels/batch.cu)
-        if len(keys) > 3:
-            return self.arc_ends(*keys[:3]) + self.arc_ends(*keys[3:])
-        xp = self.xp
-        sizes = [int(k.size) for k in keys] + [0] * (3 - len(keys))
-        total = sum(sizes)
-        u, v = xp.empty(total, dtype=xp.int64), xp.empty(total, dtype=xp.int64)
-        if total:
-            arrays = [k.astype(xp.int64, copy=False) for k in keys] + [u] * (3 - len(keys))   # (empty ones unread)
-            cuda_kernels.get_kernel("batch", "arc_ends")(
-                (_blocks(total),), (_THREADS,),
-                (arrays[0], np.int64(sizes[0]), arrays[1], np.int64(sizes[1]), arrays[2], np.int64(sizes[2]), u, v))
-        ends, at = [], 0
-        for size in sizes[:len(keys)]:
-            ends.append((u[at:at + size], v[at:at + size]))
-            at += size
-        return ends
 
     def children_of(self, parent, u, v):
         xp = self.xp
@@ -1163,25 +1142,28 @@ class GPUBackend(Backend):
         DEVICE_CALLS.syncs += 1
         return RowCheck(codes, converted, bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
 
-    def net_changes(self, keys, codes, weights, table, adj):
+    def net_changes(self, u, v, codes, weights, table, adj, undirected=False):
         # rows in any order: net_group puts each key's rows on a list in a batch
-        # table, net_walk settles each key (kernels/batch.cu); one sync reads the
-        # counts.  A key of more rows than net_walk orders itself (rare) sends
-        # the batch through a stable sort and the sorted kernel instead.
+        # table, net_walk settles each key and writes it out with its ends
+        # (kernels/batch.cu); one sync reads the counts.  A key of more rows
+        # than net_walk orders itself (rare) sends the batch through a stable
+        # sort and the sorted kernel instead.
         xp = self.xp
-        n = int(keys.size)
-        inserted, deleted, deleted_at, updated, updated_at = (xp.empty(n, dtype=xp.int64) for _ in range(5))
-        inserted_w, updated_w = (xp.empty(n, dtype=weights.dtype) for _ in range(2))
+        n = int(u.size)
+        u, v = u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False)
+        edges = xp.empty((9, n), dtype=xp.int64)        # rows: see NetEdgeRow in kernels/batch.cu
+        changed_w = xp.empty((2, n), dtype=weights.dtype)
         counters = xp.zeros(7, dtype=xp.uint64) if n == 1 else xp.empty(7, dtype=xp.uint64)
         _check_slot_pointers(table)
         codes = codes.astype(xp.int8, copy=False)
         outputs = (table, np.int64(table.size), adj.start, adj.degree, adj.nbr, exact_astype(adj.wgt, weights.dtype),
-                   inserted, inserted_w, deleted, deleted_at, updated, updated_at, updated_w, counters)
+                   edges, changed_w, counters)
         weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]
+        direction = np.int32(bool(undirected))
         overflow = 0
         if n == 1:          # one row is in key order: the sorted kernel alone, with no batch table
             cuda_kernels.get_kernel("batch", f"net_changes<{weight_type}>")(
-                (1,), (_THREADS,), (keys, np.int64(n), codes, weights) + outputs)
+                (1,), (_THREADS,), (u, v, direction, np.int64(n), codes, weights) + outputs)
             host = counters.get()                   # the one sync
         elif n:
             bits = max(int(2 * n - 1).bit_length(), 4)
@@ -1191,26 +1173,28 @@ class GPUBackend(Backend):
             self._set_bytes(groups[:2 << bits], 0xFF)      # (-1 in every word)
             cuda_kernels.get_kernel("batch", "net_group")(
                 (_blocks(n),), (_THREADS,),
-                (keys, np.int64(n), np.int32(bits), group_key, group_head, next_row, walker, counters))
+                (u, v, direction, np.int64(n), np.int32(bits), group_key, group_head, next_row, walker, counters))
             cuda_kernels.get_kernel("batch", f"net_walk<{weight_type}>")(
                 (_blocks(n),), (_THREADS,),
-                (keys, np.int64(n), group_head, next_row, walker, codes, weights) + outputs)
+                (u, v, direction, np.int64(n), group_head, next_row, walker, codes, weights) + outputs)
             host = counters.get()                   # the one sync
             overflow = int(host[6])
         else:
             host = np.zeros(7, dtype=np.uint64)
         if overflow:
-            order = xp.argsort(keys, kind="stable")
+            order = xp.argsort(self.arc_keys(u, v, undirected), kind="stable")
             counters.fill(0)
             cuda_kernels.get_kernel("batch", f"net_changes<{weight_type}>")(
-                (_blocks(n),), (_THREADS,), (keys[order], np.int64(n), codes[order], weights[order]) + outputs)
+                (_blocks(n),), (_THREADS,), (u[order], v[order], direction, np.int64(n), codes[order], weights[order])
+                + outputs)
             host = counters.get()
             DEVICE_CALLS.syncs += 1
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in host[:6])
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)
-        return NetChanges(inserted[:ins], inserted_w[:ins], deleted[:dels], updated[:upd], updated_w[:upd], counts,
-                          deleted_at[:dels], updated_at[:upd])
+        return NetChanges(edges[1, :ins], edges[2, :ins], changed_w[0, :ins], edges[0, :ins],
+                          edges[3, :dels], edges[4, :dels], edges[5, :dels],
+                          edges[6, :upd], edges[7, :upd], changed_w[1, :upd], edges[8, :upd], counts)
 
     # --------------------------------------------------------- graph operators
     def _relax_kernel(self, kernel, rule, weights):

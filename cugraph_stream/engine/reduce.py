@@ -62,12 +62,7 @@ def reduce_batch(store, u, v, w, op):
         whose rows changed them and then changed them back) and ``ignored``
         (delete rows that found their edge absent).
     """
-    ops = store.ops
-    key = ops.arc_keys(u, v, undirected=not store.directed)
-    if key.size > 1 and not ops.net_changes_any_order:   # (one row needs no sort: a sort is several launches)
-        order = ops.xp.argsort(key, kind="stable")
-        key, op, w = key[order], op[order], w[order]
-    net = ops.net_changes(key, op, w, store.index.table, store.out)
-    (iu, iv), (du, dv), (uu, uv) = ops.arc_ends(net.inserted, net.deleted, net.updated)
-    return ReducedBatch(iu, iv, net.inserted_weights, du, dv, uu, uv, net.updated_weights, net.counts,
-                        net.deleted_at, net.updated_at, net.inserted)
+    net = store.ops.net_changes(u, v, op, w, store.index.table, store.out, undirected=not store.directed)
+    return ReducedBatch(net.inserted_u, net.inserted_v, net.inserted_weights, net.deleted_u, net.deleted_v,
+                        net.updated_u, net.updated_v, net.updated_weights, net.counts, net.deleted_at,
+                        net.updated_at, net.inserted_keys)

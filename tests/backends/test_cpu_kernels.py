@@ -15,6 +15,7 @@ from cugraph_stream.backends.base import DELETED_KEY, DELETED_SLOT, EMPTY_SLOT
 from cugraph_stream.backends.cpu import CPUBackend
 from cugraph_stream.engine.adjacency import SLOT_DTYPE, Adjacency
 from cugraph_stream.engine.arc_index import ArcIndex
+from cugraph_stream.engine.hash_index import arc_key
 
 pytest.importorskip("numba")
 from hypothesis import given  # noqa: E402
@@ -124,27 +125,29 @@ def test_arc_find_claim_build_locate(seed, n, edges, tombstones):
         assert np.array_equal(np.sort(built[built < DELETED_SLOT]), np.sort(held_slots))
 
 
-@given(seeds, st.integers(1, 30), st.integers(1, 300), st.integers(1, 400), st.sampled_from([np.float32, np.float64]))
-def test_net_changes(seed, n, edges, rows, dtype):
+@given(seeds, st.integers(1, 30), st.integers(1, 300), st.integers(1, 400), st.sampled_from([np.float32, np.float64]),
+       st.booleans())
+def test_net_changes(seed, n, edges, rows, dtype, undirected):
     rng = np.random.default_rng(seed)
     adj = _adjacency(NUMPY, n, rng, edges, dtype=dtype)
     index, _ = _arc_index(adj, n)
-    keys = (rng.integers(0, n, rows) << 32) | rng.integers(0, n, rows)
-    keys = np.where(rng.random(rows) < 0.05, -(5 << 32), keys)        # negative: no such edge
-    codes = np.where(keys < 0, -1, rng.choice([1, -1], rows)).astype(np.int8)
+    u, v = rng.integers(0, n, rows), rng.integers(0, n, rows)
+    u = np.where(rng.random(rows) < 0.05, -1, u)        # a vertex the graph lacks: no such edge
+    codes = np.where(u < 0, -1, rng.choice([1, -1], rows)).astype(np.int8)
     weights = rng.integers(1, 9, rows).astype(dtype)
-    order = np.argsort(keys, kind="stable")
-    expected = NUMPY.net_changes(keys[order], codes[order], weights[order], index.table, adj)
-    got = COMPILED.net_changes(keys, codes, weights, index.table, adj)   # batch order
-    assert got[5] == expected[5]
-    for found, at in ((got.deleted, got.deleted_at), (got.updated, got.updated_at)):
-        assert (at == NUMPY.arc_find(index.table, adj, found)).all()
-    for keys_at, weights_at in ((0, 1), (2, None), (3, 4)):
-        a, b = np.argsort(got[keys_at]), np.argsort(expected[keys_at])
-        assert (got[keys_at][a] == expected[keys_at][b]).all()
-        if weights_at is not None:
-            assert got[weights_at].dtype == expected[weights_at].dtype
-            assert (got[weights_at][a] == expected[weights_at][b]).all()
+    expected = NUMPY.net_changes(u, v, codes, weights, index.table, adj, undirected)     # (sorts by key)
+    got = COMPILED.net_changes(u, v, codes, weights, index.table, adj, undirected)       # (batch order)
+    assert got.counts == expected.counts
+    for found, at in (((got.deleted_u, got.deleted_v), got.deleted_at), ((got.updated_u, got.updated_v), got.updated_at)):
+        assert (at == NUMPY.arc_find(index.table, adj, arc_key(np, *found))).all()
+    for columns in (("inserted_u", "inserted_v", "inserted_weights", "inserted_keys"),
+                    ("deleted_u", "deleted_v", "deleted_at"),
+                    ("updated_u", "updated_v", "updated_weights", "updated_at")):
+        rows_got = sorted(zip(*(getattr(got, c).tolist() for c in columns)))
+        rows_expected = sorted(zip(*(getattr(expected, c).tolist() for c in columns)))
+        assert rows_got == rows_expected
+        for c in columns:
+            assert getattr(got, c).dtype == getattr(expected, c).dtype
 
 
 def _adjacency(ops, n, rng, edges, dtype=np.float32, with_twin=False, room=0):

@@ -268,10 +268,10 @@ def test_net_changes_tells_subnormal_weights_apart(backends, dtype):
         slots = adj.build(ops.asarray(np.zeros(4, dtype=np.int64)), ops.asarray(keys), ops.asarray(stored))
         index = ArcIndex(ops, adj)
         index.build(ops.asarray(keys), slots)
-        out = ops.net_changes(ops.asarray(row_keys), ops.asarray(row_ops), ops.asarray(row_w), index.table, adj)
-        inserted, inserted_w, _, updated, updated_w, counts = out[:6]
-        got[key] = (dict(zip(host(ops, inserted).tolist(), host(ops, inserted_w))),
-                    dict(zip(host(ops, updated).tolist(), host(ops, updated_w))), counts)
+        out = ops.net_changes(ops.asarray(np.zeros(row_keys.size, dtype=np.int64)), ops.asarray(row_keys),
+                              ops.asarray(row_ops), ops.asarray(row_w), index.table, adj)
+        got[key] = (dict(zip(host(ops, out.inserted_v).tolist(), host(ops, out.inserted_weights))),
+                    dict(zip(host(ops, out.updated_v).tolist(), host(ops, out.updated_weights))), out.counts)
     cpu, gpu = got["cpu"], got["gpu"]
     assert sorted(cpu[1]) == [10, 12] and cpu[2]["unchanged"] == 2 and sorted(cpu[0]) == [14, 15]
     assert gpu[2] == cpu[2]

@@ -337,23 +337,26 @@ def test_a_table_builder_that_copies_its_own_table_writes_every_position(ops, me
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("rows, named", [(300, 50), (900, 3)])      # keys of 1-20 rows; of about 300 rows
-@pytest.mark.parametrize("any_order", [False, True])
-def test_net_changes_follow_rows_in_order(ops, seed, rows, named, any_order):
-    """Rows sorted by key, or in batch order where the backend takes them so
-    (with keys of more rows than the GPU's walk orders itself: its fallback)."""
-    if any_order and not ops.net_changes_any_order:
-        pytest.skip(f"{ops.name} takes rows sorted by key")
+@pytest.mark.parametrize("sorted_rows", [False, True])
+def test_net_changes_follow_rows_in_order(ops, seed, rows, named, sorted_rows):
+    """Rows in batch order or sorted by edge (with edges of more rows than the
+    GPU's walk orders itself: its fallback); each changed edge comes back
+    with its ends."""
     rng = np.random.default_rng(seed)
     stored = {int(k): float(rng.integers(1, 4)) for k in rng.choice(40, 20, replace=False)}
     adj, index = indexed_arcs(ops, 50, {(0, k): w for k, w in stored.items()})   # key k: the arc 0 -> k
     row_keys = rng.choice(rng.choice(50, named, replace=False), rows)
     row_ops = rng.choice(np.array([1, -1], dtype=np.int8), rows)
     row_w = rng.integers(1, 4, rows).astype(np.float64)
-    order = np.arange(rows) if any_order else np.argsort(row_keys, kind="stable")
+    order = np.argsort(row_keys, kind="stable") if sorted_rows else np.arange(rows)
 
-    net = ops.net_changes(ops.asarray(row_keys[order]), ops.asarray(row_ops[order]), ops.asarray(row_w[order]),
-                          index.table, adj)
-    inserted, inserted_w, deleted, updated, updated_w, counts = net[:6]
+    net = ops.net_changes(ops.asarray(np.zeros(rows, dtype=np.int64)), ops.asarray(row_keys[order]),
+                          ops.asarray(row_ops[order]), ops.asarray(row_w[order]), index.table, adj)
+    inserted, inserted_w, deleted, updated, updated_w, counts = (
+        net.inserted_v, net.inserted_weights, net.deleted_v, net.updated_v, net.updated_weights, net.counts)
+    assert host(ops, net.inserted_keys).tolist() == host(ops, inserted).tolist()     # (keys of arcs 0 -> k)
+    for sources in (net.inserted_u, net.deleted_u, net.updated_u):
+        assert not host(ops, sources).any()
     for found, at in ((deleted, net.deleted_at), (updated, net.updated_at)):     # where the index holds them
         assert host(ops, at).tolist() == host(ops, ops.arc_find(index.table, adj, found)).tolist()
 
@@ -1228,33 +1231,37 @@ def test_weighted_gather_sum_over_hub_lists(ops, dtype):
     assert np.allclose(host(ops, unweighted), [values[[v for v, _ in lists[u]]].sum() for u in vertices])
 
 
-def test_net_changes_ignores_rows_of_negative_keys(ops):
-    """A negative key is a delete row naming a vertex the graph lacks: ignored, whatever
-    the table holds."""
+def test_net_changes_ignores_rows_of_missing_vertices(ops):
+    """A row naming a vertex the graph lacks (-1, a negative key) is a delete row
+    of no edge: ignored, whatever the table holds."""
     adj, index = indexed_arcs(ops, 8, {(0, 7): 1.0})
-    keys = np.array([-(1 << 40), -1, -1, 5, 7], dtype=np.int64)
+    u = np.array([-1, 0, -1, 0, 0], dtype=np.int64)
+    v = np.array([3, -1, -1, 5, 7], dtype=np.int64)
     codes = np.array([-1, -1, -1, 1, -1], dtype=np.int8)
-    inserted, _, deleted, updated, _, counts = ops.net_changes(
-        ops.asarray(keys), ops.asarray(codes), ops.asarray(np.ones(5)), index.table, adj)[:6]
-    assert host(ops, inserted).tolist() == [5] and host(ops, deleted).tolist() == [7]
-    assert updated.size == 0
-    assert counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)
+    net = ops.net_changes(ops.asarray(u), ops.asarray(v), ops.asarray(codes), ops.asarray(np.ones(5)), index.table, adj)
+    assert host(ops, net.inserted_v).tolist() == [5] and host(ops, net.deleted_v).tolist() == [7]
+    assert net.updated_v.size == 0
+    assert net.counts == dict(inserted=1, deleted=1, weight_updated=0, unchanged=0, cancelled=0, ignored=3)
 
 
-@pytest.mark.parametrize("key, code, weight, outcome", [
+@pytest.mark.parametrize("target, code, weight, outcome", [
     (5, 1, 1.0, "inserted"), (7, 1, 1.0, "unchanged"), (7, 1, 2.0, "weight_updated"), (7, -1, 0.0, "deleted"),
     (5, -1, 0.0, "ignored"), (-1, -1, 0.0, "ignored")])
-def test_net_changes_of_one_row(ops, key, code, weight, outcome):
-    """A one-row batch (the GPU's sorted kernel alone, with no batch table) against the store."""
+def test_net_changes_of_one_row(ops, target, code, weight, outcome):
+    """A one-row batch ``0 -> target`` (the GPU's sorted kernel alone, with no batch
+    table) against the store."""
     adj, index = indexed_arcs(ops, 8, {(0, 7): 1.0})
-    net = ops.net_changes(ops.asarray(np.array([key], dtype=np.int64)), ops.asarray(np.array([code], dtype=np.int8)),
-                          ops.asarray(np.array([weight])), index.table, adj)
+    net = ops.net_changes(ops.asarray(np.array([0])), ops.asarray(np.array([target])),
+                          ops.asarray(np.array([code], dtype=np.int8)), ops.asarray(np.array([weight])), index.table,
+                          adj)
     expected = dict.fromkeys(("inserted", "deleted", "weight_updated", "unchanged", "cancelled", "ignored"), 0)
     expected[outcome] = 1
     assert net.counts == expected
-    listed = {"inserted": net.inserted, "deleted": net.deleted, "weight_updated": net.updated}
-    for name, keys in listed.items():
-        assert host(ops, keys).tolist() == ([key] if name == outcome else []), name
+    listed = {"inserted": (net.inserted_u, net.inserted_v), "deleted": (net.deleted_u, net.deleted_v),
+              "weight_updated": (net.updated_u, net.updated_v)}
+    for name, (sources, targets) in listed.items():
+        edges = list(zip(host(ops, sources).tolist(), host(ops, targets).tolist()))
+        assert edges == ([(0, target)] if name == outcome else []), name
     if outcome == "weight_updated":
         assert host(ops, net.updated_weights).tolist() == [weight]
 
@@ -1425,7 +1432,7 @@ def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows)
 
 
 @pytest.mark.parametrize("undirected", [False, True])
-def test_arc_keys_and_their_ends(ops, undirected):
+def test_arc_keys(ops, undirected):
     rng = np.random.default_rng(7)
     u, v = rng.integers(-1, 2**31 - 1, 300), rng.integers(-1, 2**31 - 1, 300)
     u[:3], v[:3] = [-1, 5, -1], [4, -1, -1]             # rows naming a vertex the graph lacks
@@ -1433,12 +1440,28 @@ def test_arc_keys_and_their_ends(ops, undirected):
     a, b = (np.minimum(u, v), np.maximum(u, v)) if undirected else (u, v)
     assert keys.tolist() == arc_key(np, a, b).tolist()
     assert (keys[:3] < 0).all()
-    good = keys[3:]
-    parts = [good[:100], good[100:100], good[100:], good[:7]]          # an empty array; more than three
-    ends = ops.arc_ends(*(ops.asarray(p) for p in parts))
-    assert len(ends) == 4
-    for part, (x, y) in zip(parts, ends):
-        assert host(ops, x).tolist() == (part >> 32).tolist() and host(ops, y).tolist() == (part & 0xFFFFFFFF).tolist()
+
+
+@pytest.mark.parametrize("undirected", [False, True])
+def test_net_changes_of_new_edges_and_missing_vertices(ops, undirected):
+    """Each inserted edge comes back with its ends (ascending on an undirected
+    graph) and its arc key; a row naming a vertex the graph lacks (-1) is ignored."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    u, v = rng.integers(0, n, 200), rng.integers(0, n, 200)
+    u[:2], v[:2] = n - 1, [0, n - 2]
+    adj, index = indexed_arcs(ops, n, {})
+    codes = np.ones(200, dtype=np.int8)
+    codes[-2:] = -1
+    u[-2:], v[-1] = -1, -1
+    net = ops.net_changes(ops.asarray(u), ops.asarray(v), ops.asarray(codes), ops.asarray(np.ones(200)),
+                          index.table, adj, undirected=undirected)
+    a, b = (np.minimum(u, v), np.maximum(u, v)) if undirected else (u, v)
+    want = sorted(set(zip(a[:-2].tolist(), b[:-2].tolist())))
+    got = sorted(zip(host(ops, net.inserted_u).tolist(), host(ops, net.inserted_v).tolist()))
+    assert got == want
+    assert sorted(host(ops, net.inserted_keys).tolist()) == sorted(arc_key(np, *map(np.array, zip(*want))).tolist())
+    assert net.counts["ignored"] == 2 and net.counts["inserted"] == len(want)
 
 
 def random_parents_and_arcs(size, n=600):

@@ -1506,10 +1506,12 @@ class Backend(abc.ABC):
         return self.unique(xp.concatenate(full), value.size)
 
     @abc.abstractmethod
-    def pull(self, adj: AdjacencyLists, targets, value, parent, rule):
-        """Re-seed ``targets`` from their neighbours in ``adj`` (in-adjacency).
+    def pull(self, adjs: Sequence[AdjacencyLists], targets, value, parent, rule):
+        """Re-seed ``targets`` from their neighbours in each adjacency of ``adjs``
+        (the in-adjacency; weak connectivity: the out-adjacency too), one after
+        the other.
 
-        For every ``targets[i] = v`` and ``u`` in ``adj``'s list of ``v``,
+        For every ``targets[i] = v`` and ``u`` in an adjacency's list of ``v``,
         with ``value[u]`` reachable, the best ``rule.extend(value[u], w)``
         strictly better than ``value[v]`` is written with its parent ``u``.
         Returns the number of edges read.

@@ -579,7 +579,10 @@ class CPUBackend(Backend):
         candidate = extend(rule, source_value, w if rule.uses_weights else None)
         return self._improve(u, v, candidate, value, parent, rule, value.size)
 
-    def pull(self, adj, targets, value, parent, rule):
+    def pull(self, adjs, targets, value, parent, rule):
+        return sum(self._pull(adj, targets, value, parent, rule) for adj in adjs)
+
+    def _pull(self, adj, targets, value, parent, rule):
         if self.kernels is not None:
             return self.kernels.pull(adj, targets, value, parent, rule)
         if targets.size == 0:

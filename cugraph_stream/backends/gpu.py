@@ -1212,15 +1212,22 @@ class GPUBackend(Backend):
         degree into rows 0 (thread: under ``_SMALL_DEGREE``), 1 (warp: under
         ``_LARGE_DEGREE``) and 2 (block) of ``bins``, the three sizes, and the
         entries of all their lists (one copy to the host)."""
+        return self._bins_by_degree((adj,), vertices)[0]
+
+    def _bins_by_degree(self, adjs, vertices):
+        """:meth:`_bin_by_degree` in each adjacency of ``adjs``, one launch each
+        and one copy to the host for all: a list of ``(bins, sizes, edges)``."""
         xp = self.xp
         n = int(vertices.size)
-        bins = xp.empty((3, n), dtype=xp.int64)
-        counters = xp.zeros(4, dtype=xp.uint64)
-        cuda_kernels.get_kernel("relax", "bin_by_degree")(
-            (_blocks(n),), (_THREADS,), (vertices, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
-                                         np.int64(_LARGE_DEGREE), bins[0], bins[1], bins[2], counters))
-        small, medium, large, edges = (int(c) for c in counters.get())
-        return bins, (small, medium, large), edges
+        bins = xp.empty((len(adjs), 3, n), dtype=xp.int64)
+        counters = xp.zeros((len(adjs), 4), dtype=xp.uint64)
+        for k, adj in enumerate(adjs):
+            cuda_kernels.get_kernel("relax", "bin_by_degree")(
+                (_blocks(n),), (_THREADS,), (vertices, np.int64(n), adj.degree, np.int64(_SMALL_DEGREE),
+                                             np.int64(_LARGE_DEGREE), bins[k, 0], bins[k, 1], bins[k, 2],
+                                             counters[k]))
+        return [(bins[k], tuple(int(c) for c in held[:3]), int(held[3]))
+                for k, held in enumerate(counters.get())]
 
     def relax(self, adj, frontier, value, parent, rule):
         xp = self.xp
@@ -1334,19 +1341,22 @@ class GPUBackend(Backend):
         candidates = candidates[0] if len(candidates) == 1 else self.join(candidates)
         return self._take_flagged_among(improved, candidates, value.size)
 
-    def pull(self, adj, targets, value, parent, rule):
-        # a warp per target, a block per hub (binned by degree, as relax does)
+    def pull(self, adjs, targets, value, parent, rule):
+        # a warp per target, a block per hub (binned by degree, as relax does),
+        # every adjacency binned before the one read of their sizes
         if targets.size == 0:
             return 0
-        bins, (small, medium, large), edges_read = self._bin_by_degree(adj, targets)
-        tail = (self._lists(adj) + (adj.degree, value, parent) + self._unreachable(rule))
-        for row, count in ((0, small), (1, medium)):
-            if count:
-                self._relax_kernel("pull_warp", rule, adj.wgt)(
-                    (_blocks(32 * count),), (_THREADS,), (bins[row], np.int64(count)) + tail)
-        if large:
-            self._relax_kernel("pull_block", rule, adj.wgt)((large,), (_HUB_THREADS,),
-                                                            (bins[2], np.int64(large)) + tail)
+        edges_read = 0
+        for adj, (bins, (small, medium, large), edges) in zip(adjs, self._bins_by_degree(adjs, targets)):
+            edges_read += edges
+            tail = (self._lists(adj) + (adj.degree, value, parent) + self._unreachable(rule))
+            for row, count in ((0, small), (1, medium)):
+                if count:
+                    self._relax_kernel("pull_warp", rule, adj.wgt)(
+                        (_blocks(32 * count),), (_THREADS,), (bins[row], np.int64(count)) + tail)
+            if large:
+                self._relax_kernel("pull_block", rule, adj.wgt)((large,), (_HUB_THREADS,),
+                                                                (bins[2], np.int64(large)) + tail)
         return edges_read
 
     def invalidate(self, adjs, seeds, parent):

@@ -282,8 +282,8 @@ class MonotonicEngine:
             self._reset(invalidated)
             for adj in self.push_adjacencies:
                 self.store.record_reads(adj, invalidated, reads_weights=False, distinct=True)
+            work.edges_scanned += ops.pull(self.pull_adjacencies, invalidated, self.value, self.parent, rule)
             for adj in self.pull_adjacencies:
-                work.edges_scanned += ops.pull(adj, invalidated, self.value, self.parent, rule)
                 self.store.record_reads(adj, invalidated, reads_weights=rule.uses_weights, distinct=True)
         if delta.removed_vertices.size:
             self._reset(delta.removed_vertices)

@@ -1104,7 +1104,7 @@ def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, na
     value[targets] = rule.unreachable
     dev_value, parent = ops.asarray(value.copy()), ops.asarray(np.full(n, -1, dtype=np.int64))
 
-    read = ops.pull(inn, ops.asarray(targets), dev_value, parent, rule)
+    read = ops.pull([inn], ops.asarray(targets), dev_value, parent, rule)
 
     got, parents = host(ops, dev_value), host(ops, parent)
     for v in targets.tolist():

@@ -80,6 +80,23 @@ __device__ __forceinline__ bool set_hub_aside(long long u, int a, long long e, l
   return slot >= 0 && slot < CGS_BLOCK_LISTS;
 }
 
+// Marks in `invalid` and appends to `found` (at an atomically claimed end,
+// `tail`) the children x of u (parent[x] == u) among the entries begin,
+// begin + step, ... of u's list (`nbr`, `e` entries) not yet marked (a vertex
+// has one parent, so only one thread can match and mark it).
+__device__ __forceinline__ void invalidate_list(long long u, long long begin, int step, Neighbours nbr, long long e,
+                                                const long long* parent, unsigned char* invalid, long long* found,
+                                                unsigned long long* tail)
+{
+  for (long long i = begin; i < e; i += step) {
+    long long x = nbr[i];
+    if (parent[x] == u && !invalid[x]) {
+      invalid[x] = 1;
+      found[atomicAdd(tail, 1ull)] = x;
+    }
+  }
+}
+
 // ---- a barrier of the whole grid ------------------------------------------
 // For kernels launched with at most as many blocks as the device runs at
 // once (one block per multiprocessor: every block is resident, since the

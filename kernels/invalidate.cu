@@ -26,21 +26,6 @@ __global__ void invalidate_children(const long long* frontier, long long count, 
   }
 }
 
-// children of u in one list: entries begin, begin + step, ... (a vertex has
-// one parent, so only one thread can match and mark it)
-__device__ __forceinline__ void invalidate_list(long long u, long long begin, int step, cgs::Neighbours nbr,
-                                                long long e, const long long* parent, unsigned char* invalid,
-                                                long long* found, unsigned long long* tail)
-{
-  for (long long i = begin; i < e; i += step) {
-    long long x = nbr[i];
-    if (parent[x] == u && !invalid[x]) {
-      invalid[x] = 1;
-      found[atomicAdd(tail, 1ull)] = x;
-    }
-  }
-}
-
 // Transitive invalidation in one block (few seeds): levels of `found` are
 // expanded in turn with __syncthreads() between them.  The block first puts
 // seeds[0:count) into `found`: as they are (already marked in `invalid` and
@@ -92,7 +77,7 @@ __global__ void invalidate_block(const long long* seeds, long long count, const 
       for (int a = 0; a < adjacencies; ++a) {
         long long e = (a ? degree1 : degree0)[u];
         if (!cgs::set_hub_aside(u, a, e, block_degree, lane, &edges, &hubs, hub))
-          invalidate_list(u, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, &tail);
+          cgs::invalidate_list(u, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, &tail);
         __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
       }
     }
@@ -100,7 +85,7 @@ __global__ void invalidate_block(const long long* seeds, long long count, const 
     for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
       long long u = hub[h] / 2;
       int a = static_cast<int>(hub[h] % 2);
-      invalidate_list(u, threadIdx.x, blockDim.x, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+      cgs::invalidate_list(u, threadIdx.x, blockDim.x, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
                       (a ? degree1 : degree0)[u], parent, invalid, found, &tail);
       __syncthreads();   // a child found through both of u's lists is marked once
     }

@@ -131,24 +131,20 @@ __global__ void pull_block(const long long* targets, long long count, const unsi
 }
 
 // Keep the invalidation candidates that a valid in-neighbour holds at the same
-// value (Backend.invalidate_keeping_ties): a warp per candidate v scans v's
+// value (Backend.invalidate_keeping_ties): the warp of candidate v scans v's
 // list 32 entries at a time for a u that is not invalid, reachable, strictly
 // better than v (so not one of v's descendants) and sends v exactly its value;
 // the lowest matching lane of the first chunk with a match becomes v's parent
 // and v's invalid mark is cleared (marks of u are only read where u is not a
-// candidate of this launch, or a kept one: a candidate is marked while it
-// waits, so candidates do not keep each other, a conservative choice).  Each
-// warp adds the entries it read to edges[0].
+// candidate of this level, or a kept one: a candidate is marked while it
+// waits, so candidates do not keep each other, a conservative choice).
+// Returns (on every lane) the entries read.
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void keep_ties_warp(const long long* candidates, long long count, const unsigned long long* nbr_at,
-                               const unsigned long long* wgt_at, const long long* degree, const V* value,
-                               long long* parent, V unreachable, int check, unsigned char* invalid,
-                               unsigned long long* edges)
+__device__ __forceinline__ long long keep_tie(long long v, int lane, const unsigned long long* nbr_at,
+                                              const unsigned long long* wgt_at, const long long* degree,
+                                              const V* value, long long* parent, V unreachable, int check,
+                                              unsigned char* invalid)
 {
-  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
-  if (k >= count) return;   // (k is the same for the whole warp)
-  int lane = threadIdx.x & 31;
-  long long v = candidates[k];
   const cgs::Neighbours nbr = cgs::neighbours(nbr_at, v);
   const W* wgt = cgs::list<W>(wgt_at, v);
   const V mine = value[v];
@@ -172,7 +168,122 @@ __global__ void keep_ties_warp(const long long* candidates, long long count, con
       break;
     }
   }
-  if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(min(e, base + 32)));
+  return min(e, base + 32);
+}
+
+// keep_tie for a level of candidates, a warp each; each warp adds the
+// entries it read to edges[0].
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void keep_ties_warp(const long long* candidates, long long count, const unsigned long long* nbr_at,
+                               const unsigned long long* wgt_at, const long long* degree, const V* value,
+                               long long* parent, V unreachable, int check, unsigned char* invalid,
+                               unsigned long long* edges)
+{
+  long long k = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  if (k >= count) return;   // (k is the same for the whole warp)
+  int lane = threadIdx.x & 31;
+  long long read = keep_tie<V, W, EXTEND, ORDER>(candidates[k], lane, nbr_at, wgt_at, degree, value, parent,
+                                                 unreachable, check, invalid);
+  if (lane == 0) atomicAdd(edges, static_cast<unsigned long long>(read));
+}
+
+// Backend.invalidate_keeping_ties in one block (few seeds), its levels in
+// turn with __syncthreads() between the steps: the block first puts each of
+// seeds[0:count) once into `found`, marking it in `invalid` (a test-and-set
+// of its byte).  In each of the first `tie_levels` levels a warp per
+// candidate runs keep_tie (the search for ties, in the pull adjacency
+// `in_at`, `in_wgt_at`, `in_degree`); then the candidates still marked have
+// their children in each push adjacency (`nbr_at0`/`degree0`, and with two
+// adjacencies `nbr_at1`/`degree1`) marked and appended, a warp per list of
+// fewer than `block_degree` entries and the whole block per longer one, as
+// invalidate_block does: they are the next level.  Levels past `tie_levels`
+// are expanded alone (the plain closure).  A kept candidate that a later
+// level marks again is appended again: `found` holds a vertex once plus
+// once per time it was kept (at most `tie_levels` times `level_limit`
+// entries more than the vertices).  The block stops before a level wider
+// than `level_limit`, handing it to the per-level launches.  out[0] = end
+// of the searched levels (found[0:out[0]] are the candidates examined),
+// out[1] = end of the expanded levels, out[2] = end of `found` (the levels
+// after out[1] are left, marked), out[3] = entries read, out[4] = levels
+// searched.
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void keep_ties_block(const long long* seeds, long long count, long long* found, int tie_levels,
+                                long long level_limit, long long block_degree, const unsigned long long* in_at,
+                                const unsigned long long* in_wgt_at, const long long* in_degree,
+                                const unsigned long long* nbr_at0, const long long* degree0,
+                                const unsigned long long* nbr_at1, const long long* degree1, int adjacencies,
+                                const V* value, long long* parent, V unreachable, int check,
+                                unsigned char* invalid, unsigned long long* out)
+{
+  __shared__ long long level_begin, level_end, searched_end;
+  __shared__ unsigned long long tail, edges;
+  __shared__ int hubs, searched;
+  __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
+  if (threadIdx.x == 0) {
+    level_begin = 0;
+    searched_end = 0;
+    tail = 0;
+    edges = 0;
+    hubs = 0;
+    searched = 0;
+  }
+  __syncthreads();
+  for (long long i = threadIdx.x; i < count; i += blockDim.x) {
+    long long v = seeds[i];
+    if (cgs::mark_byte(invalid, v)) found[atomicAdd(&tail, 1ull)] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) level_end = static_cast<long long>(tail);
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  while (level_begin < level_end && level_end - level_begin <= level_limit) {
+    const bool search = searched < tie_levels;
+    if (search) {
+      for (long long k = level_begin + warp; k < level_end; k += warps) {
+        long long read = keep_tie<V, W, EXTEND, ORDER>(found[k], lane, in_at, in_wgt_at, in_degree, value, parent,
+                                                       unreachable, check, invalid);
+        if (lane == 0) atomicAdd(&edges, static_cast<unsigned long long>(read));
+      }
+      __syncthreads();   // every candidate kept or not before any child is marked
+    }
+    for (long long k = level_begin + warp; k < level_end; k += warps) {
+      long long u = found[k];
+      if (!cgs::load_volatile(invalid + u)) continue;   // kept (the whole warp: u is the warp's)
+      for (int a = 0; a < adjacencies; ++a) {
+        long long e = (a ? degree1 : degree0)[u];
+        if (!cgs::set_hub_aside(u, a, e, block_degree, lane, &edges, &hubs, hub))
+          cgs::invalidate_list(u, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found,
+                               &tail);
+        __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
+      }
+    }
+    __syncthreads();
+    for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
+      long long u = hub[h] / 2;
+      int a = static_cast<int>(hub[h] % 2);
+      cgs::invalidate_list(u, threadIdx.x, blockDim.x, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
+                           (a ? degree1 : degree0)[u], parent, invalid, found, &tail);
+      __syncthreads();   // a child found through both of u's lists is marked once
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      if (search) {
+        searched_end = level_end;
+        ++searched;
+      }
+      level_begin = level_end;
+      level_end = static_cast<long long>(tail);
+      hubs = 0;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[0] = static_cast<unsigned long long>(searched_end);
+    out[1] = static_cast<unsigned long long>(level_begin);
+    out[2] = static_cast<unsigned long long>(level_end);
+    out[3] = edges;
+    out[4] = static_cast<unsigned long long>(searched);
+  }
 }
 
 // A whole push phase in one block (small incremental updates): levels of a

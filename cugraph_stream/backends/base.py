@@ -1631,11 +1631,12 @@ class Backend(abc.ABC):
 
         Meant for rules where ties are common (BFS hop counts): a deleted
         tree edge then invalidates only the vertices whose distance really
-        grows, not the whole subtree.  Each level searched costs a host
-        synchronisation (counted: one per level, plus one for the closure
-        past ``levels`` and two for the results), so candidates left after
-        ``levels`` levels are invalidated with their subtrees as
-        :meth:`invalidate` does, in one pass while narrow.  Returns ``(invalidated, examined,
+        grows, not the whole subtree.  Candidates left after ``levels``
+        levels are invalidated with their subtrees as :meth:`invalidate`
+        does.  Two host synchronisations (counted) while the levels stay
+        narrow (one block runs them all on the GPU: one read of its results,
+        one of the invalidated vertices); on the GPU a wider level costs one
+        each.  Returns ``(invalidated, examined,
         edges_read)``: each vertex once in ``invalidated``; ``examined`` holds
         every candidate (so every kept one, whose parent changed), repeats
         allowed.

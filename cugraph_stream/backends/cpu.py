@@ -662,14 +662,13 @@ class CPUBackend(Backend):
             found.append(dead)
             candidates, read = self._mark_children(adjs, dead, parent, invalid)
             edges_read += read
-        deeper = bool(candidates.size)
         while candidates.size:                  # past `levels`: the plain closure
             found.append(candidates)
             candidates, read = self._mark_children(adjs, candidates, parent, invalid)
             edges_read += read
         invalidated = np.concatenate(found) if found else _EMPTY_INDEX
         invalid[invalidated] = False
-        DEVICE_CALLS.syncs += searched + deeper + 2     # as the GPU: a read per level searched, ...
+        DEVICE_CALLS.syncs += 1       # as the GPU while levels stay narrow: the block's results, the invalidated
         return invalidated, np.concatenate(examined) if examined else _EMPTY_INDEX, edges_read
 
     def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):

@@ -1410,37 +1410,59 @@ class GPUBackend(Backend):
         return self.join([log[:end]]), edges_read + more
 
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
-        # a level per round, one host read each: keep_ties_warp keeps candidates (clearing
-        # their mark), invalidate_children marks the children of the candidates still marked
-        # (invalid, and in `following`: the next candidates); past `levels`, the plain closure
-        # (one block while narrow); the marks left are the answer
+        # few seeds: keep_ties_block runs the levels (searching ties, then the plain
+        # closure) while they stay narrow, one read for all; from a wider level
+        # on, a level per round (one read each): keep_ties_warp keeps candidates
+        # (clearing their mark), invalidate_children marks the children of the
+        # candidates still marked (invalid, and in `following`: the next
+        # candidates); past `levels`, the plain closure (_mark_below); the marks
+        # left are the answer
         xp = self.xp
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        following = self._flag("next", bound)
-        candidates = self.unique(seeds, bound)
-        self.put(invalid, candidates, 1)
-        examined, searched, below = [], 0, 0
         edges = xp.zeros(1, dtype=xp.uint64)
-        keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
-        children = cuda_kernels.get_kernel("invalidate", "invalidate_children")
-        while candidates.size and searched < levels:
-            searched += 1
-            n = np.int64(candidates.size)
-            examined.append(candidates)
-            keep((_blocks(32 * n),), (_THREADS,),
-                 (candidates, n) + self._lists(pull_adj) + (pull_adj.degree, value, parent)
-                 + self._unreachable(rule) + (invalid, edges))
-            for adj in adjs:
-                children((_blocks(32 * n),), (_THREADS,),
-                         (candidates, n, self._lists(adj)[0], adj.degree, parent, invalid, following, edges))
-            candidates = self._take_flagged(following, bound)
-        deeper = bool(candidates.size)
-        if deeper:
-            _, below = self._mark_below(adjs, candidates, parent, invalid)
+        examined, searched, below, reads = [], 0, 0, 0
+        if seeds.size <= _FUSED_LEVEL_LIMIT:
+            found = self._scratch("tie_found", bound + levels * _FUSED_LEVEL_LIMIT, xp.int64)
+            first, last = adjs[0], adjs[-1]
+            out = xp.empty(5, dtype=xp.uint64)
+            self._relax_kernel("keep_ties_block", rule, pull_adj.wgt)(
+                (1,), (_FUSED_THREADS,),
+                (seeds.astype(xp.int64, copy=False), np.int64(seeds.size), found, np.int32(levels),
+                 np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE)) + self._lists(pull_adj)
+                + (pull_adj.degree, self._lists(first)[0], first.degree, self._lists(last)[0], last.degree,
+                   np.int32(len(adjs)), value, parent) + self._unreachable(rule) + (invalid, out))
+            searched_end, expanded, end, below, searched = (int(c) for c in out.get())   # (the decorator's count)
+            examined.append(found[:searched_end])
+            candidates = found[expanded:end]            # (marked, each once)
+        else:
+            candidates = self.unique(seeds, bound)      # (the decorator's count)
+            self.put(invalid, candidates, 1)
+        if candidates.size and searched < levels:       # a level too wide for the block
+            following = self._flag("next", bound)
+            keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
+            children = cuda_kernels.get_kernel("invalidate", "invalidate_children")
+            while candidates.size and searched < levels:
+                searched += 1
+                reads += 1
+                n = np.int64(candidates.size)
+                examined.append(candidates)
+                keep((_blocks(32 * n),), (_THREADS,),
+                     (candidates, n) + self._lists(pull_adj) + (pull_adj.degree, value, parent)
+                     + self._unreachable(rule) + (invalid, edges))
+                for adj in adjs:
+                    children((_blocks(32 * n),), (_THREADS,),
+                             (candidates, n, self._lists(adj)[0], adj.degree, parent, invalid, following, edges))
+                candidates = self._take_flagged(following, bound)
+            reads += 1                                  # (the edges read by those levels)
+            below += int(edges.get()[0])
+        if candidates.size:                             # past `levels`: the plain closure
+            reads += 1
+            _, more = self._mark_below(adjs, candidates, parent, invalid)
+            below += more
         invalidated = self._take_flagged(invalid, bound)
-        DEVICE_CALLS.syncs += searched + deeper + 2     # (the decorator counted the seeds' unique)
-        return invalidated, self.join(examined), int(edges.get()[0]) + below
+        DEVICE_CALLS.syncs += reads + 1
+        return invalidated, self.join(examined), below
 
     def _bfs_start(self, out_adj, in_adj, source, bound, value, parent, rule):
         # the kernels of kernels/bfs.cu; the level loop is the base class's

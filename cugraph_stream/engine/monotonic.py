@@ -33,8 +33,9 @@ import numpy as np
 from ..backends.base import Counted
 from .growth import ensure_vertex_capacity, fit_vertex_capacity
 
-#: levels below the seeds where invalidation looks for another parent at the same value (each
-#: costs the GPU a host round trip; deeper candidates are invalidated with their subtrees)
+#: levels below the seeds where invalidation looks for another parent at the same value (on the
+#: GPU in one block with the rest of the invalidation while levels are narrow, else a host round
+#: trip each; deeper candidates are invalidated with their subtrees)
 KEEP_TIE_LEVELS = 3
 
 

@@ -1378,6 +1378,36 @@ def test_invalidate_keeping_ties_invalidates_whole_subtrees_past_its_levels(ops)
         assert host(ops, dev_parent)[4] == parent_of_4, levels
 
 
+@pytest.mark.parametrize("leaves, seeds_hub", [(5000, True), (5000, False), (300, True), (300, False)])
+def test_invalidate_keeping_ties_past_a_wide_level(ops, leaves, seeds_hub):
+    """0 -> 1 -> each leaf, 0 -> 2 -> every other leaf (a tie), each leaf -> a
+    grandchild.  Deleting 0 -> 1 (seed: 1): a level of 5,000 leaves is wider
+    than the GPU's one block takes, the levels after it run one launch each.
+    Seeding the leaves too, twice (10,001 seeds), skips the block altogether;
+    with 300 leaves the block runs every level.  Each way: the tied leaves are
+    kept (parent 2), the others invalidated with their grandchildren."""
+    rule = RULES["bfs"]
+    leaf = np.arange(3, 3 + leaves)
+    grandchild = leaf + leaves
+    arcs = ([(0, 1), (0, 2)] + [(1, int(x)) for x in leaf] + [(2, int(x)) for x in leaf[::2]]
+            + [(int(x), int(y)) for x, y in zip(leaf, grandchild)])
+    n = 3 + 2 * leaves
+    dist, parent = _bfs_tree(n, arcs, 0)
+    parent[leaf] = 1
+    remaining = [a for a in arcs if a != (0, 1)]
+    out = make_adjacency(ops, n, [(u, v, 1.0) for u, v in remaining])
+    inn = make_adjacency(ops, n, [(v, u, 1.0) for u, v in remaining])
+    seeds = np.array([1]) if seeds_hub else np.concatenate(([1], leaf, leaf))      # (repeats allowed)
+    dev_parent = ops.asarray(parent.copy())
+    invalidated, examined, read = ops.invalidate_keeping_ties([out], inn, ops.asarray(seeds),
+                                                              ops.asarray(dist.copy()), dev_parent, rule, 3)
+    untied = leaf[1::2]
+    assert sorted(host(ops, invalidated).tolist()) == sorted([1] + untied.tolist() + (untied + leaves).tolist())
+    assert sorted(set(host(ops, examined).tolist())) == sorted([1] + leaf.tolist() + (untied + leaves).tolist())
+    new_parent = host(ops, dev_parent)
+    assert (new_parent[leaf[::2]] == 2).all() and (new_parent[untied] == 1).all() and read > 0
+
+
 @pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small", "one block", "one block, extremes",
                                  "one", "none", "one block and one more", "runs across chunks",
                                  "one value, many chunks"])

@@ -326,6 +326,37 @@ __device__ __forceinline__ V load_volatile(const V* p)
   return *reinterpret_cast<const volatile V*>(p);
 }
 
+// ---- ordered compaction within a block ------------------------------------
+// The rank of the calling thread's flag among the block's set flags, in
+// thread order (a ballot per warp, then an exclusive scan of the warps'
+// counts), and in *total how many are set.  Every thread of the block calls
+// it (blockDim.x a multiple of 32); it synchronises the block, also before it
+// returns, so calls may follow each other.
+__device__ __forceinline__ int block_rank(bool flag, int* total)
+{
+  __shared__ int warp_sums[33];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned int ballot = __ballot_sync(0xffffffffu, flag);
+  int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
+  if (lane == 0) warp_sums[warp] = __popc(ballot);
+  __syncthreads();
+  if (warp == 0) {   // exclusive scan of the warp counts; the total after them
+    int s = lane < static_cast<int>(blockDim.x >> 5) ? warp_sums[lane] : 0;
+    int inclusive = s;
+    for (int d = 1; d < 32; d <<= 1) {
+      int up = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += up;
+    }
+    warp_sums[lane] = inclusive - s;
+    if (lane == 31) warp_sums[32] = inclusive;
+  }
+  __syncthreads();
+  int rank = warp_sums[warp] + before_in_warp;
+  *total = warp_sums[32];
+  __syncthreads();
+  return rank;
+}
+
 // ---- sums of earlier blocks' results, for multi-block scans -------------
 // A scan over more items than a block holds runs in two launches: one writes
 // each block's total, the next has block b start from the totals of blocks

@@ -106,32 +106,14 @@ __global__ void merge_sorted(const long long* keys, const long long* values, lon
 // library compaction takes a scan, a count read and a scatter.
 __global__ void compact_flags(const bool* mask, long long count, long long* out, unsigned long long* kept)
 {
-  __shared__ int warp_sums[32];
-  __shared__ long long base;
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (threadIdx.x == 0) base = 0;
-  __syncthreads();
+  long long base = 0;   // (the same in every thread)
   for (long long start = 0; start < count; start += blockDim.x) {
     long long i = start + threadIdx.x;
-    int flag = i < count && mask[i];
-    unsigned int ballot = __ballot_sync(0xffffffffu, flag);
-    int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
-    if (lane == 0) warp_sums[warp] = __popc(ballot);
-    __syncthreads();
-    if (warp == 0) {   // exclusive scan of the warp counts
-      int s = lane < (blockDim.x >> 5) ? warp_sums[lane] : 0;
-      int inclusive = s;
-      for (int d = 1; d < 32; d <<= 1) {
-        int up = __shfl_up_sync(0xffffffffu, inclusive, d);
-        if (lane >= d) inclusive += up;
-      }
-      warp_sums[lane] = inclusive - s;
-    }
-    __syncthreads();
-    if (flag) out[base + warp_sums[warp] + before_in_warp] = i;
-    __syncthreads();
-    if (threadIdx.x == blockDim.x - 1) base += warp_sums[warp] + before_in_warp + flag;
-    __syncthreads();
+    bool flag = i < count && mask[i];
+    int total;
+    int rank = cgs::block_rank(flag, &total);
+    if (flag) out[base + rank] = i;
+    base += total;
   }
   if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
 }
@@ -157,28 +139,13 @@ __global__ void distinct_counts(const long long* sorted, long long count, long l
 __global__ void distinct_sorted(const long long* sorted, long long count, const long long* block_counts,
                                 long long* out, unsigned long long* kept)
 {
-  __shared__ int warp_sums[32];
   long long base = cgs::block_sum(block_counts, blockIdx.x);
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  int flag = first_of_run(sorted, count, i);
-  unsigned int ballot = __ballot_sync(0xffffffffu, flag);
-  int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
-  if (lane == 0) warp_sums[warp] = __popc(ballot);
-  __syncthreads();
-  if (warp == 0) {   // exclusive scan of the warp counts
-    int s = lane < static_cast<int>(blockDim.x >> 5) ? warp_sums[lane] : 0;
-    int inclusive = s;
-    for (int d = 1; d < 32; d <<= 1) {
-      int up = __shfl_up_sync(0xffffffffu, inclusive, d);
-      if (lane >= d) inclusive += up;
-    }
-    warp_sums[lane] = inclusive - s;
-  }
-  __syncthreads();
-  if (flag) out[base + warp_sums[warp] + before_in_warp] = sorted[i];
-  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 1)
-    kept[0] = static_cast<unsigned long long>(base + warp_sums[warp] + before_in_warp + flag);
+  bool flag = first_of_run(sorted, count, i);
+  int total;
+  int rank = cgs::block_rank(flag, &total);
+  if (flag) out[base + rank] = sorted[i];
+  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base + total);
 }
 
 // The distinct values of values[0:count] (count <= SORT_BLOCK), ascending, in
@@ -193,13 +160,9 @@ __global__ void sorted_distinct_block(const long long* values, long long count, 
                                       unsigned long long* kept)
 {
   __shared__ long long sorted[SORT_BLOCK];
-  __shared__ int warp_sums[32];
-  __shared__ long long base;
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   int size = 1;
   while (size < count) size <<= 1;
   for (int i = threadIdx.x; i < size; i += blockDim.x) sorted[i] = i < count ? values[i] : 0x7FFFFFFFFFFFFFFFll;
-  if (threadIdx.x == 0) base = 0;
   __syncthreads();
   for (int k = 2; k <= size; k <<= 1) {
     for (int j = k >> 1; j > 0; j >>= 1) {
@@ -216,29 +179,16 @@ __global__ void sorted_distinct_block(const long long* values, long long count, 
       __syncthreads();
     }
   }
+  long long kept_before = 0;   // (the same in every thread)
   for (int start = 0; start < count; start += blockDim.x) {
     int i = start + threadIdx.x;
-    int flag = i < count && (i == 0 || sorted[i] != sorted[i - 1]);
-    unsigned int ballot = __ballot_sync(0xffffffffu, flag);
-    int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
-    if (lane == 0) warp_sums[warp] = __popc(ballot);
-    __syncthreads();
-    if (warp == 0) {   // exclusive scan of the warp counts
-      int s = lane < (blockDim.x >> 5) ? warp_sums[lane] : 0;
-      int inclusive = s;
-      for (int d = 1; d < 32; d <<= 1) {
-        int up = __shfl_up_sync(0xffffffffu, inclusive, d);
-        if (lane >= d) inclusive += up;
-      }
-      warp_sums[lane] = inclusive - s;
-    }
-    __syncthreads();
-    if (flag) out[base + warp_sums[warp] + before_in_warp] = sorted[i];
-    __syncthreads();
-    if (threadIdx.x == blockDim.x - 1) base += warp_sums[warp] + before_in_warp + flag;
-    __syncthreads();
+    bool flag = i < count && (i == 0 || sorted[i] != sorted[i - 1]);
+    int total;
+    int rank = cgs::block_rank(flag, &total);
+    if (flag) out[kept_before + rank] = sorted[i];
+    kept_before += total;
   }
-  if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
+  if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(kept_before);
 }
 
 // The vertices of a batch's rows: for each endpoint k (the sources, then the

@@ -326,6 +326,43 @@ __device__ __forceinline__ V load_volatile(const V* p)
   return *reinterpret_cast<const volatile V*>(p);
 }
 
+// One level of a one-block invalidation (invalidate_block, keep_ties_block):
+// the children of found[begin:end) (with `only_marked`, of those still marked
+// in `invalid`) in each adjacency (`nbr_at0`/`degree0`, and with two
+// `nbr_at1`/`degree1`) are marked and appended at `tail`, a warp per list of
+// fewer than `block_degree` entries, the whole block per longer one (set
+// aside in `hub`, `hubs` of them; the caller clears `hubs` between levels);
+// `edges` counts the entries read.  Every thread of the block calls it; it
+// synchronises the block before it returns.
+__device__ __forceinline__ void invalidate_level(long long* found, long long begin, long long end, bool only_marked,
+                                                 long long block_degree, const unsigned long long* nbr_at0,
+                                                 const long long* degree0, const unsigned long long* nbr_at1,
+                                                 const long long* degree1, int adjacencies, const long long* parent,
+                                                 unsigned char* invalid, unsigned long long* tail,
+                                                 unsigned long long* edges, int* hubs, long long* hub)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (long long k = begin + warp; k < end; k += warps) {
+    long long u = found[k];
+    if (only_marked && !load_volatile(invalid + u)) continue;   // (the whole warp: u is the warp's)
+    for (int a = 0; a < adjacencies; ++a) {
+      long long e = (a ? degree1 : degree0)[u];
+      if (!set_hub_aside(u, a, e, block_degree, lane, edges, hubs, hub))
+        invalidate_list(u, lane, 32, neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found, tail);
+      __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
+    }
+  }
+  __syncthreads();
+  for (int h = 0, held = min(*hubs, CGS_BLOCK_LISTS); h < held; ++h) {
+    long long u = hub[h] / 2;
+    int a = static_cast<int>(hub[h] % 2);
+    invalidate_list(u, threadIdx.x, blockDim.x, neighbours(a ? nbr_at1 : nbr_at0, u), (a ? degree1 : degree0)[u],
+                    parent, invalid, found, tail);
+    __syncthreads();   // a child found through both of u's lists is marked once
+  }
+  __syncthreads();
+}
+
 // ---- ordered compaction within a block ------------------------------------
 // The rank of the calling thread's flag among the block's set flags, in
 // thread order (a ballot per warp, then an exclusive scan of the warps'

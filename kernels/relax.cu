@@ -246,26 +246,8 @@ __global__ void keep_ties_block(const long long* seeds, long long count, long lo
       }
       __syncthreads();   // every candidate kept or not before any child is marked
     }
-    for (long long k = level_begin + warp; k < level_end; k += warps) {
-      long long u = found[k];
-      if (!cgs::load_volatile(invalid + u)) continue;   // kept (the whole warp: u is the warp's)
-      for (int a = 0; a < adjacencies; ++a) {
-        long long e = (a ? degree1 : degree0)[u];
-        if (!cgs::set_hub_aside(u, a, e, block_degree, lane, &edges, &hubs, hub))
-          cgs::invalidate_list(u, lane, 32, cgs::neighbours(a ? nbr_at1 : nbr_at0, u), e, parent, invalid, found,
-                               &tail);
-        __syncwarp();   // with two adjacencies, x may be u's child in both: see the first mark
-      }
-    }
-    __syncthreads();
-    for (int h = 0, held = min(hubs, CGS_BLOCK_LISTS); h < held; ++h) {
-      long long u = hub[h] / 2;
-      int a = static_cast<int>(hub[h] % 2);
-      cgs::invalidate_list(u, threadIdx.x, blockDim.x, cgs::neighbours(a ? nbr_at1 : nbr_at0, u),
-                           (a ? degree1 : degree0)[u], parent, invalid, found, &tail);
-      __syncthreads();   // a child found through both of u's lists is marked once
-    }
-    __syncthreads();
+    cgs::invalidate_level(found, level_begin, level_end, true, block_degree, nbr_at0, degree0, nbr_at1, degree1,
+                          adjacencies, parent, invalid, &tail, &edges, &hubs, hub);
     if (threadIdx.x == 0) {
       if (search) {
         searched_end = level_end;

@@ -1420,7 +1420,6 @@ class GPUBackend(Backend):
         xp = self.xp
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        edges = xp.zeros(1, dtype=xp.uint64)
         examined, searched, below, reads = [], 0, 0, 0
         if seeds.size <= _FUSED_LEVEL_LIMIT:
             found = self._scratch("tie_found", bound + levels * _FUSED_LEVEL_LIMIT, xp.int64)
@@ -1439,7 +1438,7 @@ class GPUBackend(Backend):
             candidates = self.unique(seeds, bound)      # (the decorator's count)
             self.put(invalid, candidates, 1)
         if candidates.size and searched < levels:       # a level too wide for the block
-            following = self._flag("next", bound)
+            following, edges = self._flag("next", bound), xp.zeros(1, dtype=xp.uint64)
             keep = self._relax_kernel("keep_ties_warp", rule, pull_adj.wgt)
             children = cuda_kernels.get_kernel("invalidate", "invalidate_children")
             while candidates.size and searched < levels:

@@ -8,8 +8,8 @@ An undirected graph keeps one adjacency holding both arcs of every edge (one
 arc for a self loop), which serves as in- and out-adjacency at once.  The
 arc index maps each arc of the out-adjacency to its slot.
 
-:meth:`GraphStore.apply` turns a :class:`ReducedBatch` into a
-:class:`StoreDelta`: the arcs that appeared, disappeared or changed weight,
+:meth:`GraphStore.apply` turns a batch's net changes
+(:class:`~cugraph_stream.backends.base.NetChanges`) into a :class:`StoreDelta`: the arcs that appeared, disappeared or changed weight,
 which is all the incremental queries need to know about a batch.
 
 Changes run inside :meth:`GraphStore.transaction`: every part of the store
@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..backends.base import NetChanges
 from ..log import logger
 from .adjacency import Adjacency, list_room, read_plans
 from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
@@ -38,7 +39,6 @@ from .hotness import DEFAULT_TAU, Hotness
 from .journal import Journal, RollbackError
 from .placement import Placement
 from .reads import READ_UNIT_BYTES, ReadCounters
-from .reduce import ReducedBatch
 from .vertices import VertexTable
 
 
@@ -288,9 +288,8 @@ class GraphStore:
         key = self.ops.sorted_distinct(arc_key(xp, u, v))
         empty = xp.empty(0, dtype=xp.int64)
         empty_w = xp.empty(0, dtype=self.weight_dtype)
-        reduced = ReducedBatch(empty, empty, empty_w, key >> 32, key & 0xFFFFFFFF,
-                               empty, empty, empty_w)
-        delta = self.apply(reduced)
+        delta = self.apply(NetChanges(empty, empty, empty_w, None, key >> 32, key & 0xFFFFFFFF, None,
+                                      empty, empty, empty_w, None, {}))
         self.out.release(internal)
         if self.directed:
             self.inn.release(internal)
@@ -347,18 +346,25 @@ class GraphStore:
         is present, without reading its slot (two launches, no wait)."""
         return self.index.locate(self.ops.arc_keys(u, v))
 
-    def apply(self, batch):
-        """Apply a :class:`ReducedBatch`; return the arc-level :class:`StoreDelta`."""
+    def apply(self, changes):
+        """Apply a batch's net changes (:class:`~cugraph_stream.backends.base.NetChanges`,
+        as :func:`~cugraph_stream.engine.reduce.reduce_batch` gives them: internal
+        ids, ``u <= v`` on an undirected graph); return the arc-level :class:`StoreDelta`.
+
+        The table positions (``deleted_at``, ``updated_at``: valid until the
+        store changes) and ``inserted_keys`` spare probing and computing them
+        again; None where not known."""
         xp = self.ops.xp
         # (an undirected graph's mirror arcs were not looked up by the reduction)
-        delete_at, update_at = (batch.delete_at, batch.update_at) if self.directed else (None, None)
-        du, dv, _ = self._arcs(batch.delete_u, batch.delete_v)
+        delete_at, update_at = (changes.deleted_at, changes.updated_at) if self.directed else (None, None)
+        du, dv, _ = self._arcs(changes.deleted_u, changes.deleted_v)
         dw = self._delete(du, dv, delete_at)
-        uu, uv, uw = self._arcs(batch.update_u, batch.update_v, batch.update_w)
+        uu, uv, uw = self._arcs(changes.updated_u, changes.updated_v, changes.updated_weights)
         old = self._reweight(uu, uv, uw, update_at)
-        iu, iv, iw = self._arcs(batch.insert_u, batch.insert_v, batch.insert_w)
-        self._insert(iu, iv, iw, batch.insert_keys if self.directed else None)    # (undirected: two arcs an edge)
-        self.journal.assign(self, "num_edges", self.num_edges + int(batch.insert_u.size) - int(batch.delete_u.size))
+        iu, iv, iw = self._arcs(changes.inserted_u, changes.inserted_v, changes.inserted_weights)
+        self._insert(iu, iv, iw, changes.inserted_keys if self.directed else None)    # (undirected: two arcs an edge)
+        self.journal.assign(self, "num_edges",
+                            self.num_edges + int(changes.inserted_u.size) - int(changes.deleted_u.size))
         self._compact_if_needed()
         self.index.fit()
         empty = xp.empty(0, dtype=xp.int64)

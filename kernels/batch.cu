@@ -9,7 +9,8 @@
 namespace cgs {
 
 // counters[] slots: net outcome per edge, plus delete rows that found no edge,
-// plus keys that repeat too often for net_walk
+// plus keys that repeat too often for net_walk (the host may copy a count of
+// its own after them, read in the same wait: net_changes' unresolved)
 enum NetCount { NET_INSERTED = 0, NET_DELETED = 1, NET_UPDATED = 2, NET_UNCHANGED = 3, NET_CANCELLED = 4,
                 NET_IGNORED_ROWS = 5, NET_OVERFLOW = 6, NET_COUNTERS = 7 };
 

@@ -792,12 +792,40 @@ class Backend(abc.ABC):
         >>> ids.tolist(), missing.tolist()
         ([1, -1, -1, 0], [9])
         """
-        xp = self.xp
-        ends = xp.concatenate((src, dst))
+        ids, missing = self.find_rows(keys, values, src, dst, codes)
+        return ids, self.read_counted(missing)
+
+    def find_rows(self, keys, values, src, dst, codes):
+        """:meth:`lookup_rows` without waiting: ``missing`` is a :class:`Counted`,
+        its count left on the device (see :meth:`net_changes`' ``unresolved``).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.backends.rows import INSERT
+        >>> ids, missing = get_backend("cpu").find_rows(np.array([3]), np.array([0]), np.array([3]),
+        ...                                             np.array([4]), np.array([INSERT], dtype=np.int8))
+        >>> ids.tolist(), missing.count
+        ([0, -1], 1)
+        """
+        ends = self.xp.concatenate((src, dst))
         ids = self.lookup_sorted(keys, values, ends)
+        return ids, self.missing_ends(ids, ends, codes)
+
+    def missing_ends(self, ids, ends, codes):
+        """The ``ends`` of insert rows (op ``codes`` equal to
+        :data:`~cugraph_stream.backends.rows.INSERT`; ``ends`` the sources
+        then the destinations) whose ``ids`` are -1: a :class:`Counted`,
+        repeats kept, in no particular order.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.backends.rows import DELETE, INSERT
+        >>> get_backend("cpu").missing_ends(np.array([-1, 0, -1, -1]), np.array([7, 8, 5, 6]),
+        ...                                 np.array([INSERT, DELETE], dtype=np.int8)).array.tolist()
+        [7, 5]
+        """
+        xp = self.xp
         inserting = codes == rows.INSERT
         (missing,) = self.compress((ids < 0) & xp.concatenate((inserting, inserting)), ends)
-        return ids, missing
+        return Counted(missing, int(missing.size))
 
     def arc_keys(self, u, v, undirected=False):
         """The arc key (:func:`~cugraph_stream.engine.hash_index.arc_key`) of each
@@ -1403,7 +1431,7 @@ class Backend(abc.ABC):
         return check
 
     @abc.abstractmethod
-    def net_changes(self, u, v, codes, weights, table, adj: AdjacencyLists, undirected=False):
+    def net_changes(self, u, v, codes, weights, table, adj: AdjacencyLists, undirected=False, unresolved=None):
         """Net change of each edge named by batch rows ``u[i] -> v[i]``, rows in
         any order (the rows of one edge apply in batch order).
 
@@ -1422,6 +1450,14 @@ class Backend(abc.ABC):
         row changed it), ``cancelled`` (rows changed it and changed it back)
         and ``ignored`` (delete rows that found their edge absent).
 
+        ``unresolved``: the count of a :class:`Counted` (a host int, or a
+        one-element device array) of ends the rows name that have no id yet
+        (:meth:`find_rows`' ``missing``), read in the same wait as the
+        counts: where it is not zero, the changes are not computed or not
+        returned, and None is (the caller creates those vertices and asks
+        again).  So a batch naming known vertices only waits once for its
+        lookup and its reduction.
+
         >>> from cugraph_stream.backends import get_backend
         >>> from cugraph_stream.engine.adjacency import Adjacency
         >>> from cugraph_stream.engine.arc_index import ArcIndex
@@ -1434,6 +1470,9 @@ class Backend(abc.ABC):
         ...                       np.array([5, 7, 0, 0], np.float32), index.table, adj)
         >>> net.inserted_u.tolist(), net.inserted_v.tolist(), net.deleted_v.tolist(), net.counts["cancelled"]
         ([1], [2], [1], 1)
+        >>> ops.net_changes(np.array([0]), np.array([-1]), np.array([1], np.int8), np.array([5], np.float32),
+        ...                 index.table, adj, unresolved=1) is None
+        True
         """
 
     # --------------------------------------------------------- graph operators

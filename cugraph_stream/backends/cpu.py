@@ -494,7 +494,9 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def net_changes(self, u, v, codes, weights, table, adj, undirected=False):
+    def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
+        if unresolved:                          # (a host count here: known before any work)
+            return None
         keys = self.arc_keys(u, v, undirected)
         if self.kernels is not None:            # (rows in any order)
             return self.kernels.net_changes(keys, codes, weights, table, adj)

@@ -638,8 +638,9 @@ class GPUBackend(Backend):
                  np.uint64(0) if known is None else known.astype(self.xp.int64, copy=False), found))
         return found
 
-    def lookup_rows(self, keys, values, src, dst, codes):
-        # one kernel looks every endpoint up and gathers the missing ones (kernels/sets.cu)
+    def find_rows(self, keys, values, src, dst, codes):
+        # one kernel looks every endpoint up and gathers the missing ones (kernels/sets.cu);
+        # their count stays on the device
         xp = self.xp
         n = int(src.size)
         ids, missing = xp.empty(2 * n, dtype=xp.int64), xp.empty(2 * n + 1, dtype=xp.int64)
@@ -651,7 +652,7 @@ class GPUBackend(Backend):
                 (keys, values, np.int64(keys.size), src.astype(xp.int64, copy=False),
                  dst.astype(xp.int64, copy=False), xp.ascontiguousarray(codes, dtype=xp.int8), np.int8(INSERT),
                  np.int64(n), ids, missing, count))
-        return ids, missing[:int(count.get()[0])]
+        return ids, Counted(missing[:2 * n], count)
 
     def arc_keys(self, u, v, undirected=False):
         xp = self.xp
@@ -1142,18 +1143,23 @@ class GPUBackend(Backend):
         DEVICE_CALLS.syncs += 1
         return RowCheck(codes, converted, bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
 
-    def net_changes(self, u, v, codes, weights, table, adj, undirected=False):
+    def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
         # rows in any order: net_group puts each key's rows on a list in a batch
         # table, net_walk settles each key and writes it out with its ends
-        # (kernels/batch.cu); one sync reads the counts.  A key of more rows
-        # than net_walk orders itself (rare) sends the batch through a stable
-        # sort and the sorted kernel instead.
+        # (kernels/batch.cu); one sync reads the counts (and the unresolved
+        # count, copied after them).  A key of more rows than net_walk orders
+        # itself (rare) sends the batch through a stable sort and the sorted
+        # kernel instead.
         xp = self.xp
         n = int(u.size)
+        if unresolved is not None and not isinstance(unresolved, xp.ndarray) and unresolved:
+            return None
         u, v = u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False)
         edges = xp.empty((9, n), dtype=xp.int64)        # rows: see NetEdgeRow in kernels/batch.cu
         changed_w = xp.empty((2, n), dtype=weights.dtype)
-        counters = xp.zeros(7, dtype=xp.uint64) if n == 1 else xp.empty(7, dtype=xp.uint64)
+        counters = xp.zeros(8, dtype=xp.uint64) if n <= 1 else xp.empty(8, dtype=xp.uint64)   # (net_group clears)
+        if isinstance(unresolved, xp.ndarray):
+            self._copy_into(counters[7:], [unresolved.view(xp.uint64)])
         _check_slot_pointers(table)
         codes = codes.astype(xp.int8, copy=False)
         outputs = (table, np.int64(table.size), adj.start, adj.degree, adj.nbr, exact_astype(adj.wgt, weights.dtype),
@@ -1180,7 +1186,9 @@ class GPUBackend(Backend):
             host = counters.get()                   # the one sync
             overflow = int(host[6])
         else:
-            host = np.zeros(7, dtype=np.uint64)
+            host = counters.get() if isinstance(unresolved, xp.ndarray) else np.zeros(8, dtype=np.uint64)
+        if isinstance(unresolved, xp.ndarray) and host[7]:
+            return None
         if overflow:
             order = xp.argsort(self.arc_keys(u, v, undirected), kind="stable")
             counters.fill(0)

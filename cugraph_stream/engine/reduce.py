@@ -12,7 +12,7 @@ therefore cost nothing downstream.
 from __future__ import annotations
 
 
-def reduce_batch(store, u, v, w, op):
+def reduce_batch(store, u, v, w, op, unresolved=None):
     """Reduce rows ``(u, v, w, op)`` to net changes.
 
     Parameters
@@ -26,10 +26,17 @@ def reduce_batch(store, u, v, w, op):
         Weight of each row (any value on delete rows).
     op : int8 array
         ``1`` for insert rows, ``-1`` for delete rows.
+    unresolved : int or one-element device array, optional
+        How many ends of insert rows had no id when ``u`` and ``v`` were
+        looked up (the count of ``VertexTable.find_rows``' ``missing``, read
+        in the same wait as the reduction's counts).
 
     Returns
     -------
-    NetChanges
+    NetChanges or None
+        None where ``unresolved`` is not zero: ``u`` and ``v`` lack the ids
+        of vertices still to be created, and the rows must be reduced again
+        once they are.
         The operator's result (:class:`~cugraph_stream.backends.base.NetChanges`:
         internal ids, ``u <= v`` on an undirected graph), with ``counts``:
         ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``
@@ -37,4 +44,5 @@ def reduce_batch(store, u, v, w, op):
         whose rows changed them and then changed them back) and ``ignored``
         (delete rows that found their edge absent).
     """
-    return store.ops.net_changes(u, v, op, w, store.index.table, store.out, undirected=not store.directed)
+    return store.ops.net_changes(u, v, op, w, store.index.table, store.out, undirected=not store.directed,
+                                 unresolved=unresolved)

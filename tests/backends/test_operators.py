@@ -1459,6 +1459,41 @@ def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows)
     assert host(ops, ids).tolist() == [table.get(x, -1) for x in ends.tolist()]
     want = [x for x, ins in zip(ends.tolist(), np.concatenate((inserting, inserting))) if ins and x not in table]
     assert sorted(host(ops, missing).tolist()) == sorted(want)
+    # the same without waiting: the count stays where it was made, until read
+    found, counted = ops.find_rows(ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst),
+                                   ops.asarray(codes))
+    assert host(ops, found).tolist() == host(ops, ids).tolist()
+    assert sorted(host(ops, ops.read_counted(counted)).tolist()) == sorted(want)
+
+
+def test_missing_ends_are_the_unknown_ends_of_insert_rows(ops):
+    ids = np.array([-1, 4, -1, -1, 2, -1], dtype=np.int64)        # sources of three rows, then destinations
+    ends = np.array([10, 11, 12, 13, 14, 15], dtype=np.int64)
+    codes = np.array([INSERT, INSERT, DELETE], dtype=np.int8)
+    missing = ops.missing_ends(ops.asarray(ids), ops.asarray(ends), ops.asarray(codes))
+    assert sorted(host(ops, ops.read_counted(missing)).tolist()) == [10, 13]
+
+
+@pytest.mark.parametrize("rows", [1, 3, 300])
+def test_net_changes_reads_the_unresolved_count_with_its_own(ops, rows):
+    """``unresolved``: a count of ends still without ids, read in the same wait;
+    zero leaves the result as without it, anything else gives None."""
+    rng = np.random.default_rng(rows)
+    adj, index = indexed_arcs(ops, 50, {(0, 7): 1.0, (3, 4): 2.0})
+    u, v = rng.integers(0, 50, rows), rng.integers(0, 50, rows)
+    u[0], v[0] = 3, 4
+    codes = np.where(rng.random(rows) < 0.5, 1, -1).astype(np.int8)
+    args = (ops.asarray(u), ops.asarray(v), ops.asarray(codes), ops.asarray(rng.random(rows)), index.table, adj)
+    plain = ops.net_changes(*args)
+    for count in (0, 2):
+        for unresolved in (count, ops.asarray(np.array([count], dtype=np.uint64))):
+            net = ops.net_changes(*args, unresolved=unresolved)
+            if count:
+                assert net is None
+            else:
+                assert net.counts == plain.counts
+                for a, b in zip(net[:-1], plain[:-1]):
+                    assert sorted(host(ops, a).tolist()) == sorted(host(ops, b).tolist())
 
 
 @pytest.mark.parametrize("undirected", [False, True])

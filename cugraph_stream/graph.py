@@ -58,8 +58,9 @@ LOAD_PROGRESS_ROWS = 20_000_000
 #: batches of up to this many rows are reduced before their new vertices are known to
 #: be none (the usual case for a few rows): one wait reads the lookup's count of
 #: unknown vertices and the reduction's counts.  A guess that fails (an insert row
-#: names a new vertex) costs a wait and a reduction more; at 0.5% of rows naming a
-#: new vertex (R-MAT 2^22 streams) it fails for under 8% of 16-row batches.
+#: names a new vertex) costs a wait and a reduction more; where 0.5% of the rows
+#: name a new vertex (the benchmarks' R-MAT 2^22 streams: 46 new vertices in 10,000
+#: rows) it fails for about 8% of 16-row batches.
 SPECULATIVE_ROWS = 16
 #: the phases of a bulk load, as ``BatchReport.times`` names them (the bar's steps)
 _LOAD_PHASES = ("validate", "reduce", "store")
@@ -779,8 +780,9 @@ class StreamGraph:
         reduced = found = None
         if not empty and self._times is None and int(src.size) <= SPECULATIVE_ROWS:
             reduced, found = self._reduce_if_known(src, dst, w, codes)
-        new_vertices = ops.xp.empty(0, dtype=ops.xp.int64)
-        if reduced is None:
+        if reduced is not None:                 # (the rows named known vertices only)
+            new_vertices = ops.xp.empty(0, dtype=ops.xp.int64)
+        else:
             only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # (one read, first batch only)
             fresh = only_inserts and store.num_vertices == 0
             u, v, new_vertices = self._vertices_of(src, dst, codes, fresh, found)

@@ -796,8 +796,9 @@ class Backend(abc.ABC):
         return ids, self.read_counted(missing)
 
     def find_rows(self, keys, values, src, dst, codes):
-        """:meth:`lookup_rows` without waiting: ``missing`` is a :class:`Counted`,
-        its count left on the device (see :meth:`net_changes`' ``unresolved``).
+        """:meth:`lookup_rows` without waiting: ``missing`` is a :class:`Counted`
+        whose count is not read (on a GPU it stays on the device; see
+        :meth:`net_changes`' ``unresolved``).
 
         >>> from cugraph_stream.backends import get_backend
         >>> from cugraph_stream.backends.rows import INSERT

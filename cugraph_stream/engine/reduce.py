@@ -34,15 +34,15 @@ def reduce_batch(store, u, v, w, op, unresolved=None):
     Returns
     -------
     NetChanges or None
-        None where ``unresolved`` is not zero: ``u`` and ``v`` lack the ids
-        of vertices still to be created, and the rows must be reduced again
-        once they are.
         The operator's result (:class:`~cugraph_stream.backends.base.NetChanges`:
         internal ids, ``u <= v`` on an undirected graph), with ``counts``:
         ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``
         (re-inserts of the same weight), ``cancelled`` (edges
         whose rows changed them and then changed them back) and ``ignored``
-        (delete rows that found their edge absent).
+        (delete rows that found their edge absent).  None where
+        ``unresolved`` is not zero: ``u`` and ``v`` lack the ids of
+        vertices still to be created, and the rows must be reduced again
+        once they are.
     """
     return store.ops.net_changes(u, v, op, w, store.index.table, store.out, undirected=not store.directed,
                                  unresolved=unresolved)

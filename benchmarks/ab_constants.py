@@ -131,6 +131,9 @@ def parse_args(argv=None):
     args = ap.parse_args(argv)
     if len(args.arms) < 2:
         ap.error("give two arms or more")
+    if args.batches < len(args.arms) * args.block:
+        ap.error(f"--batches {args.batches} leaves an arm without a timed batch "
+                 f"({len(args.arms)} arms of --block {args.block})")
     unchecked = [kind for kind in args.queries if kind not in CHECKED_KINDS]
     if unchecked:
         ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
@@ -183,7 +186,7 @@ def run_query(bench, frames, kind, args):
     for i, frame in enumerate(frames):
         arm = (i // args.block) % len(args.arms)
         args.arms[arm].apply()
-        report, seconds, counts = bench.apply_timed(g, frame)
+        _, seconds, counts = bench.apply_timed(g, frame)
         if i >= args.warmup:
             timings[arm].append((seconds, counts.get("syncs") or 0, counts.get("launches") or 0))
     saved = saved_settings(args.arms)
@@ -237,7 +240,11 @@ def main(argv=None):
         xp = np
     saved = saved_settings(args.arms)
     try:
-        bench, frames = workload(args, xp)
+        try:
+            bench, frames = workload(args, xp)
+        except ValueError as error:         # (more rows than the R-MAT graph has edges)
+            print(f"cannot run: {error}", flush=True)
+            return 2
         print(f"R-MAT scale {args.scale}, {args.backend}: {len(frames)} batches of {args.rows} rows "
               f"({args.warmup} untimed), arms {', '.join(arm.name for arm in args.arms)} in turn, "
               f"{args.block} batch(es) each", flush=True)

@@ -27,6 +27,14 @@ def test_one_arm_is_not_a_comparison(capsys):
     with pytest.raises(SystemExit):
         ab_constants.parse_args(TINY + ARMS[:2])
     assert "two arms or more" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ab_constants.parse_args(TINY + ARMS + ["--batches", "3", "--block", "2"])
+    assert "without a timed batch" in capsys.readouterr().err
+
+
+def test_more_rows_than_the_graph_has_edges_cannot_run(capsys):
+    assert ab_constants.main(TINY + ARMS + ["--rows", "5000", "--batches", "4"]) == 2
+    assert "cannot run" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("rows, batches", [(1, 60), (50, 6)])

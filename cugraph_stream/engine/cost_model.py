@@ -28,9 +28,10 @@ counts every engine reports) turned into seconds by per-path rates::
   computation (PageRank's, a warm restart from the last ranks): there it
   only stands in for the path's rate, and the path counts as never timed
   until it runs.  Until a path has three, its rate is the one
-  through 0 of what was timed (an upper bound), and before anything is
-  timed (a query restored from a checkpoint) the backend's prior rates
-  (:data:`PRIOR_RATES`) apply.
+  through 0 of what was timed (an upper bound; timings that scanned
+  nothing give their mean as a fixed cost and the prior rate per entry),
+  and before anything is timed (a query restored from a checkpoint) the
+  backend's prior rates (:data:`PRIOR_RATES`) apply.
 
 One timing far above its path's fitted line (more than :data:`OUTLIER`
 times the line's estimate, for no more work than the fitted timings did:
@@ -40,8 +41,9 @@ path would be taken from then on, and nothing would time the first again
 until a probe.  The next timing of the
 same path decides: if it is high too, both are fitted (the path did get
 dearer), else the held one is dropped.  A timing below the line by the
-same factor shows that what was fitted no longer holds (a probe after
-such a pause, say): the path's history starts again from it.
+same factor, for no less work than the fitted timings did, shows that what
+was fitted no longer holds (a probe after such a pause, say): the path's
+history starts again from it.
 
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
@@ -155,7 +157,10 @@ class _Rates:
                 return
             if high:                # a second high one in a row: the path got dearer
                 self.history.append(held)
-            elif OUTLIER * seconds < expected:      # far cheaper: what was fitted no longer holds
+            elif OUTLIER * seconds < expected and work >= min(w for w, _ in self.history):
+                # far cheaper for as much work: what was fitted no longer holds (an update of
+                # less work than any fitted, say none, may just have skipped what the fixed
+                # cost stands for: it is fitted with the others)
                 self.history.clear()
                 self.fitted = None
         self.history.append((work, seconds))
@@ -166,11 +171,15 @@ class _Rates:
     def observed(self):
         return bool(self.history)
 
-    def rate(self):
+    def rate(self, prior_per_edge=0.0):
         """``(fixed, per_edge)``: the fit, or before it (one or two timed updates) the
         rate through 0 of what was timed (an upper bound when the first one
         included compiling), or before anything was timed the stand-in's;
-        None when there is neither."""
+        None when there is neither.  Timings that scanned nothing tell a fixed
+        cost alone: their mean, with ``prior_per_edge`` for the work (a rate
+        through 0 would charge a whole update's time to each entry: one BFS
+        update of no work made the next ones of 180 entries look 170x dearer
+        than they were, ``benchmarks.mode_choice``, CPU, R-MAT 16)."""
         if self.fitted is not None:
             return self.fitted
         if not self.history:
@@ -178,7 +187,11 @@ class _Rates:
                 return None
             work, seconds = self.stand_in
             return 0.0, seconds / max(work, 1.0)
-        return 0.0, sum(t for _, t in self.history) / max(sum(w for w, _ in self.history), 1.0)
+        work = sum(w for w, _ in self.history)
+        seconds = sum(t for _, t in self.history)
+        if work < 1.0:
+            return seconds / len(self.history), prior_per_edge
+        return 0.0, seconds / work
 
 
 def _fit(points):
@@ -253,7 +266,7 @@ class CostModel:
     def _rate(self, path):
         if self.fixed_rates is not None:
             return self.fixed_rates[path]
-        rate = self.rates[path].rate()
+        rate = self.rates[path].rate(self.prior[1])
         return self.prior if rate is None else rate
 
     def estimate(self, changed, size):

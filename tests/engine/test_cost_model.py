@@ -62,6 +62,41 @@ def test_rates_are_fitted_from_timed_updates_without_the_first():
     assert fixed == pytest.approx(2e-3) and per_edge == pytest.approx(1e-7)
 
 
+def test_timings_of_no_work_give_a_fixed_cost_not_a_rate_per_entry():
+    """An update that scanned nothing (a BFS batch that changed no level) says what
+    an update costs whatever it scans, nothing about each entry: before a fit
+    it is a fixed cost, with the prior's rate per entry, not its whole time
+    per entry (which made the next update of 180 entries look 170x dearer)."""
+    model = CostModel("cpu")
+    model.observe_recompute(work=90_000, size=10**6, seconds=0.005)
+    model.observe("incremental", seconds=1e-4, work=0, changed=100)
+    assert model.rates["incremental"].rate(2e-8) == (1e-4, 2e-8)
+    model.work_per_change = 1.8
+    incremental, recompute = model.estimate(changed=100, size=10**6)
+    assert incremental == pytest.approx(1e-4 + 2e-8 * 180) and incremental < recompute
+    model.observe("incremental", seconds=9e-4, work=200, changed=100)       # work: a rate through 0 again
+    assert model.rates["incremental"].rate(2e-8) == (0.0, pytest.approx(1e-3 / 200))
+
+
+def test_a_cheap_update_of_less_work_than_any_fitted_keeps_the_fit():
+    """A timing far below the fitted line starts the path's history again only
+    for as much work as the fitted timings did: an update of none is cheap
+    because it skipped what the fixed cost stands for (seen in
+    benchmarks.mode_choice: BFS, 100-row batches, CPU, R-MAT 16, where such
+    a reset made auto recompute a third of the batches, 2.3x the faster path)."""
+    model = CostModel("cpu")
+    model.observe_recompute(work=90_000, size=10**6, seconds=0.005)
+    for work in (150, 50, 400, 100, 250):
+        model.observe("incremental", seconds=2e-4 + 1e-7 * work, work=work, changed=100)
+    fitted = model.rates["incremental"].fitted
+    model.observe("incremental", seconds=2e-5, work=0, changed=100)         # 10x below the line
+    assert model.rates["incremental"].fitted is not None and len(model.rates["incremental"].history) == 6
+    assert model.rates["incremental"].fitted[0] < fitted[0]
+    assert model.choose(changed=100, size=10**6).path == "incremental"
+    model.observe("incremental", seconds=2e-5, work=400, changed=100)       # as much work, 10x below: reset
+    assert list(model.rates["incremental"].history) == [(400.0, 2e-5)]
+
+
 def test_tracks_computation_times_the_recompute_path():
     model = CostModel("gpu")
     model.observe_recompute(work=1000, size=500, seconds=0.5)

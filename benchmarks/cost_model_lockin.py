@@ -5,9 +5,10 @@
 
 No graph runs: each stream feeds :class:`~cugraph_stream.engine.cost_model.CostModel`
 the timings a path would have taken (drawn from a seeded generator), so the
-figures say what the model decides, not how fast the engine is.  Two
-scenarios, each over ``--streams`` streams of ``--batches`` single-change
-updates on a graph of 138M vertices + edges (R-MAT 2^22's size):
+figures say what the model decides, not how fast the engine is.  Four
+scenarios, the first over ``--streams`` streams and the others over half
+as many, each stream of ``--batches`` updates on a graph of 138M vertices
++ edges (R-MAT 2^22's size; ``idle``: a million):
 
 * ``lockin``: incremental updates are cheap (0.3 ms, plus 2 us per entry
   scanned, most scanning nothing), a recomputation costs 7.5-9.5 ms, and up
@@ -26,6 +27,18 @@ updates on a graph of 138M vertices + edges (R-MAT 2^22's size):
   compiled in a fresh process: ``benchmarks.gpu_vs_pylibcugraph``'s first
   PageRank batch took 168.5 ms on a lent H100, the next ones 11-17 ms).
   Figure: as ``comparable``.
+
+* ``idle``: as BFS's 100-row batches on the CPU (``benchmarks.mode_choice``,
+  R-MAT 16): a third of the incremental updates scan nothing and cost
+  0.05-0.1 ms (no level changed: the correction is skipped), the others
+  scan 20-2,000 entries for 0.25-0.35 ms plus 0.2 us an entry, and a
+  recomputation costs 4-7 ms (100-change updates, the CPU's prior rates).
+  Figure: as ``comparable`` (the cheaper path is the incremental one).  A
+  cheap update of no work resets the fitted line; before the incremental
+  estimate took the lower of the line through 0 and the timings' level plus
+  the prior rate, that one timing's rate through 0 made the next updates
+  look 50-170x dearer (about 9x the incremental path here; 2.37x in
+  ``mode_choice``).
 
 ``--model`` loads another checkout's ``cost_model.py`` (one whose ``choose``
 has no ``bounded`` argument is called without it).
@@ -127,6 +140,36 @@ def compiled(module, streams, batches, seed):
     return _spent_over_cheaper(module, streams, batches, seed, (0.002, 0.014), compiling=(0.1, 0.5), bounded=False)
 
 
+def idle(module, streams, batches, seed):
+    """Per stream of 100-change updates, a third of which scan nothing: seconds spent
+    over the last 100 updates / the incremental path's."""
+    def incremental(rng):
+        if rng.random() < 1 / 3:
+            return 0, rng.uniform(5e-5, 1e-4)
+        work = int(rng.uniform(20, 2000))
+        return work, rng.uniform(2.5e-4, 3.5e-4) + 2e-7 * work
+
+    ratios = []
+    for s in range(streams):
+        rng = np.random.default_rng(seed + s)
+        model = module.CostModel("cpu")
+        bounded = {"bounded": True} if "bounded" in inspect.signature(model.choose).parameters else {}
+        model.observe_recompute(work=90_000, size=1e6, seconds=rng.uniform(0.004, 0.007))
+        spent, cheaper = [], []
+        for _ in range(batches):
+            work, inc = incremental(rng)
+            path = model.choose(changed=100, size=1e6, **bounded).path
+            if path == "incremental":
+                t = inc
+            else:
+                work, t = 90_000, rng.uniform(0.004, 0.007)
+            model.observe(path, seconds=t, work=work, changed=100)
+            spent.append(t)
+            cheaper.append(inc)
+        ratios.append(sum(spent[-100:]) / sum(cheaper[-100:]))
+    return np.array(ratios)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.cost_model_lockin", description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=None, help="a cost_model.py to load instead of the installed one")
@@ -143,6 +186,9 @@ def main(argv=None):
           f"{(ratios > 1.1).mean():.1%} of {ratios.size} streams above 1.1x")
     ratios = compiled(module, args.streams // 2, args.batches, args.seed)
     print(f"compiled: spent / cheaper path {ratios.mean():.3f} mean, {ratios.max():.3f} worst; "
+          f"{(ratios > 1.1).mean():.1%} of {ratios.size} streams above 1.1x")
+    ratios = idle(module, args.streams // 2, args.batches, args.seed)
+    print(f"idle: spent / incremental path {ratios.mean():.3f} mean, {ratios.max():.3f} worst; "
           f"{(ratios > 1.1).mean():.1%} of {ratios.size} streams above 1.1x")
     return 0
 

@@ -27,10 +27,13 @@ counts every engine reports) turned into seconds by per-path rates::
   path's first timed update, except where the recompute path is another
   computation (PageRank's, a warm restart from the last ranks): there it
   only stands in for the path's rate, and the path counts as never timed
-  until it runs.  Until a path has three, its rate is the one
-  through 0 of what was timed (an upper bound; timings that scanned
-  nothing give their mean as a fixed cost and the prior rate per entry),
-  and before anything is timed (a query restored from a checkpoint) the
+  until it runs.  Until a path has three, its rate is the one through
+  0 of what was timed (an upper bound for as much work as was timed); for
+  the incremental path, whose updates are mostly fixed cost, the estimate
+  is the lower of that and the timings' mean level plus the prior rate
+  per entry (a line through 0 charges each update's fixed cost to its
+  entries, far above the truth for more work, or after updates of none).
+  Before anything is timed (a query restored from a checkpoint) the
   backend's prior rates (:data:`PRIOR_RATES`) apply.
 
 One timing far above its path's fitted line (more than :data:`OUTLIER`
@@ -41,9 +44,8 @@ path would be taken from then on, and nothing would time the first again
 until a probe.  The next timing of the
 same path decides: if it is high too, both are fitted (the path did get
 dearer), else the held one is dropped.  A timing below the line by the
-same factor, for no less work than the fitted timings did, shows that what
-was fitted no longer holds (a probe after such a pause, say): the path's
-history starts again from it.
+same factor shows that what was fitted no longer holds (a probe after
+such a pause, say): the path's history starts again from it.
 
 Estimates go stale for the path that is not taken, so when the two
 estimates are within :data:`AMBIGUOUS` of each other and the other path's
@@ -157,10 +159,7 @@ class _Rates:
                 return
             if high:                # a second high one in a row: the path got dearer
                 self.history.append(held)
-            elif OUTLIER * seconds < expected and work >= min(w for w, _ in self.history):
-                # far cheaper for as much work: what was fitted no longer holds (an update of
-                # less work than any fitted, say none, may just have skipped what the fixed
-                # cost stands for: it is fitted with the others)
+            elif OUTLIER * seconds < expected:      # far cheaper: what was fitted no longer holds
                 self.history.clear()
                 self.fitted = None
         self.history.append((work, seconds))
@@ -171,15 +170,11 @@ class _Rates:
     def observed(self):
         return bool(self.history)
 
-    def rate(self, prior_per_edge=0.0):
+    def rate(self):
         """``(fixed, per_edge)``: the fit, or before it (one or two timed updates) the
         rate through 0 of what was timed (an upper bound when the first one
         included compiling), or before anything was timed the stand-in's;
-        None when there is neither.  Timings that scanned nothing tell a fixed
-        cost alone: their mean, with ``prior_per_edge`` for the work (a rate
-        through 0 would charge a whole update's time to each entry: one BFS
-        update of no work made the next ones of 180 entries look 170x dearer
-        than they were, ``benchmarks.mode_choice``, CPU, R-MAT 16)."""
+        None when there is neither."""
         if self.fitted is not None:
             return self.fitted
         if not self.history:
@@ -187,11 +182,12 @@ class _Rates:
                 return None
             work, seconds = self.stand_in
             return 0.0, seconds / max(work, 1.0)
-        work = sum(w for w, _ in self.history)
-        seconds = sum(t for _, t in self.history)
-        if work < 1.0:
-            return seconds / len(self.history), prior_per_edge
-        return 0.0, seconds / work
+        return 0.0, sum(t for _, t in self.history) / max(sum(w for w, _ in self.history), 1.0)
+
+    def level(self, per_edge):
+        """The timed updates' mean seconds less ``per_edge`` for the work each scanned
+        (at least 0): their fixed cost, were each entry to cost ``per_edge``."""
+        return max(sum(t - per_edge * w for w, t in self.history) / len(self.history), 0.0)
 
 
 def _fit(points):
@@ -263,20 +259,29 @@ class CostModel:
         self._probe = None                 # (path, the chosen path's estimate) of a probe under way
 
     # ------------------------------------------------------------- estimates
-    def _rate(self, path):
+    def _seconds(self, path, work):
+        """Estimated seconds of ``path`` for ``work`` entries scanned."""
         if self.fixed_rates is not None:
-            return self.fixed_rates[path]
-        rate = self.rates[path].rate(self.prior[1])
-        return self.prior if rate is None else rate
+            fixed, per_edge = self.fixed_rates[path]
+            return fixed + per_edge * work
+        rates = self.rates[path]
+        fixed, per_edge = rates.rate() or self.prior
+        seconds = fixed + per_edge * work
+        if path == PATHS[0] and rates.fitted is None and rates.history:
+            # before a fit, the line through 0 charges the timed updates' fixed costs to each
+            # entry: for more work than they scanned (or after updates that scanned none) their
+            # level plus the prior rate per entry is the nearer bound.  (A recomputation's
+            # time is its work's: it scales with the graph through 0.)
+            prior = self.prior[1]
+            seconds = min(seconds, rates.level(prior) + prior * work)
+        return seconds
 
     def estimate(self, changed, size):
         """Estimated seconds ``(incremental, recompute)`` of a batch that changed
         ``changed`` arcs and vertices, on a graph of ``size`` vertices + edges."""
-        inc_fixed, inc_edge = self._rate("incremental")
-        rec_fixed, rec_edge = self._rate("recompute")
         per_change = self.work_per_change if self.work_per_change is not None else 1.0
-        incremental = inc_fixed + inc_edge * per_change * changed
-        return incremental, rec_fixed + rec_edge * self.recompute_budget(size)
+        return (self._seconds("incremental", per_change * changed),
+                self._seconds("recompute", self.recompute_budget(size)))
 
     def choose(self, changed, size, bounded=False):
         """The :class:`PathChoice` for a batch (see :meth:`estimate`); ``bounded``: an

@@ -22,3 +22,12 @@ def test_a_first_incremental_update_that_compiled_does_not_keep_the_stream_recom
     assert ratios.size == 20 and ratios.mean() < 1.1
     assert bench.main(["--streams", "4", "--batches", "120"]) == 0
     assert "compiled:" in capsys.readouterr().out
+
+
+def test_updates_that_scan_nothing_do_not_send_the_stream_recomputing(capsys):
+    """A third of the incremental updates scan nothing and cost a fraction of the
+    others (BFS's 100-row batches): the installed model stays incremental."""
+    ratios = bench.idle(bench.load_model(None), streams=40, batches=300, seed=0)
+    assert ratios.size == 40 and ratios.max() < 1.1
+    assert bench.main(["--streams", "4", "--batches", "120"]) == 0
+    assert "idle:" in capsys.readouterr().out

@@ -49,6 +49,7 @@ import argparse
 import importlib.util
 import inspect
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -69,27 +70,49 @@ def load_model(path):
     return module
 
 
-def run_stream(module, rng, batches, changed, incremental_cost, slow_at=(), bounded=True, first_extra=0.0):
-    """The paths one simulated stream took, and the seconds each update cost
-    (``first_extra``: seconds the first incremental update pays more)."""
-    model = module.CostModel("gpu")
+class Graph(NamedTuple):
+    """What a simulated stream's graph costs to recompute."""
+
+    device: str                 # the model's prior rates
+    size: float                 # vertices + edges
+    work: float                 # entries a recomputation scans
+    track: tuple                # seconds of track's computation (uniform range)
+    recompute: tuple            # seconds of a recomputation (uniform range)
+
+
+#: R-MAT 2^22 on a GPU (every scenario but ``idle``)
+R_MAT_22 = Graph("gpu", SIZE, RECOMPUTE_WORK, (0.008, 0.02), (0.0075, 0.0095))
+#: R-MAT 2^16 on the CPU (``idle``)
+R_MAT_16 = Graph("cpu", 1e6, 90_000, (0.004, 0.007), (0.004, 0.007))
+
+
+def run_stream(module, rng, batches, changed, incremental_cost, slow_at=(), bounded=True, first_extra=0.0,
+               graph=R_MAT_22, draw_always=False):
+    """The paths one simulated stream took, the seconds each update cost
+    (``first_extra``: seconds the first incremental update pays more), and the
+    seconds the incremental path would have cost each update (``draw_always``:
+    drawn before every choice; else only where it ran, None elsewhere)."""
+    model = module.CostModel(graph.device)
     bounded = {"bounded": bounded} if "bounded" in inspect.signature(model.choose).parameters else {}
-    model.observe_recompute(work=RECOMPUTE_WORK, size=SIZE, seconds=rng.uniform(0.008, 0.02))
-    paths, seconds = [], []
+    model.observe_recompute(work=graph.work, size=graph.size, seconds=rng.uniform(*graph.track))
+    paths, seconds, incremental = [], [], []
     for i in range(batches):
-        path = model.choose(changed=changed, size=SIZE, **bounded).path
+        drawn = incremental_cost(rng) if draw_always else None
+        path = model.choose(changed=changed, size=graph.size, **bounded).path
         if path == "incremental":
-            work, t = incremental_cost(rng)
+            work, t = drawn if drawn is not None else incremental_cost(rng)
             if i in slow_at:
                 t += rng.uniform(0.01, 0.3)
             if "incremental" not in paths:
                 t += first_extra
+            drawn = drawn or (work, t)
         else:
-            work, t = RECOMPUTE_WORK, rng.uniform(0.0075, 0.0095)
+            work, t = graph.work, rng.uniform(*graph.recompute)
         model.observe(path, seconds=t, work=work, changed=changed)
         paths.append(path)
         seconds.append(t)
-    return paths, seconds
+        incremental.append(None if drawn is None else drawn[1])
+    return paths, seconds, incremental
 
 
 def lockin(module, streams, batches, seed):
@@ -102,7 +125,7 @@ def lockin(module, streams, batches, seed):
     for s in range(streams):
         rng = np.random.default_rng(seed + s)
         slow_at = set(rng.choice(60, rng.integers(0, 4), replace=False).tolist())
-        paths, _ = run_stream(module, rng, batches, 1, cheap, slow_at)
+        paths, _, _ = run_stream(module, rng, batches, 1, cheap, slow_at)
         last = paths[-100:].count("recompute")
         recomputed.append(last)
         stuck += last > 50
@@ -124,7 +147,7 @@ def _spent_over_cheaper(module, streams, batches, seed, costs, compiling=None, b
             return work, cost * work / 1.25e6 * rng.uniform(0.9, 1.1)
 
         extra = 0.0 if compiling is None else rng.uniform(*compiling)
-        _, seconds = run_stream(module, rng, batches, 10_000, incremental, bounded=bounded, first_extra=extra)
+        _, seconds, _ = run_stream(module, rng, batches, 10_000, incremental, bounded=bounded, first_extra=extra)
         ratios.append(sum(seconds[-100:]) / (100 * min(cost, 0.0085)))
     return np.array(ratios)
 
@@ -152,20 +175,7 @@ def idle(module, streams, batches, seed):
     ratios = []
     for s in range(streams):
         rng = np.random.default_rng(seed + s)
-        model = module.CostModel("cpu")
-        bounded = {"bounded": True} if "bounded" in inspect.signature(model.choose).parameters else {}
-        model.observe_recompute(work=90_000, size=1e6, seconds=rng.uniform(0.004, 0.007))
-        spent, cheaper = [], []
-        for _ in range(batches):
-            work, inc = incremental(rng)
-            path = model.choose(changed=100, size=1e6, **bounded).path
-            if path == "incremental":
-                t = inc
-            else:
-                work, t = 90_000, rng.uniform(0.004, 0.007)
-            model.observe(path, seconds=t, work=work, changed=100)
-            spent.append(t)
-            cheaper.append(inc)
+        _, spent, cheaper = run_stream(module, rng, batches, 100, incremental, graph=R_MAT_16, draw_always=True)
         ratios.append(sum(spent[-100:]) / sum(cheaper[-100:]))
     return np.array(ratios)
 

@@ -781,7 +781,7 @@ class StreamGraph:
         if not empty and self._times is None and int(src.size) <= SPECULATIVE_ROWS:
             reduced, found = self._reduce_if_known(src, dst, w, codes)
         if reduced is not None:                 # (the rows named known vertices only)
-            new_vertices = ops.xp.empty(0, dtype=ops.xp.int64)
+            new_vertices = ops.no_items()
         else:
             only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # (one read, first batch only)
             fresh = only_inserts and store.num_vertices == 0
@@ -936,7 +936,7 @@ class StreamGraph:
             ids = store.vertices.lookup(ends)          # every endpoint is in the table now
             return ids[:rows], ids[rows:], new_vertices
         ids, creating = store.vertices.lookup_rows(src, dst, codes) if found is None else found
-        new_vertices = xp.empty(0, dtype=xp.int64)
+        new_vertices = self._ops.no_items()
         if creating.size:          # rarely: most batches name known vertices only
             created = self._ops.sorted_distinct(creating)
             new_vertices = store.add_vertices(created)

@@ -77,7 +77,7 @@ BFS_BETA = 24
 #: Backend methods that do no device work: allocation, bookkeeping and timing
 UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
-    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join"})
+    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join", "no_items"})
 
 #: Bytes a GPU read of pinned host memory moves at least: a zero-copy read of a
 #: short list costs the 64-byte blocks its bytes span.  ``benchmarks/transfer_paths.py``
@@ -486,6 +486,27 @@ class Backend(abc.ABC):
         """:meth:`asarray` of each of ``arrays`` (a batch's columns), in as few
         transfers as the device allows."""
         return [self.asarray(a) for a in arrays]
+
+    def no_items(self, dtype=np.int64):
+        """An array of no ``dtype`` items on this backend's device: the same one at
+        every call (making one is a call of a few microseconds into CuPy, and a
+        small batch asks for several).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> ops = get_backend("cpu")
+        >>> ops.no_items().size, ops.no_items() is ops.no_items(), ops.no_items("float32").dtype.name
+        (0, True, 'float32')
+        """
+        made = self.__dict__.get("_no_items")
+        if made is None:
+            made = self.__dict__["_no_items"] = {}
+        array = made.get(dtype)             # (keyed by the dtype as given, and as a NumPy dtype)
+        if array is None:
+            array = made.get(np.dtype(dtype))
+            if array is None:
+                array = made[np.dtype(dtype)] = self.xp.empty(0, dtype=dtype)
+            made[dtype] = array
+        return array
 
     @abc.abstractmethod
     def to_host(self, array):

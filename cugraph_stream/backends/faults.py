@@ -36,11 +36,12 @@ import inspect
 from .base import Backend
 
 #: Backend methods that are not operators: setup, the rollback's own cleanup, the
-#: timestamps of a report (read after the commit), and the journal's gathers and
-#: scatters (``take``, ``put``: a failure there is one at the journal entry beside
-#: it, whose pre-image is entered after its gather and before its write)
+#: shared empty arrays, the timestamps of a report (read after the commit), and
+#: the journal's gathers and scatters (``take``, ``put``: a failure there is one
+#: at the journal entry beside it, whose pre-image is entered after its gather
+#: and before its write)
 NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "unavailable_reason",
-                           "mark", "elapsed", "take", "put", "spare"})
+                           "no_items", "mark", "elapsed", "take", "put", "spare"})
 
 
 def operator_names():

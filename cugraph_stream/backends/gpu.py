@@ -90,6 +90,26 @@ def _column_type(values):
     return _COLUMN_TYPES.get(values.dtype)
 
 
+# The batch path's host time is mostly CuPy calls of a few microseconds each
+# (benchmarks/host_calls.py); these two stand in for the costliest kinds that
+# do no work: a conversion to the dtype an array already has, and a slice.
+_INT64 = np.dtype(np.int64)
+
+
+def _int64(array):
+    """``array.astype(int64, copy=False)``: the array itself where it is int64
+    already (a dtype comparison, where ``astype`` is a CuPy call)."""
+    return array if array.dtype == _INT64 else array.astype(_INT64)
+
+
+def _carve(buffer, offset, size, dtype):
+    """``size`` items of ``dtype`` from byte ``offset`` of contiguous device array
+    ``buffer``'s memory, as a 1-D array (what slicing and viewing ``buffer``
+    give, made directly: one CuPy call instead of two or three); it keeps the
+    memory alive as a slice would."""
+    return type(buffer)((size,), dtype=dtype, memptr=buffer.data + offset)
+
+
 def engine_memory_pool():
     """The CuPy memory pool every GPU engine of this process allocates from."""
     import cupy
@@ -191,7 +211,7 @@ def _slice_or_index(xp, index, length):
     if isinstance(index, slice):
         start, _, step = index.indices(length)
         return (start, None) if step == 1 else (None, None)
-    return None, index.astype(xp.int64, copy=False)
+    return None, _int64(index)
 
 
 @functools.cache
@@ -498,7 +518,7 @@ class GPUBackend(Backend):
         if values.size == 0:
             return xp.empty(0, dtype=xp.int64)
         if values.size > _ONE_BLOCK_SORT:
-            ordered = xp.sort(values.astype(xp.int64, copy=False))
+            ordered = xp.sort(_int64(values))
             n = np.int64(ordered.size)
             blocks = -(-ordered.size // _FUSED_THREADS)
             scratch = xp.empty(ordered.size + blocks + 1, dtype=xp.int64)
@@ -603,14 +623,14 @@ class GPUBackend(Backend):
         empty = xp.empty(0, dtype=xp.int64)
         if lengths.size == 0:
             return empty, empty
-        lengths = lengths.astype(xp.int64, copy=False)
+        lengths = _int64(lengths)
         ends = xp.cumsum(lengths)
         total = int(ends[-1])
         if total == 0:
             return empty, empty
         step = xp.arange(total, dtype=xp.int64)
         owners = xp.searchsorted(ends, step, side="right")
-        return step + (starts.astype(xp.int64, copy=False) - (ends - lengths))[owners], owners
+        return step + (_int64(starts) - (ends - lengths))[owners], owners
 
     def unique(self, ids, bound):
         xp = self.xp
@@ -635,7 +655,7 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("sets", "sorted_lookup")(
                 (_blocks(queries.size),), (_THREADS,),
                 (queries, np.int64(queries.size), keys, values, np.int64(keys.size),
-                 np.uint64(0) if known is None else known.astype(self.xp.int64, copy=False), found))
+                 np.uint64(0) if known is None else _int64(known), found))
         return found
 
     def find_rows(self, keys, values, src, dst, codes):
@@ -643,16 +663,17 @@ class GPUBackend(Backend):
         # their count stays on the device
         xp = self.xp
         n = int(src.size)
-        ids, missing = xp.empty(2 * n, dtype=xp.int64), xp.empty(2 * n + 1, dtype=xp.int64)
-        count = missing[2 * n:].view(xp.uint64)
+        memory = xp.empty(4 * n + 1, dtype=xp.int64)            # ids, missing ids, their count
+        ids, missing = _carve(memory, 0, 2 * n, np.int64), _carve(memory, 16 * n, 2 * n, np.int64)
+        count = _carve(memory, 32 * n, 1, np.uint64)
         self._set_bytes(count, 0)
         if n:
             cuda_kernels.get_kernel("sets", "lookup_rows")(
                 (_blocks(2 * n),), (_THREADS,),
-                (keys, values, np.int64(keys.size), src.astype(xp.int64, copy=False),
-                 dst.astype(xp.int64, copy=False), xp.ascontiguousarray(codes, dtype=xp.int8), np.int8(INSERT),
+                (keys, values, np.int64(keys.size), _int64(src),
+                 _int64(dst), xp.ascontiguousarray(codes, dtype=xp.int8), np.int8(INSERT),
                  np.int64(n), ids, missing, count))
-        return ids, Counted(missing[:2 * n], count)
+        return ids, Counted(missing, count)
 
     def arc_keys(self, u, v, undirected=False):
         xp = self.xp
@@ -660,7 +681,7 @@ class GPUBackend(Backend):
         if u.size:
             cuda_kernels.get_kernel("batch", "arc_keys")(
                 (_blocks(u.size),), (_THREADS,),
-                (u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(u.size),
+                (_int64(u), _int64(v), np.int64(u.size),
                  np.int32(bool(undirected)), keys))
         return keys
 
@@ -671,7 +692,7 @@ class GPUBackend(Backend):
             return Counted(out, 0)
         cuda_kernels.get_kernel("sets", "children_of")(
             (_blocks(v.size),), (_THREADS,),
-            (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False), np.int64(v.size), out, kept))
+            (parent, _int64(u), _int64(v), np.int64(v.size), out, kept))
         return Counted(out, kept)
 
     def weak_children_of(self, parent, u, v, reverse_at):
@@ -681,8 +702,8 @@ class GPUBackend(Backend):
             return Counted(out, 0)
         cuda_kernels.get_kernel("sets", "weak_children_of")(
             (_blocks(v.size),), (_THREADS,),
-            (parent, u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False),
-             reverse_at.astype(xp.int64, copy=False), np.int64(v.size), out, kept))
+            (parent, _int64(u), _int64(v),
+             _int64(reverse_at), np.int64(v.size), out, kept))
         return Counted(out, kept)
 
     def reached(self, value, vertices, unreachable):
@@ -691,7 +712,7 @@ class GPUBackend(Backend):
         if vertices.size:
             cuda_kernels.get_kernel("sets", f"reached<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
                 (_blocks(vertices.size),), (_THREADS,),
-                (value, vertices.astype(xp.int64, copy=False), np.int64(vertices.size), value.dtype.type(unreachable),
+                (value, _int64(vertices), np.int64(vertices.size), value.dtype.type(unreachable),
                  out, kept))
         return self._kept(out, kept)
 
@@ -715,7 +736,7 @@ class GPUBackend(Backend):
         if n:
             cuda_kernels.get_kernel("cache", "uncache_lists")(
                 (_blocks(n),), (_THREADS,),
-                (ids.astype(xp.int64, copy=False), np.int64(n)) + arrays + (
+                (_int64(ids), np.int64(n)) + arrays + (
                     np.int64(chunk_slots), degree, words, np.int32(fields), np.int32(field_bits),
                     np.int64(itemsizes[0]), np.int64(itemsizes[1]), np.int64(READ_UNIT_BYTES), evicted, places,
                     held, tally))
@@ -737,7 +758,7 @@ class GPUBackend(Backend):
         if n:
             cuda_kernels.get_kernel("cache", "recache_in_place")(
                 (_blocks(n),), (_THREADS,),
-                (vertices.astype(xp.int64, copy=False), places, held, np.int64(n), adjacency.degree,
+                (_int64(vertices), places, held, np.int64(n), adjacency.degree,
                  adjacency.start, np.int64(chunk_slots), lists.nbr_pointers) + arrays + (
                     np.int64(weight_itemsize), np.int64(READ_UNIT_BYTES), placed, tally))
         counts = tally.get().astype(np.int64)
@@ -745,14 +766,13 @@ class GPUBackend(Backend):
 
     def copy_to_cache(self, cache, vertices, adjacency):
         # one launch (kernels/cache.cu copy_to_chunks): a warp a list, through the chunk address tables
-        xp = self.xp
         n = int(vertices.size)
         if n == 0:
             return
         weights = adjacency.wgt
         cuda_kernels.get_kernel("cache", f"copy_to_chunks<{cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]}>")(
             (_blocks(32 * n),), (_THREADS,),
-            (vertices.astype(xp.int64, copy=False), np.int64(n), adjacency.start.astype(xp.int64, copy=False),
+            (_int64(vertices), np.int64(n), _int64(adjacency.start),
              _ids_address(adjacency.nbr), weights, cache.chunk_id, cache.chunk_offset, cache.cached_degree,
              cache.nbr_pointers, cache.wgt_pointers, np.int32(bool(cache.weights))))
 
@@ -774,7 +794,7 @@ class GPUBackend(Backend):
         per_entry = xp.zeros(1, dtype=xp.uint32) if scalar else added.astype(xp.uint32, copy=False)
         cuda_kernels.get_kernel("reads", "add_to_field")(
             (_blocks(n),), (_THREADS,),
-            (words, vertices.astype(xp.int64, copy=False), np.int64(n), per_entry, np.int32(not scalar),
+            (words, _int64(vertices), np.int64(n), per_entry, np.int32(not scalar),
              np.uint32(added if scalar else 0), np.uint32(field_max)))
 
     def count_reads(self, counts, frontier, degree, start, in_cache, weight_itemsize, cached_weights, times=1,
@@ -794,7 +814,7 @@ class GPUBackend(Backend):
         in_cache = xp.zeros(1, dtype=bool) if in_cache is None else in_cache.astype(bool, copy=False)
         cuda_kernels.get_kernel("reads", "count_reads")(
             (min(_blocks(n), _COUNT_READS_BLOCKS),), (_THREADS,),
-            (frontier.astype(xp.int64, copy=False), np.int64(n), degree, start, in_cache, np.int64(cached),
+            (_int64(frontier), np.int64(n), degree, start, in_cache, np.int64(cached),
              np.int64(weight_itemsize), np.int32(bool(cached_weights)), np.int64(times), np.int64(READ_UNIT_BYTES),
              counts, counts if accesses is None else accesses.words,          # (not read without accesses)
              np.uint32(0 if accesses is None else accesses.added),
@@ -810,7 +830,7 @@ class GPUBackend(Backend):
         kind = value.dtype.type
         cuda_kernels.get_kernel("sets", f"reset_values<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
             (max(_blocks(n), 1),), (_THREADS,),
-            (value, parent, vertices.astype(self.xp.int64, copy=False), np.int64(n), kind(fill),
+            (value, parent, _int64(vertices), np.int64(n), kind(fill),
              np.int64(-1 if source is None else source), kind(0 if source is None else source_value)))
 
     def merge_sorted(self, keys, values, more_keys, more_values):
@@ -832,14 +852,14 @@ class GPUBackend(Backend):
         for ids, is_forced in ((forced, 1), (touched, 0)):      # forced first: they claim their stamps
             if ids.size:
                 kernel((_blocks(ids.size),), (_THREADS,),
-                       (ids.astype(xp.int64, copy=False), np.int64(ids.size), np.int32(is_forced), stamp, epoch,
+                       (_int64(ids), np.int64(ids.size), np.int32(is_forced), stamp, epoch,
                         value, parent, previous_value, previous_parent, np.int32(bool(with_parents)), alive, out,
                         kept))
         return Counted(out, kept)      # (the count stays on the device until the changes are read)
 
     def factorize(self, values):
         uniques, codes = self.xp.unique(values, return_inverse=True)
-        return uniques, codes.reshape(-1).astype(self.xp.int64, copy=False)
+        return uniques, _int64(codes.reshape(-1))
 
     def scatter_add(self, target, index, values):
         self.xp.add.at(target, index, values)
@@ -875,7 +895,7 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("hash_index", "arc_find")(
                 (_blocks(keys.size),), (_THREADS,),
                 (table, np.int64(table.size), adj.start, adj.degree, adj.nbr,
-                 keys.astype(self.xp.int64, copy=False), np.int64(keys.size), found))
+                 _int64(keys), np.int64(keys.size), found))
         return found
 
     def arc_claim(self, table, keys, slots):
@@ -888,14 +908,13 @@ class GPUBackend(Backend):
     def _arc_claim(self, table, keys, slots, placed=None, replaced=None):
         """The ``arc_claim`` kernel; without ``placed`` and ``replaced`` it records
         nothing (a build: 16 bytes per arc less)."""
-        xp = self.xp
         _check_slot_pointers(table)
         if keys.size:
             record = placed is not None
             cuda_kernels.get_kernel("hash_index", "arc_claim")(
                 (_blocks(keys.size),), (_THREADS,),
-                (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
-                 slots.astype(xp.int64, copy=False), np.int64(keys.size),
+                (table, np.int64(table.size), _int64(keys),
+                 _int64(slots), np.int64(keys.size),
                  placed if record else np.uint64(0), replaced if record else np.uint64(0)))
 
     def arc_build(self, table, keys, slots):
@@ -923,8 +942,8 @@ class GPUBackend(Backend):
         if keys.size:
             cuda_kernels.get_kernel("hash_index", "arc_locate")(
                 (_blocks(keys.size),), (_THREADS,),
-                (table, np.int64(table.size), keys.astype(xp.int64, copy=False),
-                 slots.astype(xp.int64, copy=False), np.int64(keys.size), found, self._fault_word()))
+                (table, np.int64(table.size), _int64(keys),
+                 _int64(slots), np.int64(keys.size), found, self._fault_word()))
         return found
 
     # ------------------------------------------------------------ adjacency
@@ -952,8 +971,8 @@ class GPUBackend(Backend):
         old_degree = xp.empty(rows, dtype=adj.degree.dtype)
         k = 0
         if n:
-            owners = owners.astype(xp.int64, copy=False)
-            slots = slots.astype(xp.int64, copy=False)
+            owners = _int64(owners)
+            slots = _int64(slots)
             counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
             # pairs (5 words a row at most), the rows' bases and tickets, two counters
             words = xp.empty(7 * n + 2, dtype=xp.uint64)
@@ -988,7 +1007,7 @@ class GPUBackend(Backend):
         out = xp.empty(5 * k + 3 + (3 * blocks if blocks > 1 else 0), dtype=xp.int64)
         new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))
         totals = out[5 * k:5 * k + 3]
-        vertices, need = vertices.astype(xp.int64, copy=False), need.astype(xp.int64, copy=False)
+        vertices, need = _int64(vertices), _int64(need)
         block_sums = np.uint64(0)
         if blocks > 1:
             block_sums = out[5 * k + 3:]
@@ -1026,8 +1045,8 @@ class GPUBackend(Backend):
         entries = int(ends[-1:].get()[0])
         if entries == 0:
             return
-        head = (source_start.astype(xp.int64, copy=False),)
-        tail = (target_start.astype(xp.int64, copy=False), ends, np.int64(lengths.size), np.int64(entries))
+        head = (_int64(source_start),)
+        tail = (_int64(target_start), ends, np.int64(lengths.size), np.int64(entries))
         for source, target in pairs:
             if source.dtype.kind == "f":
                 name, arrays = f"copy_value_lists<{cuda_kernels.WEIGHT_TYPES[source.dtype]}>", (source, target)
@@ -1046,22 +1065,23 @@ class GPUBackend(Backend):
         n = int(owners.size)
         fresh = slots is None
         out = xp.empty((3 + fresh) * n + 1, dtype=xp.int64)
-        outgrown, need, count = out[:n], out[n:2 * n], out[2 * n:2 * n + 1].view(xp.uint64)   # (count: cleared
-        fill = out[2 * n + 1:3 * n + 1]                                                       # by take_tickets)
+        outgrown, need = _carve(out, 0, n, np.int64), _carve(out, 8 * n, n, np.int64)
+        count = _carve(out, 16 * n, 1, np.uint64)              # (cleared by take_tickets)
+        fill = _carve(out, 16 * n + 8, n, np.int64)
         if fresh:
-            slots = out[3 * n + 1:]
+            slots = _carve(out, 24 * n + 8, n, np.int64)
         old_degree = fill if degrees else None
         if n == 0:
             return Placement(outgrown, need, 0, slots, old_degree)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
-        owners = owners.astype(xp.int64, copy=False)
+        owners = _int64(owners)
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
                                                             (owners, np.int64(n), np.int32(fresh), slots, counts,
                                                              count, adj.degree, fill))
         name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
-            (owners, neighbours.astype(xp.int64, copy=False), exact_astype(weights, adj.wgt.dtype),
+            (owners, _int64(neighbours), exact_astype(weights, adj.wgt.dtype),
              np.int64(n), fill, adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
              count, np.int32(bool(must_fit)), self._fault_word()))
         return Placement(outgrown, need, count, slots, old_degree)
@@ -1154,14 +1174,20 @@ class GPUBackend(Backend):
         n = int(u.size)
         if unresolved is not None and not isinstance(unresolved, xp.ndarray) and unresolved:
             return None
-        u, v = u.astype(xp.int64, copy=False), v.astype(xp.int64, copy=False)
-        edges = xp.empty((9, n), dtype=xp.int64)        # rows: see NetEdgeRow in kernels/batch.cu
-        changed_w = xp.empty((2, n), dtype=weights.dtype)
-        counters = xp.zeros(8, dtype=xp.uint64) if n <= 1 else xp.empty(8, dtype=xp.uint64)   # (net_group clears)
+        u, v = _int64(u), _int64(v)
+        # one allocation: 8 counters, then 9 rows of n edges (see NetEdgeRow in kernels/batch.cu), then 2 rows
+        # of n weights; the kernels index the rows by n
+        weight_dtype = np.dtype(weights.dtype)
+        memory = xp.empty(8 + 9 * n + -(-2 * n * weight_dtype.itemsize // 8), dtype=xp.int64)
+        counters = _carve(memory, 0, 8, np.uint64)
+        edges = _carve(memory, 64, 9 * n, np.int64)
+        changed_w = _carve(memory, 64 + 72 * n, 2 * n, weight_dtype)
+        if n <= 1:
+            self._set_bytes(counters, 0)        # (net_group clears them)
         if isinstance(unresolved, xp.ndarray):
-            self._copy_into(counters[7:], [unresolved.view(xp.uint64)])
+            self._copy_into(_carve(counters, 56, 1, np.uint64), [unresolved.view(xp.uint64)])
         _check_slot_pointers(table)
-        codes = codes.astype(xp.int8, copy=False)
+        codes = codes if codes.dtype == np.int8 else codes.astype(xp.int8)
         outputs = (table, np.int64(table.size), adj.start, adj.degree, adj.nbr, exact_astype(adj.wgt, weights.dtype),
                    edges, changed_w, counters)
         weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(weights.dtype)]
@@ -1200,9 +1226,16 @@ class GPUBackend(Backend):
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in host[:6])
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)
-        return NetChanges(edges[1, :ins], edges[2, :ins], changed_w[0, :ins], edges[0, :ins],
-                          edges[3, :dels], edges[4, :dels], edges[5, :dels],
-                          edges[6, :upd], edges[7, :upd], changed_w[1, :upd], edges[8, :upd], counts)
+
+        def edge_row(i, count):         # row i's first count entries (most rows of a small batch: none)
+            return _carve(memory, 64 + 8 * i * n, count, np.int64) if count else self.no_items()
+
+        def weight_row(i, count):
+            return (_carve(memory, 64 + 72 * n + weight_dtype.itemsize * i * n, count, weight_dtype) if count
+                    else self.no_items(weight_dtype))
+        return NetChanges(edge_row(1, ins), edge_row(2, ins), weight_row(0, ins), edge_row(0, ins),
+                          edge_row(3, dels), edge_row(4, dels), edge_row(5, dels),
+                          edge_row(6, upd), edge_row(7, upd), weight_row(1, upd), edge_row(8, upd), counts)
 
     # --------------------------------------------------------- graph operators
     def _relax_kernel(self, kernel, rule, weights):
@@ -1402,7 +1435,7 @@ class GPUBackend(Backend):
             edges = xp.zeros(3, dtype=xp.uint64)
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
-                (frontier.astype(xp.int64, copy=False), np.int64(frontier.size),
+                (_int64(frontier), np.int64(frontier.size),
                  np.uint64(0) if count is None else count, np.int32(not marked), log,
                  np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE)) + lists + (parent, invalid, edges))
             expanded, end, edges_read = (int(c) for c in edges.get())
@@ -1410,7 +1443,7 @@ class GPUBackend(Backend):
                 return self.join([log[:end]]), edges_read
             DEVICE_CALLS.syncs += 1         # (the grid's read below is a second wait)
         else:
-            self._copy_into(log, [frontier.astype(xp.int64, copy=False)])
+            self._copy_into(log, [_int64(frontier)])
             expanded, end, edges_read = 0, int(frontier.size), 0
         _, end, more, _ = self._grid_levels(cuda_kernels.get_kernel("invalidate", "invalidate_grid"),
                                             (log, np.int64(expanded), np.int64(end), np.int64(_LARGE_DEGREE)) + lists,
@@ -1435,7 +1468,7 @@ class GPUBackend(Backend):
             out = xp.empty(5, dtype=xp.uint64)
             self._relax_kernel("keep_ties_block", rule, pull_adj.wgt)(
                 (1,), (_FUSED_THREADS,),
-                (seeds.astype(xp.int64, copy=False), np.int64(seeds.size), found, np.int32(levels),
+                (_int64(seeds), np.int64(seeds.size), found, np.int32(levels),
                  np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE)) + self._lists(pull_adj)
                 + (pull_adj.degree, self._lists(first)[0], first.degree, self._lists(last)[0], last.degree,
                    np.int32(len(adjs)), value, parent) + self._unreachable(rule) + (invalid, out))

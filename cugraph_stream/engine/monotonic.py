@@ -53,7 +53,7 @@ def _joined(ops, arrays):
     full = [a for a in arrays if a.size]
     if len(full) == 1:
         return full[0]
-    return ops.join(full) if full else ops.xp.empty(0, dtype=ops.xp.int64)
+    return ops.join(full) if full else ops.no_items()
 
 
 class MonotonicEngine:
@@ -227,7 +227,7 @@ class MonotonicEngine:
 
     def correct(self, delta):
         """Apply the batch's :class:`StoreDelta`: invalidate, reset, re-seed, relax new edges."""
-        xp, ops, rule = self.ops.xp, self.ops, self.rule
+        ops, rule = self.ops, self.rule
         self._ensure()
         self.gave_up = False
         new = delta.new_vertices
@@ -261,7 +261,7 @@ class MonotonicEngine:
         # on the device (its own read tells how many it invalidated)
         seeds = children if children is not None and not seeds else _joined(self.ops, seeds)
         work = Work()
-        invalidated = xp.empty(0, dtype=xp.int64)
+        invalidated = ops.no_items()
         if (seeds.array if isinstance(seeds, Counted) else seeds).size:
             if keep_ties:
                 # distances tie often (hop counts, whole-number weights): a vertex that another
@@ -316,7 +316,7 @@ class MonotonicEngine:
         self._touched.append(activated)
         for adj in self.push_adjacencies:
             self.store.record_reads(adj, activated, reads_weights=self.rule.uses_weights)
-        self._frontier = activated[:0]
+        self._frontier = self.ops.no_items()
         self._check_overflow()
         self._record_changes()
         return Work(activated=int(activated.size), edges_scanned=edges_read)

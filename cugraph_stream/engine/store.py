@@ -354,7 +354,6 @@ class GraphStore:
         The table positions (``deleted_at``, ``updated_at``: valid until the
         store changes) and ``inserted_keys`` spare probing and computing them
         again; None where not known."""
-        xp = self.ops.xp
         # (an undirected graph's mirror arcs were not looked up by the reduction)
         delete_at, update_at = (changes.deleted_at, changes.updated_at) if self.directed else (None, None)
         du, dv, _ = self._arcs(changes.deleted_u, changes.deleted_v)
@@ -367,7 +366,7 @@ class GraphStore:
                             self.num_edges + int(changes.inserted_u.size) - int(changes.deleted_u.size))
         self._compact_if_needed()
         self.index.fit()
-        empty = xp.empty(0, dtype=xp.int64)
+        empty = self.ops.no_items()
         return StoreDelta(iu, iv, iw, du, dv, dw, uu, uv, old, uw, empty, empty)
 
     def load(self, u, v, w):
@@ -483,7 +482,7 @@ class GraphStore:
         index, when known); return their weights."""
         xp = self.ops.xp
         if u.size == 0:
-            return xp.empty(0, dtype=self.weight_dtype)
+            return self.ops.no_items(self.weight_dtype)
         if at is None:
             at = self.locate(u, v)               # deleted arcs are present (see reduce_batch)
         slots = self.index.slots_at(at)

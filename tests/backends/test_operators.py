@@ -129,6 +129,19 @@ def test_join_matches_concatenate(ops):
     assert mixed.tolist() == [1.0, 2.5]
 
 
+def test_no_items_is_one_empty_array_per_dtype_on_the_device(ops):
+    device_type = type(ops.xp.empty(0))
+    for spellings in ((np.int64, "int64", np.dtype(np.int64)), (np.float32, "float32", np.dtype("float32"))):
+        arrays = [ops.no_items(dtype) for dtype in spellings]
+        assert all(a is arrays[0] for a in arrays)
+        assert type(arrays[0]) is device_type and arrays[0].shape == (0,)
+        assert arrays[0].dtype == np.dtype(spellings[0])
+    assert ops.no_items() is ops.no_items(np.int64)
+    assert ops.no_items(np.int32) is not ops.no_items(np.int64)
+    assert ops.spare().no_items() is not ops.no_items()        # (each backend its own)
+    assert host(ops, ops.join([ops.no_items(), ops.asarray(np.arange(3))])).tolist() == [0, 1, 2]
+
+
 def test_unique_and_factorize(ops):
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 500, 3000)

@@ -945,8 +945,9 @@ class StreamGraph:
         return ids[:rows], ids[rows:], new_vertices
 
     def _nonnegative_for(self):
-        """The name of the first tracked query that needs non-negative weights, or None."""
-        return next((q.name for q in self._queries if q.needs_nonnegative_weights), None)
+        """The first tracked query that needs non-negative weights, or None (an error
+        message names it; its name is not made for every batch)."""
+        return next((q for q in self._queries if q.needs_nonnegative_weights), None)
 
     def _update_queries(self, delta, report, clock):
         store = self._store

@@ -71,7 +71,9 @@ def split(work, n, min_items):
     ``work`` must write only its own range's outputs.  An exception of any
     range is raised after every range has finished.
     """
-    parts = min(thread_count(), n // max(int(min_items), 1))
+    parts = n // max(int(min_items), 1)
+    if parts > 1:                   # (the thread count is asked only then: a system call)
+        parts = min(thread_count(), parts)
     if parts <= 1:
         work(0, n)
         return

@@ -304,8 +304,8 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
 
     ``weight=None`` gives every insert the weight ``default_weight``;
     ``op=None`` makes every row an insert (edge lists).  ``nonnegative_for``
-    names a query that needs non-negative weights (insert rows with a
-    negative weight are then an error), or is None.  ``missing_weight``
+    is a query that needs non-negative weights, or its name (insert rows
+    with a negative weight are then an error, which names it), or None.  ``missing_weight``
     names the weight column of a weighted graph that ``table`` lacks: a
     batch of deletes needs none, an insert row is an error.  ``keys`` (a
     :class:`~cugraph_stream.frame.keys.KeyEncoder`) turns the vertex key

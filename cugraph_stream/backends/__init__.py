@@ -14,16 +14,17 @@ from .cpu import CPUBackend
 
 __all__ = ["Backend", "CPUBackend", "get_backend", "available_backends"]
 
-_MODULES = {"cpu": ("cugraph_stream.backends.cpu", "CPUBackend"),
-            "gpu": ("cugraph_stream.backends.gpu", "GPUBackend")}
+# (relative: a copy of the package under another name finds its own modules, as
+# benchmarks/ab_revisions.py needs)
+_MODULES = {"cpu": (".cpu", "CPUBackend"), "gpu": (".gpu", "GPUBackend")}
 
 
 def _load(name):
     module_name, class_name = _MODULES[name]
     try:
-        module = importlib.import_module(module_name)
+        module = importlib.import_module(module_name, __package__)
     except ImportError as error:
-        return None, f"{module_name} could not be imported: {error}"
+        return None, f"{__package__}{module_name} could not be imported: {error}"
     backend_class = getattr(module, class_name)
     reason = backend_class.unavailable_reason() if hasattr(backend_class, "unavailable_reason") else None
     if reason:

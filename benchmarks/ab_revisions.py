@@ -1,0 +1,216 @@
+"""Code changes, measured where small effects show: this tree against another
+revision of the package, in one process, batch by batch.
+
+    python -m benchmarks.ab_revisions --base 3ccfd98 --scale 22 --rows 1 --batches 3000
+    python -m benchmarks.ab_revisions --base HEAD~1 --scale 22 --rows 10000 --batches 60
+    python -m benchmarks.ab_revisions --base HEAD --backend cpu --scale 16 --rows 1 --batches 2000
+
+Why.  Runs of the same code on the lent GPU machines differ by 10-30% on one
+machine and up to 2x between machines, so a change worth a few percent of a
+batch cannot be told from comparing two runs (on 2026-11-28 two such runs of
+one code gave one-row medians of 0.96 and 1.59 ms).  ``benchmarks.ab_constants``
+alternates settings of constants; this script alternates code: the base
+revision's package and this tree's run side by side in the process, each on
+a graph of its own built from the same G0, and batch ``i`` of the stream is
+applied to both graphs, the base's first for even ``i``, this tree's first for
+odd ``i`` (each apply timed with the device synchronised before and after).
+Both sides see the same batches at the same moments of the machine.
+
+Base.  ``git archive REV cugraph_stream kernels`` of the repository holding
+this script, unpacked into a temporary directory with the package renamed
+``cgs_base`` (its ``kernels/`` beside it, where ``cuda_kernels`` looks).
+Revisions before the package named its backend modules relatively (2026-11-28)
+import them as ``cugraph_stream.backends...``; the copy's
+``backends/__init__.py`` is rewritten to name its own (the only absolute
+self-reference a batch runs).  Each side warms its own kernels up on the GPU.
+
+Workload: ``benchmarks.ab_constants``' (``benchmarks.gpu_vs_pylibcugraph``'s
+R-MAT graph, stream and source; ``--rows 1``: single rows as pandas frames,
+else batches of device columns, cuDF frames where cuDF is installed).
+``--warmup`` batches run first and are not timed.  The queries run in
+``mode="incremental"``.
+
+Check.  After the last batch both sides' values must be equal, and equal to a
+recomputation (this tree, ``mode="recompute"``); otherwise the script exits
+with status 1.  It exits with status 2 when it cannot run (no GPU, no git, an
+unknown revision, more rows than the graph has).
+
+Output: per query and side the batches timed, the median, p90, p99 and mean
+apply time, the mean syncs and launches, and this tree's median and mean
+against the base's; ``--out`` writes them as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .ab_constants import CHECKED_KINDS, values_of, workload
+from .common import json_default, machine_info, make_query, positive, timed
+from .gpu_vs_pylibcugraph import non_negative, query_list
+
+#: the name the base revision's package is imported under
+BASE_PACKAGE = "cgs_base"
+
+
+class CannotRun(Exception):
+    """The comparison cannot run here (exit status 2)."""
+
+
+def extract_base(revision, into):
+    """Unpack ``revision``'s ``cugraph_stream/`` (as :data:`BASE_PACKAGE`) and
+    ``kernels/`` from this script's repository into directory ``into``."""
+    repository = Path(__file__).resolve().parents[1]
+    try:
+        archive = subprocess.run(["git", "archive", "--format=tar", revision, "cugraph_stream", "kernels"],
+                                 cwd=repository, capture_output=True, check=True).stdout
+    except FileNotFoundError:
+        raise CannotRun("git is not installed") from None
+    except subprocess.CalledProcessError as error:
+        raise CannotRun(f"git archive {revision}: {error.stderr.decode(errors='replace').strip()}") from None
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    package = Path(into) / BASE_PACKAGE
+    (Path(into) / "cugraph_stream").rename(package)
+    backends = package / "backends" / "__init__.py"
+    backends.write_text(backends.read_text().replace('"cugraph_stream.backends.', f'"{BASE_PACKAGE}.backends.'))
+
+
+def import_base(into):
+    """The base package unpacked in ``into`` (a fresh import: a package of that
+    name imported before, from another directory, is dropped first)."""
+    for name in [name for name in sys.modules if name == BASE_PACKAGE or name.startswith(BASE_PACKAGE + ".")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(into))
+    try:
+        return importlib.import_module(BASE_PACKAGE)
+    finally:
+        sys.path.remove(str(into))
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.ab_revisions", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", required=True, help="the git revision to compare this tree with (HEAD, HEAD~2, a hash)")
+    ap.add_argument("--scale", type=positive(int), default=22)
+    ap.add_argument("--edge-factor", type=positive(int), default=16)
+    ap.add_argument("--rows", type=positive(int), default=1, help="rows per batch (1: pandas single rows)")
+    ap.add_argument("--batches", type=positive(int), default=1000, help="timed batches (each applied on both sides)")
+    ap.add_argument("--warmup", type=non_negative, default=None,
+                    help="untimed batches first (default: 100 single rows, else 5 batches)")
+    ap.add_argument("--queries", type=query_list, default=["sssp"], help="of sssp,bfs,wcc (default sssp)")
+    ap.add_argument("--weights", choices=("real", "integer"), default="real")
+    ap.add_argument("--source", choices=("hub", "random"), default="hub")
+    ap.add_argument("--seed", type=non_negative, default=0)
+    ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
+    ap.add_argument("--out", default=None, help="JSON file for the figures")
+    args = ap.parse_args(argv)
+    unchecked = [kind for kind in args.queries if kind not in CHECKED_KINDS]
+    if unchecked:
+        ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
+    if args.warmup is None:
+        args.warmup = 100 if args.rows == 1 else 5
+    return args
+
+
+def side_graph(package, bench, kind, backend):
+    """A graph of ``package`` (this tree's or the base's) built from the stream's G0,
+    tracking ``kind`` in incremental mode: ``(graph, query)``."""
+    graph = package.StreamGraph.from_edgelist(bench.frame(bench.stream.initial), source="src", destination="dst",
+                                              weight="weight", backend=backend)
+    make = importlib.import_module(package.__name__ + ".queries").make
+    return graph, graph.track(make(kind, bench.source, mode="incremental"))
+
+
+def figures_of(name, rows):
+    times = np.array([r[0] for r in rows]) * 1e3
+    return {"side": name, "batches": int(times.size), "p50_ms": float(np.median(times)),
+            "p90_ms": float(np.percentile(times, 90)), "p99_ms": float(np.percentile(times, 99)),
+            "mean_ms": float(times.mean()), "syncs": float(np.mean([r[1] for r in rows])),
+            "launches": float(np.mean([r[2] for r in rows]))}
+
+
+def run_query(bench, frames, kind, args, packages):
+    """Apply ``frames`` to a graph of each of ``packages`` (base, this tree) in turn;
+    ``(figures per side, checked)``."""
+    sides = [side_graph(package, bench, kind, args.backend) for package in packages]
+    timings = [[], []]
+    for i, frame in enumerate(frames):
+        for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+            graph = sides[side][0]
+            report, seconds = timed(lambda: graph.apply(frame, weight="weight"))
+            if i >= args.warmup:
+                timings[side].append((seconds, report.syncs or 0, report.launches or 0))
+    base_values, values = values_of(sides[0][1]), values_of(sides[1][1])
+    scratch = sides[1][0].track(make_query(kind, bench.source, mode="recompute"))
+    checked = bool(np.array_equal(base_values, values) and np.array_equal(values, values_of(scratch)))
+    figures = [figures_of(f"base ({args.base})", timings[0]), figures_of("this tree", timings[1])]
+    del sides, scratch
+    bench.free()
+    return figures, checked
+
+
+def print_table(kind, figures, checked):
+    base, this = figures
+    print(f"\n{kind} ({'results equal, and equal to a recomputation' if checked else 'RESULTS DIFFER'})")
+    print("| side | batches | p50 (ms) | p90 (ms) | p99 (ms) | mean (ms) | syncs | launches |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for f in figures:
+        print(f"| {f['side']} | {f['batches']} | {f['p50_ms']:.3f} | {f['p90_ms']:.3f} | {f['p99_ms']:.3f} | "
+              f"{f['mean_ms']:.3f} | {f['syncs']:.2f} | {f['launches']:.1f} |")
+    print(f"this tree / base: p50 {this['p50_ms'] / base['p50_ms']:.3f}, mean {this['mean_ms'] / base['mean_ms']:.3f}",
+          flush=True)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import cugraph_stream as cgs
+
+    if args.backend == "gpu":
+        reason = cgs.backends.available_backends().get("gpu")
+        if reason:
+            print(f"cannot run: the GPU backend is unavailable here ({reason}); --backend cpu runs on the CPU",
+                  flush=True)
+            return 2
+        import cupy as xp
+    else:
+        xp = np
+    with tempfile.TemporaryDirectory(prefix="ab_revisions-") as into:
+        try:
+            extract_base(args.base, into)
+            base = import_base(into)
+            bench, frames = workload(args, xp)
+        except (CannotRun, ValueError) as error:    # (ValueError: more rows than the R-MAT graph has edges)
+            print(f"cannot run: {error}", flush=True)
+            return 2
+        if args.backend == "gpu":
+            from .pylibcugraph_baseline import warm_up_gpu_engine
+
+            for package in (base, cgs):
+                _, seconds = timed(lambda: warm_up_gpu_engine(package))
+                print(f"warm-up of {package.__name__} (kernel compilation) {seconds:.1f} s", flush=True)
+        print(f"R-MAT scale {args.scale}, {args.backend}: {len(frames)} batches of {args.rows} rows "
+              f"({args.warmup} untimed), each applied to a graph of {args.base} and one of this tree", flush=True)
+        results = {}
+        for kind in args.queries:
+            figures, checked = run_query(bench, frames, kind, args, (base, cgs))
+            print_table(kind, figures, checked)
+            results[kind] = {"sides": figures, "checked": checked}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"config": vars(args), "machine": machine_info(), "queries": results}, f, indent=1,
+                      default=json_default)
+        print(f"wrote {args.out}")
+    return 0 if all(r["checked"] for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""``python -m benchmarks.ab_revisions`` on the CPU engine: a revision unpacked and
+imported beside this tree, both applying every batch, the figures and the checks."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchmarks import ab_revisions
+
+REPOSITORY = Path(ab_revisions.__file__).resolve().parents[1]
+TINY = ["--backend", "cpu", "--scale", "9", "--edge-factor", "8"]
+
+
+def _git_history():
+    try:
+        subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPOSITORY, capture_output=True, check=True)
+        return True
+    except (FileNotFoundError, subprocess.CalledProcessError):
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _git_history(), reason="needs the git repository of this tree")
+
+
+def test_the_base_revision_is_imported_under_its_own_name(tmp_path):
+    ab_revisions.extract_base("HEAD", tmp_path)
+    base = ab_revisions.import_base(tmp_path)
+    assert base.__name__ == "cgs_base" and Path(base.__file__).parent == tmp_path / "cgs_base"
+    assert (tmp_path / "kernels" / "relax.cu").exists()
+    ops = base.backends.get_backend("cpu")
+    assert type(ops).__module__ == "cgs_base.backends.cpu"         # its own backend, not this tree's
+    import cugraph_stream
+
+    assert base.StreamGraph is not cugraph_stream.StreamGraph
+
+
+def test_a_revision_naming_its_backends_absolutely_is_rewritten(tmp_path):
+    # 3ccfd98 (2026-11-28) named cugraph_stream.backends.cpu and .gpu in backends/__init__.py
+    ab_revisions.extract_base("3ccfd98", tmp_path)
+    text = (tmp_path / "cgs_base" / "backends" / "__init__.py").read_text()
+    assert '"cgs_base.backends.cpu"' in text and '"cugraph_stream.' not in text
+    assert type(ab_revisions.import_base(tmp_path).backends.get_backend("cpu")).__module__ == \
+        "cgs_base.backends.cpu"
+
+
+def test_an_unknown_revision_cannot_run(capsys):
+    assert ab_revisions.main(TINY + ["--base", "no-such-revision-here", "--batches", "4"]) == 2
+    assert "cannot run: git archive no-such-revision-here" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rows, batches", [(1, 40), (50, 6)])
+def test_both_sides_apply_every_batch_with_equal_results(tmp_path, capsys, rows, batches):
+    out = tmp_path / "ab.json"
+    assert ab_revisions.main(TINY + ["--base", "HEAD", "--queries", "sssp,wcc", "--rows", str(rows),
+                                     "--batches", str(batches), "--warmup", "2", "--out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    for kind in ("sssp", "wcc"):
+        base, this = figures["queries"][kind]["sides"]
+        assert figures["queries"][kind]["checked"]
+        assert base["side"] == "base (HEAD)" and this["side"] == "this tree"
+        assert base["batches"] == this["batches"] == batches
+        assert base["syncs"] > 0 and this["syncs"] > 0
+    assert "this tree / base: p50" in capsys.readouterr().out
+
+
+def test_results_unlike_the_base_fail_the_run(monkeypatch, capsys):
+    values_of = ab_revisions.values_of
+
+    def shifted(query):            # the base's values one more: a base that computes otherwise
+        values = values_of(query)
+        return values + 1 if type(query).__module__.startswith("cgs_base") else values
+    monkeypatch.setattr(ab_revisions, "values_of", shifted)
+    assert ab_revisions.main(TINY + ["--base", "HEAD", "--rows", "1", "--batches", "4", "--warmup", "0"]) == 1
+    assert "RESULTS DIFFER" in capsys.readouterr().out

@@ -18,7 +18,11 @@ Both sides see the same batches at the same moments of the machine.
 
 Base.  ``git archive REV cugraph_stream kernels`` of the repository holding
 this script, unpacked into a temporary directory with the package renamed
-``cgs_base`` (its ``kernels/`` beside it, where ``cuda_kernels`` looks).
+``cgs_base`` (its ``kernels/`` beside it, where ``cuda_kernels`` looks); or,
+on a machine without the repository (the lent GPU machines get a copy of the
+working tree, not its history), ``--base-tree DIR``: a directory holding the
+base's ``cugraph_stream/`` and ``kernels/``, unpacked beforehand, e.g.
+``mkdir base && git archive 3ccfd98 cugraph_stream kernels | tar -x -C base``.
 Revisions before the package named its backend modules relatively (2026-11-28)
 import them as ``cugraph_stream.backends...``; the copy's
 ``backends/__init__.py`` is rewritten to name its own (the only absolute
@@ -45,6 +49,7 @@ import argparse
 import importlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -78,6 +83,19 @@ def extract_base(revision, into):
         raise CannotRun(f"git archive {revision}: {error.stderr.decode(errors='replace').strip()}") from None
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
+    _rename_base(into)
+
+
+def copy_base(tree, into):
+    """Copy ``tree``'s ``cugraph_stream/`` (as :data:`BASE_PACKAGE`) and ``kernels/`` into ``into``."""
+    for part in ("cugraph_stream", "kernels"):
+        if not (Path(tree) / part).is_dir():
+            raise CannotRun(f"{tree} holds no {part}/")
+        shutil.copytree(Path(tree) / part, Path(into) / part, ignore=shutil.ignore_patterns("__pycache__"))
+    _rename_base(into)
+
+
+def _rename_base(into):
     package = Path(into) / BASE_PACKAGE
     (Path(into) / "cugraph_stream").rename(package)
     backends = package / "backends" / "__init__.py"
@@ -99,7 +117,9 @@ def import_base(into):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.ab_revisions", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", required=True, help="the git revision to compare this tree with (HEAD, HEAD~2, a hash)")
+    base = ap.add_mutually_exclusive_group(required=True)
+    base.add_argument("--base", help="the git revision to compare this tree with (HEAD, HEAD~2, a hash)")
+    base.add_argument("--base-tree", help="or a directory holding the base's cugraph_stream/ and kernels/")
     ap.add_argument("--scale", type=positive(int), default=22)
     ap.add_argument("--edge-factor", type=positive(int), default=16)
     ap.add_argument("--rows", type=positive(int), default=1, help="rows per batch (1: pandas single rows)")
@@ -118,6 +138,7 @@ def parse_args(argv=None):
         ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
     if args.warmup is None:
         args.warmup = 100 if args.rows == 1 else 5
+    args.base_name = args.base or Path(args.base_tree).resolve().name
     return args
 
 
@@ -152,7 +173,7 @@ def run_query(bench, frames, kind, args, packages):
     base_values, values = values_of(sides[0][1]), values_of(sides[1][1])
     scratch = sides[1][0].track(make_query(kind, bench.source, mode="recompute"))
     checked = bool(np.array_equal(base_values, values) and np.array_equal(values, values_of(scratch)))
-    figures = [figures_of(f"base ({args.base})", timings[0]), figures_of("this tree", timings[1])]
+    figures = [figures_of(f"base ({args.base_name})", timings[0]), figures_of("this tree", timings[1])]
     del sides, scratch
     bench.free()
     return figures, checked
@@ -185,7 +206,10 @@ def main(argv=None):
         xp = np
     with tempfile.TemporaryDirectory(prefix="ab_revisions-") as into:
         try:
-            extract_base(args.base, into)
+            if args.base is not None:
+                extract_base(args.base, into)
+            else:
+                copy_base(args.base_tree, into)
             base = import_base(into)
             bench, frames = workload(args, xp)
         except (CannotRun, ValueError) as error:    # (ValueError: more rows than the R-MAT graph has edges)
@@ -198,7 +222,7 @@ def main(argv=None):
                 _, seconds = timed(lambda: warm_up_gpu_engine(package))
                 print(f"warm-up of {package.__name__} (kernel compilation) {seconds:.1f} s", flush=True)
         print(f"R-MAT scale {args.scale}, {args.backend}: {len(frames)} batches of {args.rows} rows "
-              f"({args.warmup} untimed), each applied to a graph of {args.base} and one of this tree", flush=True)
+              f"({args.warmup} untimed), each applied to a graph of {args.base_name} and one of this tree", flush=True)
         results = {}
         for kind in args.queries:
             figures, checked = run_query(bench, frames, kind, args, (base, cgs))

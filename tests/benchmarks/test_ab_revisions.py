@@ -44,6 +44,21 @@ def test_a_revision_naming_its_backends_absolutely_is_rewritten(tmp_path):
         "cgs_base.backends.cpu"
 
 
+def test_a_base_tree_unpacked_beforehand_is_copied(tmp_path, capsys):
+    tree = tmp_path / "3ccfd98"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", "3ccfd98", "cugraph_stream", "kernels"], cwd=REPOSITORY,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    out = tmp_path / "ab.json"
+    assert ab_revisions.main(TINY + ["--base-tree", str(tree), "--rows", "1", "--batches", "6", "--warmup", "1",
+                                     "--out", str(out)]) == 0
+    base, this = json.loads(out.read_text())["queries"]["sssp"]["sides"]
+    assert base["side"] == "base (3ccfd98)" and base["batches"] == this["batches"] == 6
+    assert ab_revisions.main(TINY + ["--base-tree", str(tmp_path / "nothing"), "--batches", "4"]) == 2
+    assert "holds no cugraph_stream/" in capsys.readouterr().out
+
+
 def test_an_unknown_revision_cannot_run(capsys):
     assert ab_revisions.main(TINY + ["--base", "no-such-revision-here", "--batches", "4"]) == 2
     assert "cannot run: git archive no-such-revision-here" in capsys.readouterr().out

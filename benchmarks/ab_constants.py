@@ -110,33 +110,44 @@ def arm_text(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.ab_constants", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--arm", type=arm_text, action="append", required=True, dest="arms",
-                    help="NAME=module:ATTRIBUTE=VALUE[;module:ATTRIBUTE=VALUE...] (two or more)")
+def add_workload_arguments(ap, batches_help, warmup_help):
+    """The arguments :func:`workload` reads, ``--queries``, ``--backend`` and ``--out``
+    (``benchmarks.ab_revisions`` takes them too)."""
     ap.add_argument("--scale", type=positive(int), default=22)
     ap.add_argument("--edge-factor", type=positive(int), default=16)
     ap.add_argument("--rows", type=positive(int), default=1, help="rows per batch (1: pandas single rows)")
-    ap.add_argument("--batches", type=positive(int), default=1000, help="timed batches in all (over every arm)")
-    ap.add_argument("--warmup", type=non_negative, default=None,
-                    help="untimed batches first (default: 20 single rows, else 4 batches)")
-    ap.add_argument("--block", type=positive(int), default=1, help="consecutive batches an arm runs in turn")
+    ap.add_argument("--batches", type=positive(int), default=1000, help=batches_help)
+    ap.add_argument("--warmup", type=non_negative, default=None, help=warmup_help)
     ap.add_argument("--queries", type=query_list, default=["sssp"], help="of sssp,bfs,wcc (default sssp)")
     ap.add_argument("--weights", choices=("real", "integer"), default="real")
     ap.add_argument("--source", choices=("hub", "random"), default="hub")
     ap.add_argument("--seed", type=non_negative, default=0)
     ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
     ap.add_argument("--out", default=None, help="JSON file for the figures")
+
+
+def check_queries(ap, args):
+    """Refuse query kinds whose values :func:`values_of` cannot compare exactly."""
+    unchecked = [kind for kind in args.queries if kind not in CHECKED_KINDS]
+    if unchecked:
+        ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.ab_constants", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arm", type=arm_text, action="append", required=True, dest="arms",
+                    help="NAME=module:ATTRIBUTE=VALUE[;module:ATTRIBUTE=VALUE...] (two or more)")
+    ap.add_argument("--block", type=positive(int), default=1, help="consecutive batches an arm runs in turn")
+    add_workload_arguments(ap, "timed batches in all (over every arm)",
+                           "untimed batches first (default: 20 single rows, else 4 batches)")
     args = ap.parse_args(argv)
     if len(args.arms) < 2:
         ap.error("give two arms or more")
     if args.batches < len(args.arms) * args.block:
         ap.error(f"--batches {args.batches} leaves an arm without a timed batch "
                  f"({len(args.arms)} arms of --block {args.block})")
-    unchecked = [kind for kind in args.queries if kind not in CHECKED_KINDS]
-    if unchecked:
-        ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
+    check_queries(ap, args)
     if args.warmup is None:
         args.warmup = 20 if args.rows == 1 else 4
     return args

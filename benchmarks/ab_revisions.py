@@ -58,9 +58,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .ab_constants import CHECKED_KINDS, values_of, workload
-from .common import json_default, machine_info, make_query, positive, timed
-from .gpu_vs_pylibcugraph import non_negative, query_list
+from .ab_constants import add_workload_arguments, check_queries, values_of, workload
+from .common import json_default, machine_info, make_query, timed
 
 #: the name the base revision's package is imported under
 BASE_PACKAGE = "cgs_base"
@@ -120,22 +119,10 @@ def parse_args(argv=None):
     base = ap.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", help="the git revision to compare this tree with (HEAD, HEAD~2, a hash)")
     base.add_argument("--base-tree", help="or a directory holding the base's cugraph_stream/ and kernels/")
-    ap.add_argument("--scale", type=positive(int), default=22)
-    ap.add_argument("--edge-factor", type=positive(int), default=16)
-    ap.add_argument("--rows", type=positive(int), default=1, help="rows per batch (1: pandas single rows)")
-    ap.add_argument("--batches", type=positive(int), default=1000, help="timed batches (each applied on both sides)")
-    ap.add_argument("--warmup", type=non_negative, default=None,
-                    help="untimed batches first (default: 100 single rows, else 5 batches)")
-    ap.add_argument("--queries", type=query_list, default=["sssp"], help="of sssp,bfs,wcc (default sssp)")
-    ap.add_argument("--weights", choices=("real", "integer"), default="real")
-    ap.add_argument("--source", choices=("hub", "random"), default="hub")
-    ap.add_argument("--seed", type=non_negative, default=0)
-    ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
-    ap.add_argument("--out", default=None, help="JSON file for the figures")
+    add_workload_arguments(ap, "timed batches (each applied on both sides)",
+                           "untimed batches first (default: 100 single rows, else 5 batches)")
     args = ap.parse_args(argv)
-    unchecked = [kind for kind in args.queries if kind not in CHECKED_KINDS]
-    if unchecked:
-        ap.error(f"queries of {', '.join(CHECKED_KINDS)} only (got {', '.join(unchecked)})")
+    check_queries(ap, args)
     if args.warmup is None:
         args.warmup = 100 if args.rows == 1 else 5
     args.base_name = args.base or Path(args.base_tree).resolve().name

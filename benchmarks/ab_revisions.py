@@ -22,7 +22,8 @@ this script, unpacked into a temporary directory with the package renamed
 on a machine without the repository (the lent GPU machines get a copy of the
 working tree, not its history), ``--base-tree DIR``: a directory holding the
 base's ``cugraph_stream/`` and ``kernels/``, unpacked beforehand, e.g.
-``mkdir base && git archive 3ccfd98 cugraph_stream kernels | tar -x -C base``.
+``mkdir 3ccfd98 && git archive 3ccfd98 cugraph_stream kernels | tar -x -C 3ccfd98``
+(the output names the base by the directory).
 Revisions before the package named its backend modules relatively (2026-11-28)
 import them as ``cugraph_stream.backends...``; the copy's
 ``backends/__init__.py`` is rewritten to name its own (the only absolute

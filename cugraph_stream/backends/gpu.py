@@ -90,9 +90,10 @@ def _column_type(values):
     return _COLUMN_TYPES.get(values.dtype)
 
 
-# The batch path's host time is mostly CuPy calls of a few microseconds each
-# (benchmarks/host_calls.py); these two stand in for the costliest kinds that
-# do no work: a conversion to the dtype an array already has, and a slice.
+# Every CuPy call costs the host 1.5-5 us (timed alone on a lent H200; see
+# docs/batch-pipeline.md), and a batch makes dozens; these two stand in for
+# calls that do no work: a conversion to the dtype an array already has, and
+# the slices and views of one allocation.
 _INT64 = np.dtype(np.int64)
 
 
@@ -1183,7 +1184,7 @@ class GPUBackend(Backend):
         edges = _carve(memory, 64, 9 * n, np.int64)
         changed_w = _carve(memory, 64 + 72 * n, 2 * n, weight_dtype)
         if n <= 1:
-            self._set_bytes(counters, 0)        # (net_group clears them)
+            self._set_bytes(counters, 0)        # (for more rows net_group clears them)
         if isinstance(unresolved, xp.ndarray):
             self._copy_into(_carve(counters, 56, 1, np.uint64), [unresolved.view(xp.uint64)])
         _check_slot_pointers(table)

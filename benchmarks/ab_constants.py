@@ -189,6 +189,16 @@ def values_of(query):
     return frame[query.value_column].to_numpy()
 
 
+def timing_figures(rows):
+    """The batches, p50, p90, p99 and mean milliseconds, mean syncs and launches of
+    ``rows``: ``(seconds, syncs, launches)`` per timed batch."""
+    times = np.array([r[0] for r in rows]) * 1e3
+    return {"batches": int(times.size), "p50_ms": float(np.median(times)),
+            "p90_ms": float(np.percentile(times, 90)), "p99_ms": float(np.percentile(times, 99)),
+            "mean_ms": float(times.mean()), "syncs": float(np.mean([r[1] for r in rows])),
+            "launches": float(np.mean([r[2] for r in rows]))}
+
+
 def run_query(bench, frames, kind, args):
     """Apply ``frames`` to a fresh graph tracking ``kind``, alternating the arms;
     ``(figures per arm, checked)``."""
@@ -207,11 +217,7 @@ def run_query(bench, frames, kind, args):
     checked = bool(np.array_equal(values_of(query), values_of(scratch)))
     figures = []
     for arm, rows in zip(args.arms, timings):
-        times = np.array([r[0] for r in rows]) * 1e3
-        figures.append({"arm": arm.name, "batches": int(times.size), "p50_ms": float(np.median(times)),
-                        "p90_ms": float(np.percentile(times, 90)), "p99_ms": float(np.percentile(times, 99)),
-                        "mean_ms": float(times.mean()), "syncs": float(np.mean([r[1] for r in rows])),
-                        "launches": float(np.mean([r[2] for r in rows]))})
+        figures.append({"arm": arm.name, **timing_figures(rows)})
     first = figures[0]["mean_ms"]
     for figure in figures:
         figure["mean_vs_first"] = figure["mean_ms"] / first

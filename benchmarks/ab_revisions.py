@@ -59,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ab_constants import add_workload_arguments, check_queries, values_of, workload
+from .ab_constants import add_workload_arguments, check_queries, timing_figures, values_of, workload
 from .common import json_default, machine_info, make_query, timed
 
 #: the name the base revision's package is imported under
@@ -139,14 +139,6 @@ def side_graph(package, bench, kind, backend):
     return graph, graph.track(make(kind, bench.source, mode="incremental"))
 
 
-def figures_of(name, rows):
-    times = np.array([r[0] for r in rows]) * 1e3
-    return {"side": name, "batches": int(times.size), "p50_ms": float(np.median(times)),
-            "p90_ms": float(np.percentile(times, 90)), "p99_ms": float(np.percentile(times, 99)),
-            "mean_ms": float(times.mean()), "syncs": float(np.mean([r[1] for r in rows])),
-            "launches": float(np.mean([r[2] for r in rows]))}
-
-
 def run_query(bench, frames, kind, args, packages):
     """Apply ``frames`` to a graph of each of ``packages`` (base, this tree) in turn;
     ``(figures per side, checked)``."""
@@ -161,7 +153,8 @@ def run_query(bench, frames, kind, args, packages):
     base_values, values = values_of(sides[0][1]), values_of(sides[1][1])
     scratch = sides[1][0].track(make_query(kind, bench.source, mode="recompute"))
     checked = bool(np.array_equal(base_values, values) and np.array_equal(values, values_of(scratch)))
-    figures = [figures_of(f"base ({args.base_name})", timings[0]), figures_of("this tree", timings[1])]
+    figures = [{"side": f"base ({args.base_name})", **timing_figures(timings[0])},
+               {"side": "this tree", **timing_figures(timings[1])}]
     del sides, scratch
     bench.free()
     return figures, checked

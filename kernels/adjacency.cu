@@ -231,6 +231,15 @@ __global__ void remove_move(REMOVE_PARAMS)
 // Every row also copies its list's degree to fill[i] (the journal's
 // pre-image, and the fill place_tickets starts from: it raises degrees,
 // and a kernel boundary orders every read of them before its writes).
+__device__ __forceinline__ void take_ticket_row(const long long* owners, long long i, int fresh, long long* slots,
+                                                unsigned long long* counts, const long long* degree, long long* fill)
+{
+  fill[i] = degree[owners[i]];
+  if (!fresh && slots[i] >= 0) return;
+  unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
+  slots[i] = -2 - static_cast<long long>(ticket);
+}
+
 __global__ void take_tickets(const long long* owners, long long rows, int fresh, long long* slots,
                              unsigned long long* counts, unsigned long long* outgrown_count,
                              const long long* degree, long long* fill)
@@ -238,10 +247,7 @@ __global__ void take_tickets(const long long* owners, long long rows, int fresh,
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i == 0) *outgrown_count = 0;
   if (i >= rows) return;
-  fill[i] = degree[owners[i]];
-  if (!fresh && slots[i] >= 0) return;
-  unsigned long long ticket = atomicAdd(&counts[owners[i]], 1ull) & 0xFFFFFFFFull;
-  slots[i] = -2 - static_cast<long long>(ticket);
+  take_ticket_row(owners, i, fresh, slots, counts, degree, fill);
 }
 
 // place_tickets: a list with room for all its pending rows gets row `ticket`
@@ -252,14 +258,14 @@ __global__ void take_tickets(const long long* owners, long long rows, int fresh,
 // high count reaches the low one) raises the degree of a list that had room
 // and clears the count.
 template <typename W>
-__global__ void place_tickets(const long long* owners, const long long* neighbours, const W* weights,
-                              long long rows, const long long* fill_of, const long long* start, long long* degree,
-                              const long long* capacity, int* nbr, W* wgt, long long* slots,
-                              unsigned long long* counts, long long* outgrown, long long* need,
-                              unsigned long long* outgrown_count, int must_fit, unsigned int* faults)
+__device__ __forceinline__ void place_ticket_row(const long long* owners, const long long* neighbours, const W* weights,
+                                                 long long i, const long long* fill_of, const long long* start,
+                                                 long long* degree, const long long* capacity, int* nbr, W* wgt,
+                                                 long long* slots, unsigned long long* counts, long long* outgrown,
+                                                 long long* need, unsigned long long* outgrown_count, int must_fit,
+                                                 unsigned int* faults)
 {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= rows || slots[i] >= 0) return;
+  if (slots[i] >= 0) return;
   long long ticket = -2 - slots[i];
   long long u = owners[i];
   long long fill = fill_of[i];
@@ -286,6 +292,102 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
     counts[u] = 0;
   }
 }
+
+template <typename W>
+__global__ void place_tickets(const long long* owners, const long long* neighbours, const W* weights,
+                              long long rows, const long long* fill_of, const long long* start, long long* degree,
+                              const long long* capacity, int* nbr, W* wgt, long long* slots,
+                              unsigned long long* counts, long long* outgrown, long long* need,
+                              unsigned long long* outgrown_count, int must_fit, unsigned int* faults)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows) return;
+  place_ticket_row(owners, neighbours, weights, i, fill_of, start, degree, capacity, nbr, wgt, slots, counts,
+                   outgrown, need, outgrown_count, must_fit, faults);
+}
+
+// place_arcs (Backend.place_arcs): the arcs u -> v in the out-adjacency
+// (grid row 0: owners u) and their reverses in the in-adjacency (grid row 1:
+// owners v), as take_tickets then place_tickets place fresh rows, the two
+// adjacencies in one launch each.  Each adjacency has its own per-vertex
+// `counts` (the two run at once).  place_arcs_block runs both phases in one
+// block per adjacency (a barrier between them), one launch for a few rows.
+template <typename W>
+struct ArcLists {
+  const long long* start;
+  long long* degree;
+  const long long* capacity;
+  int* nbr;
+  W* wgt;
+  unsigned long long* counts;
+  long long* slots;
+  long long* fill;
+  long long* outgrown;
+  long long* need;
+  unsigned long long* outgrown_count;
+};
+
+// one adjacency's parameters of the place_arcs kernels, suffixed by its grid row
+#define ARC_LISTS_PARAMS(k)                                                                              \
+  const long long *start##k, long long *degree##k, const long long *capacity##k, int *nbr##k, W *wgt##k, \
+      unsigned long long *counts##k, long long *slots##k, long long *fill##k, long long *outgrown##k,    \
+      long long *need##k, unsigned long long *outgrown_count##k
+#define ARC_LISTS(k) \
+  ArcLists<W>{start##k, degree##k, capacity##k, nbr##k, wgt##k, counts##k, slots##k, fill##k, outgrown##k, need##k, outgrown_count##k}
+#define PLACE_ARCS_PARAMS                                                                                \
+  const long long *u, const long long *v, const W *weights, long long rows, ARC_LISTS_PARAMS(0),       \
+      ARC_LISTS_PARAMS(1), unsigned int *faults
+
+template <typename W>
+__device__ __forceinline__ void take_arc_ticket(const ArcLists<W>& l, const long long* owners, long long i)
+{
+  take_ticket_row(owners, i, 1, l.slots, l.counts, l.degree, l.fill);
+}
+
+template <typename W>
+__device__ __forceinline__ void place_arc_ticket(const ArcLists<W>& l, const long long* owners,
+                                                 const long long* neighbours, const W* weights, long long i,
+                                                 unsigned int* faults)
+{
+  place_ticket_row(owners, neighbours, weights, i, l.fill, l.start, l.degree, l.capacity, l.nbr, l.wgt, l.slots,
+                   l.counts, l.outgrown, l.need, l.outgrown_count, 0, faults);
+}
+
+template <typename W>
+__global__ void take_arc_tickets(PLACE_ARCS_PARAMS)
+{
+  bool in = blockIdx.y == 1;
+  ArcLists<W> l = in ? ARC_LISTS(1) : ARC_LISTS(0);
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i == 0) *l.outgrown_count = 0;
+  if (i < rows) take_arc_ticket(l, in ? v : u, i);
+}
+
+template <typename W>
+__global__ void place_arc_tickets(PLACE_ARCS_PARAMS)
+{
+  bool in = blockIdx.y == 1;
+  ArcLists<W> l = in ? ARC_LISTS(1) : ARC_LISTS(0);
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < rows) place_arc_ticket(l, in ? v : u, in ? u : v, weights, i, faults);
+}
+
+template <typename W>
+__global__ void place_arcs_block(PLACE_ARCS_PARAMS)
+{
+  bool in = blockIdx.y == 1;
+  ArcLists<W> l = in ? ARC_LISTS(1) : ARC_LISTS(0);
+  const long long* owners = in ? v : u;
+  if (threadIdx.x == 0) *l.outgrown_count = 0;
+  for (long long i = threadIdx.x; i < rows; i += blockDim.x) take_arc_ticket(l, owners, i);
+  __syncthreads();      // (orders every degree read of the tickets before the placement's writes)
+  for (long long i = threadIdx.x; i < rows; i += blockDim.x)
+    place_arc_ticket(l, owners, in ? u : v, weights, i, faults);
+}
+
+#undef PLACE_ARCS_PARAMS
+#undef ARC_LISTS
+#undef ARC_LISTS_PARAMS
 
 // Plan the move of lists that outgrew their room (Backend.plan_moves): list
 // k (vertices[k], needing need[k] slots) gets room[k] = 1.5x need[k] in

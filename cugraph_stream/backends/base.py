@@ -1397,6 +1397,32 @@ class Backend(abc.ABC):
         takes the tickets, not in a gather of its own).
         """
 
+    @abc.abstractmethod
+    def place_arcs(self, adjs, u, v, w, degrees=False):
+        """:meth:`place_entries` of fresh rows for the arcs ``u -> v`` of weights
+        ``w`` (in any order) in ``adjs[0]`` (owners ``u``) and, where ``adjs``
+        holds a second adjacency, of their reverses ``v -> u`` in it (owners
+        ``v``): the out- and in-adjacency of a directed graph in one call (on
+        the GPU one launch for both, for a few rows).  Returns one
+        :class:`Placement` per adjacency, whose counts
+        :meth:`read_counts` reads together.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> out, inn = (Adjacency(ops, np.float64, with_twin=False) for _ in range(2))
+        >>> src, dst = np.array([0, 1, 2]), np.array([1, 2, 0])          # a cycle
+        >>> for adj, (a, b) in ((out, (src, dst)), (inn, (dst, src))):
+        ...     adj.ensure_vertices(3)
+        ...     _ = adj.build(a, b, np.ones(3), src_sorted=adj is out)
+        >>> placed = ops.place_arcs((out, inn), np.array([0, 0]), np.array([1, 2]), np.array([5.0, 6.0]))
+        >>> ops.read_counts(*(p.count for p in placed))          # every list had room
+        [0, 0]
+        >>> out.degree[:3].tolist(), inn.degree[:3].tolist()      # 0 -> 1 and 0 -> 2 added
+        ([3, 1, 1], [1, 2, 2])
+        """
+
     def read_counts(self, *counts):
         """Counts that operators left on the device (a :class:`Placement`'s), as
         Python ints, read in one synchronisation; host ints pass through.

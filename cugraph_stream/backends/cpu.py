@@ -459,6 +459,28 @@ class CPUBackend(Backend):
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
     def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
+        return self._place(adj, owners, neighbours, weights, slots, must_fit, degrees)
+
+    def place_arcs(self, adjs, u, v, w, degrees=False):
+        # each adjacency in turn (no operator call between them: a failure cannot
+        # fall between the two placements); the NumPy placement takes its rows
+        # sorted by owner
+        placements = []
+        for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u))):
+            if self.place_entries_any_order or owners.size < 2:
+                placements.append(self._place(adj, owners, neighbours, w, None, False, degrees))
+                continue
+            order = np.argsort(owners, kind="stable")
+            placement = self._place(adj, owners[order], neighbours[order], w[order], None, False, degrees)
+            slots = np.empty_like(placement.slots)
+            slots[order] = placement.slots
+            old_degree = None if placement.old_degree is None else np.empty_like(placement.old_degree)
+            if old_degree is not None:
+                old_degree[order] = placement.old_degree
+            placements.append(placement._replace(slots=slots, old_degree=old_degree))
+        return placements
+
+    def _place(self, adj, owners, neighbours, weights, slots, must_fit, degrees):
         old_degree = adj.degree[owners] if degrees else None
         if slots is None:
             slots = np.full(owners.size, -1, dtype=np.int64)

@@ -74,6 +74,7 @@ _ONE_BLOCK_SORT = 4096
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take a block a chunk
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
+_ONE_BLOCK_PLACE = 1 << 12        # rows that place_arcs places in one block per adjacency, in one launch
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
 
@@ -1057,6 +1058,42 @@ class GPUBackend(Backend):
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
     def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
+        return self._place(adj, owners, neighbours, weights, slots, must_fit, degrees)
+
+    def place_arcs(self, adjs, u, v, w, degrees=False):
+        # both adjacencies in each launch (a grid row each, counts of their own):
+        # one block per adjacency runs the tickets and the placement for up to
+        # _ONE_BLOCK_PLACE rows, else one launch for each (kernels/adjacency.cu)
+        if len(adjs) != 2 or adjs[0].wgt.dtype != adjs[1].wgt.dtype:
+            return [self._place(adj, owners, neighbours, w, None, False, degrees)
+                    for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u)))]
+        xp = self.xp
+        n = int(u.size)
+        words = 4 * n + 1           # per adjacency: outgrown, need, the count, fill, slots
+        out = xp.empty(2 * words, dtype=xp.int64)
+        placements, lists = [], []
+        for k, adj in enumerate(adjs):
+            at = 8 * k * words
+            outgrown, need = _carve(out, at, n, np.int64), _carve(out, at + 8 * n, n, np.int64)
+            count = _carve(out, at + 16 * n, 1, np.uint64)          # (cleared by the first kernel)
+            fill, slots = _carve(out, at + 16 * n + 8, n, np.int64), _carve(out, at + 24 * n + 8, n, np.int64)
+            placements.append(Placement(outgrown, need, count if n else 0, slots, fill if degrees else None))
+            lists += [adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, None, slots, fill, outgrown, need, count]
+        if n == 0:
+            return placements
+        bound = int(adjs[0].start.size)
+        counts = self._scratch("place_counts", bound + int(adjs[1].start.size), xp.uint64, zeroed=True)
+        lists[5], lists[16] = counts, _carve(counts, 8 * bound, int(adjs[1].start.size), np.uint64)
+        args = (_int64(u), _int64(v), exact_astype(w, adjs[0].wgt.dtype), np.int64(n), *lists, self._fault_word())
+        weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adjs[0].wgt.dtype)]
+        if n <= _ONE_BLOCK_PLACE:
+            cuda_kernels.get_kernel("adjacency", f"place_arcs_block<{weight_type}>")((1, 2), (_THREADS,), args)
+        else:
+            for name in cuda_kernels.PLACE_ARCS_KERNELS[1:]:
+                cuda_kernels.get_kernel("adjacency", f"{name}<{weight_type}>")((_blocks(n), 2), (_THREADS,), args)
+        return placements
+
+    def _place(self, adj, owners, neighbours, weights, slots, must_fit, degrees):
         # rows in any order: tickets on per-vertex counts, then the placement
         # (kernels/adjacency.cu); the counts are zero between calls.  The
         # outgrown lists' count stays on the device (read_counts reads it).

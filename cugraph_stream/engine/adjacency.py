@@ -368,6 +368,26 @@ class Adjacency:
             self.journal.saved(self.degree, rows[0], placement.old_degree)
         return PendingAppend(rows, order, placement.slots, placement)
 
+    @staticmethod
+    def begin_append_arcs(adjacencies, u, v, w):
+        """:meth:`begin_append` of the arcs ``u -> v`` in ``adjacencies[0]`` and,
+        where a second adjacency is given, of their reverses ``v -> u`` in it,
+        in one operator call (:meth:`~cugraph_stream.backends.base.Backend.place_arcs`;
+        on the GPU one launch for both).  Returns a :class:`PendingAppend`
+        per adjacency (None each if there are no arcs)."""
+        first = adjacencies[0]
+        arcs = ((u, v, w), (v, u, w))
+        if u.size == 0 or not first.ops.place_entries_any_order:    # (each adjacency sorts its rows by owner)
+            return [adj.begin_append(*rows) for adj, rows in zip(adjacencies, arcs)]
+        first.journal.checkpoint()
+        placements = first.ops.place_arcs(adjacencies, u, v, w, degrees=first.journal.recording)
+        pending = []
+        for adj, rows, placement in zip(adjacencies, arcs, placements):
+            if placement.old_degree is not None:        # (the rows landed past the degrees: their pre-image)
+                adj.journal.saved(adj.degree, rows[0], placement.old_degree)
+            pending.append(PendingAppend(rows, None, placement.slots, placement))
+        return pending
+
     def plan_append(self, pending, outgrown_count):
         """Plan the move of the lists that outgrew their room (``outgrown_count``: the
         count of ``pending.placement``, read on the host), without waiting for the

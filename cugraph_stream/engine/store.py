@@ -519,7 +519,7 @@ class GraphStore:
         # both adjacencies place what fits, then one read tells which lists outgrew their
         # room; both plan the moves of those, then one read tells how much room they take
         adjacencies = (self.out, self.inn) if self.directed else (self.out,)
-        pending = [adj.begin_append(a, b, w) for adj, (a, b) in zip(adjacencies, ((u, v), (v, u)))]
+        pending = Adjacency.begin_append_arcs(adjacencies, u, v, w)
         outgrown = self.ops.read_counts(*(p.placement.count for p in pending))
         plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
         slots, moves = self.out.finish_append(pending[0], plans[0])

@@ -544,6 +544,58 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
     assert np.unique(got[~preset]).size == int((~preset).sum())
 
 
+# (5,000 rows: past the one block a GPU adjacency places them in)
+@pytest.mark.parametrize("rows", [0, 1, 80, 5000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_place_arcs_places_in_both_adjacencies_as_place_entries_does_in_each(ops, rows, dtype):
+    """The arcs in the out-adjacency and their reverses in the in-adjacency, rows in
+    any order: each list gets what place_entries gives it (or reports the degree it
+    needs), and each row's slot in either adjacency holds it."""
+    rng = np.random.default_rng(rows)
+    n = 40
+    key = np.unique(rng.integers(0, n, 300) * n + rng.integers(0, n, 300))
+    src, dst = key // n, key % n
+    weights0 = rng.integers(1, 9, src.size).astype(dtype)
+
+    def built():
+        out, inn = (Adjacency(ops, dtype, with_twin=False) for _ in range(2))
+        for adj, (a, b) in ((out, (src, dst)), (inn, (dst, src))):
+            adj.ensure_vertices(n)
+            adj.build(ops.asarray(a), ops.asarray(b), ops.asarray(weights0), src_sorted=adj is out)
+        return out, inn
+
+    u = rng.choice(n, rows, p=np.arange(1, n + 1) / (n * (n + 1) / 2))       # a few long lists
+    v = rng.integers(0, n, rows)
+    w = rng.integers(1, 99, rows).astype(dtype)
+    paired, single = built(), built()
+    placements = ops.place_arcs(paired, ops.asarray(u), ops.asarray(v), ops.asarray(w), degrees=True)
+    counts = ops.read_counts(*(p.count for p in placements))
+    for adj, alone, (owners, neighbours), placement, count in zip(paired, single, ((u, v), (v, u)), placements,
+                                                                  counts):
+        degree = host(ops, alone.degree)[:n].copy()
+        order = np.argsort(owners, kind="stable") if not ops.place_entries_any_order else np.arange(rows)
+        expected = ops.place_entries(alone, ops.asarray(owners[order]), ops.asarray(neighbours[order]),
+                                     ops.asarray(w[order]))
+        outgrown, need = placement.read(count)
+        want_outgrown, want_need = expected.read(*ops.read_counts(expected.count))
+        assert (dict(zip(host(ops, outgrown).tolist(), host(ops, need).tolist()))
+                == dict(zip(host(ops, want_outgrown).tolist(), host(ops, want_need).tolist())))
+        assert host(ops, placement.old_degree).tolist() == degree[owners].tolist()
+        assert host(ops, adj.degree)[:n].tolist() == host(ops, alone.degree)[:n].tolist()
+        start, size = host(ops, adj.start)[:n], host(ops, adj.degree)[:n]
+        for x in range(n):                  # each list holds the same entries
+            got = [sorted(zip(host(ops, a.nbr)[s:s + d].tolist(), host(ops, a.wgt)[s:s + d].tolist()))
+                   for a, s, d in ((adj, start[x], size[x]),
+                                   (alone, host(ops, alone.start)[x], host(ops, alone.degree)[x]))]
+            assert got[0] == got[1], x
+        slots = host(ops, placement.slots)
+        fits = slots >= 0
+        assert (fits == (host(ops, expected.slots)[np.argsort(order)] >= 0)).all()
+        assert (host(ops, adj.nbr)[slots[fits]] == neighbours[fits]).all()
+        assert (host(ops, adj.wgt)[slots[fits]] == w[fits]).all()
+        assert all(start[o] <= s < start[o] + size[o] for o, s in zip(owners[fits], slots[fits]))
+
+
 def test_place_entries_without_slots_places_every_row_in_fresh_slots(ops):
     """``slots=None``: every row is new; the Placement's slots say where each went
     (-1 where its list lacks room), and a second call with them places the rest."""

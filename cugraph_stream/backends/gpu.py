@@ -112,6 +112,19 @@ def _carve(buffer, offset, size, dtype):
     return type(buffer)((size,), dtype=dtype, memptr=buffer.data + offset)
 
 
+def _carved(xp, *parts):
+    """Arrays of ``(size, dtype)`` each, carved in order out of one allocation
+    (each at an 8-byte boundary): one CuPy allocation where each part would
+    cost one."""
+    offsets, total = [], 0
+    for size, dtype in parts:
+        total += -total % 8
+        offsets.append(total)
+        total += size * np.dtype(dtype).itemsize
+    buffer = xp.empty(-(-total // 8), dtype=xp.int64)
+    return [_carve(buffer, at, size, dtype) for (size, dtype), at in zip(parts, offsets)]
+
+
 def engine_memory_pool():
     """The CuPy memory pool every GPU engine of this process allocates from."""
     import cupy
@@ -964,22 +977,19 @@ class GPUBackend(Backend):
         n = int(slots.size)
         with_twin = adj.twin is not None
         twin = adj.twin if with_twin else adj.nbr.view(xp.uint32)
-        owner, source, target = (xp.empty(n, dtype=xp.int64) for _ in range(3))
-        moved_values = (xp.empty(n, dtype=adj.nbr.dtype), xp.empty(n, dtype=adj.wgt.dtype),
-                        xp.empty(n if with_twin else 0, dtype=twin.dtype))
-        rows = n if keep else 0
-        old_values = (xp.empty(rows, dtype=adj.nbr.dtype), xp.empty(rows, dtype=adj.wgt.dtype),
-                      xp.empty(rows if with_twin else 0, dtype=twin.dtype))
-        old_degree = xp.empty(rows, dtype=adj.degree.dtype)
+        rows, twins = (n if keep else 0), (n if with_twin else 0)
+        # one allocation: the moves, the pre-images, then the kernels' pairs (5 words a
+        # row at most), the rows' bases and tickets, and two counters
+        (owner, source, target, old_degree, pairs, bases, tickets, top, moved, *values) = _carved(
+            xp, (n, np.int64), (n, np.int64), (n, np.int64), (rows, np.int64), (5 * n, np.uint64), (n, np.uint64),
+            (n, np.uint32), (1, np.uint64), (1, np.uint64), (n, adj.wgt.dtype), (rows, adj.wgt.dtype),
+            (n, adj.nbr.dtype), (rows, adj.nbr.dtype), (twins, twin.dtype), (rows if with_twin else 0, twin.dtype))
+        moved_values, old_values = (values[2], values[0], values[4]), (values[3], values[1], values[5])
         k = 0
         if n:
             owners = _int64(owners)
             slots = _int64(slots)
             counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
-            # pairs (5 words a row at most), the rows' bases and tickets, two counters
-            words = xp.empty(7 * n + 2, dtype=xp.uint64)
-            pairs, bases, top, moved = words[:5 * n], words[5 * n:6 * n], words[7 * n:7 * n + 1], words[7 * n + 1:]
-            tickets = words[6 * n:7 * n].view(xp.uint32)[:n]
             args = (slots, owners, np.int64(n), counts, pairs, tickets, bases, top, adj.start, adj.degree, adj.nbr,
                     adj.wgt, twin, np.int32(with_twin), np.int32(keep), *old_values, old_degree, owner, source,
                     target, *moved_values, moved)
@@ -1006,27 +1016,25 @@ class GPUBackend(Backend):
         k = int(vertices.size)
         chunks = -(-k // _PLAN_THREADS)
         blocks = chunks if k > _ONE_BLOCK_PLAN else 1
-        out = xp.empty(5 * k + 3 + (3 * blocks if blocks > 1 else 0), dtype=xp.int64)
-        new_start, room, first, old_start, old_capacity = (out[i * k:(i + 1) * k] for i in range(5))
-        totals = out[5 * k:5 * k + 3]
+        new_start, room, first, old_start, old_capacity, totals, block_sums = _carved(
+            xp, *[(k, np.int64)] * 5, (3, np.int64), (3 * blocks if blocks > 1 else 0, np.int64))
         vertices, need = _int64(vertices), _int64(need)
-        block_sums = np.uint64(0)
         if blocks > 1:
-            block_sums = out[5 * k + 3:]
             cuda_kernels.get_kernel("adjacency", "plan_block_sums")(
                 (blocks,), (_PLAN_THREADS,),
                 (vertices, need, np.int64(k), np.int64(align), adj.degree, adj.capacity, block_sums))
         cuda_kernels.get_kernel("adjacency", "plan_moves")(
             (blocks,), (_PLAN_THREADS,),
             (vertices, need, np.int64(k), np.int64(base), np.int64(align), adj.start, adj.degree, adj.capacity,
-             new_start, room, first, old_start, old_capacity, totals, block_sums))
-        return MovePlan(new_start, room, first, old_start, old_capacity, totals[0:1], totals[1:2], totals[2:3])
+             new_start, room, first, old_start, old_capacity, totals, block_sums if blocks > 1 else np.uint64(0)))
+        return MovePlan(new_start, room, first, old_start, old_capacity,
+                        *(_carve(totals, 8 * i, 1, np.int64) for i in range(3)))
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         # a thread per entry moved, then a thread per list (kernels/adjacency.cu)
         xp = self.xp
         _check_slot_pointers(adj.twin)
-        owner, source, target = (xp.empty(moved, dtype=xp.int64) for _ in range(3))
+        owner, source, target = _carved(xp, *[(moved, np.int64)] * 3)
         count = np.int64(vertices.size)
         if moved:
             name = f"relocate_entries<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"

@@ -252,9 +252,9 @@ __global__ void take_tickets(const long long* owners, long long rows, int fresh,
 
 // place_tickets: a list with room for all its pending rows gets row `ticket`
 // at start + fill + ticket; a list without reports itself once (its
-// ticket-0 row) with the degree it needs, and its rows go back to -1 (with
-// must_fit, where every list was given room, such a list also sets fault bit
-// 2: backends/gpu.py DEVICE_FAULTS).  The last row of a list to arrive (the
+// ticket-0 row) with the degree it needs, and its rows keep -2 - their
+// ticket (for place_kept_tickets; with must_fit, where every list was given
+// room, such a list also sets fault bit 2: backends/gpu.py DEVICE_FAULTS).  The last row of a list to arrive (the
 // high count reaches the low one) raises the degree of a list that had room
 // and clears the count.
 template <typename W>
@@ -279,7 +279,7 @@ __device__ __forceinline__ void place_ticket_row(const long long* owners, const 
     wgt[at] = weights[i];
     slots[i] = at;
   } else {
-    slots[i] = -1;
+    slots[i] = -2 - ticket;
     if (must_fit) atomicOr(faults, 2u);
     if (ticket == 0) {
       unsigned long long k = atomicAdd(outgrown_count, 1ull);
@@ -304,6 +304,33 @@ __global__ void place_tickets(const long long* owners, const long long* neighbou
   if (i >= rows) return;
   place_ticket_row(owners, neighbours, weights, i, fill_of, start, degree, capacity, nbr, wgt, slots, counts,
                    outgrown, need, outgrown_count, must_fit, faults);
+}
+
+// place_kept_tickets: the rows of lists that lacked room in place_tickets,
+// once those lists moved to room enough (Backend.place_entries' `kept`):
+// each still holds -2 - its ticket in its slot, and fill_of[i] its list's
+// degree then (unchanged by the move), so it goes to start + fill + ticket
+// without taking a ticket again; the list's degree becomes its highest such
+// place plus one.  A row without room sets fault bit 2 (as must_fit does).
+template <typename W>
+__global__ void place_kept_tickets(const long long* owners, const long long* neighbours, const W* weights,
+                                   long long rows, const long long* fill_of, const long long* start,
+                                   long long* degree, const long long* capacity, int* nbr, W* wgt, long long* slots,
+                                   unsigned int* faults)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= rows || slots[i] >= 0) return;
+  long long u = owners[i];
+  long long place = fill_of[i] + (-2 - slots[i]);
+  if (slots[i] == -1 || place >= capacity[u]) {
+    atomicOr(faults, 2u);
+    return;
+  }
+  long long at = start[u] + place;
+  nbr[at] = static_cast<int>(neighbours[i]);
+  wgt[at] = weights[i];
+  slots[i] = at;
+  atomicMax(&degree[u], place + 1);
 }
 
 // place_arcs (Backend.place_arcs): the arcs u -> v in the out-adjacency

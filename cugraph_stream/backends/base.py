@@ -239,15 +239,18 @@ class Placement(NamedTuple):
     entries of ``outgrown`` (lists without room) and ``need`` (the degree
     each needs).  ``count`` is a host int, or a one-element device array
     that :meth:`Backend.read_counts` reads, with others, in one
-    synchronisation.  ``slots``: each row's slot (-1 where its list lacks
-    room).  ``old_degree``: each row's list's degree before the placement,
-    where asked for (the pre-image a journal keeps), else None."""
+    synchronisation.  ``slots``: each row's slot (negative where its list
+    lacks room).  ``old_degree``: each row's list's degree before the
+    placement, where asked for (the pre-image a journal keeps), else None.
+    ``kept``: what a backend kept for placing the rows of the lists without
+    room once they have it (:meth:`Backend.place_entries`' ``kept``), or None."""
 
     outgrown: Any
     need: Any
     count: Any
     slots: Any
     old_degree: Any = None
+    kept: Any = None
 
     def read(self, count):
         """``(outgrown, need)``, given ``count`` read on the host."""
@@ -1375,7 +1378,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def place_entries(self, adj: AdjacencyLists, owners, neighbours, weights, slots=None, must_fit=False,
-                      degrees=False):
+                      degrees=False, kept=None):
         """Append rows ``(owners, neighbours, weights)`` (sorted by owner, unless
         :attr:`place_entries_any_order`) to the lists of ``adj``, without
         waiting for the device.
@@ -1394,7 +1397,12 @@ class Backend(abc.ABC):
         once (``RuntimeError``) and a device at its next :meth:`synchronize`.
         ``degrees``: also return each row's list's degree before the call in
         ``Placement.old_degree`` (the GPU copies it in the launch that
-        takes the tickets, not in a gather of its own).
+        takes the tickets, not in a gather of its own).  ``kept``: with
+        ``must_fit``, the ``Placement.kept`` of the call that placed these
+        rows first (with these ``slots``), after which only the lists
+        without room moved: a backend that kept each row's place in its
+        list (the GPU: the list's fill and the row's ticket) writes the rows
+        there directly; others place them as without it.
         """
 
     @abc.abstractmethod

@@ -458,7 +458,8 @@ class CPUBackend(Backend):
             else:
                 write_ids(np, target_array, target, read_ids(source_array, source))
 
-    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
+    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False, kept=None):
+        # (nothing kept: the rows of lists that lacked room take their places again)
         return self._place(adj, owners, neighbours, weights, slots, must_fit, degrees)
 
     def place_arcs(self, adjs, u, v, w, degrees=False):

@@ -100,7 +100,8 @@ SOURCES = {"relax": relax_name_expressions,
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],
            "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_moves", "relocate_lists"] + [
-               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "relocate_entries") + PLACE_ARCS_KERNELS
+               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "place_kept_tickets", "relocate_entries")
+               + PLACE_ARCS_KERNELS
                for w in WEIGHT_TYPES.values()],
            "arrays": lambda: ([f"{k}<{t}>" for k in ("take", "put", "put_value", "exchange", "exchange_value")
                                for t in WORD_TYPES.values()]

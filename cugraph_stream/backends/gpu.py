@@ -1065,7 +1065,18 @@ class GPUBackend(Backend):
             cuda_kernels.get_kernel("cache", name)((_blocks(entries),), (_THREADS,),
                                                    (arrays[0],) + head + (arrays[1],) + tail)
 
-    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False):
+    def place_entries(self, adj, owners, neighbours, weights, slots=None, must_fit=False, degrees=False, kept=None):
+        if must_fit and kept is not None and slots is not None:
+            # the rows of the moved lists kept their tickets in their slots and
+            # the list's fill in `kept`: one launch writes them (kernels/adjacency.cu)
+            n = int(owners.size)
+            if n:
+                name = f"place_kept_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
+                cuda_kernels.get_kernel("adjacency", name)(
+                    (_blocks(n),), (_THREADS,),
+                    (_int64(owners), _int64(neighbours), exact_astype(weights, adj.wgt.dtype), np.int64(n), kept,
+                     adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, self._fault_word()))
+            return Placement(self.no_items(), self.no_items(), 0, slots, None, kept)
         return self._place(adj, owners, neighbours, weights, slots, must_fit, degrees)
 
     def place_arcs(self, adjs, u, v, w, degrees=False):
@@ -1085,7 +1096,7 @@ class GPUBackend(Backend):
             outgrown, need = _carve(out, at, n, np.int64), _carve(out, at + 8 * n, n, np.int64)
             count = _carve(out, at + 16 * n, 1, np.uint64)          # (cleared by the first kernel)
             fill, slots = _carve(out, at + 16 * n + 8, n, np.int64), _carve(out, at + 24 * n + 8, n, np.int64)
-            placements.append(Placement(outgrown, need, count if n else 0, slots, fill if degrees else None))
+            placements.append(Placement(outgrown, need, count if n else 0, slots, fill if degrees else None, fill))
             lists += [adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, None, slots, fill, outgrown, need, count]
         if n == 0:
             return placements
@@ -1130,7 +1141,7 @@ class GPUBackend(Backend):
             (owners, _int64(neighbours), exact_astype(weights, adj.wgt.dtype),
              np.int64(n), fill, adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
              count, np.int32(bool(must_fit)), self._fault_word()))
-        return Placement(outgrown, need, count, slots, old_degree)
+        return Placement(outgrown, need, count, slots, old_degree, fill)
 
     def read_counts(self, *counts):
         # each device count copied into a pinned word, queued; one wait for all

@@ -407,7 +407,7 @@ class Adjacency:
             moves = self._move_lists(*relocation)
             # (the degrees' pre-images are saved above: the rollback restores them last; the
             # relocation gave each list room for its rows, so nothing reads this placement)
-            self.ops.place_entries(self, *pending.rows, pending.slots, must_fit=True)
+            self.ops.place_entries(self, *pending.rows, pending.slots, must_fit=True, kept=pending.placement.kept)
         if pending.order is None:
             return pending.slots, moves
         slots = self.ops.xp.empty_like(pending.slots)

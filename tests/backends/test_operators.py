@@ -482,10 +482,12 @@ def test_remove_entries_in_any_order_and_undo(ops, seed, rows, with_twin):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, dtype):
+@pytest.mark.parametrize("kept", [False, True])
+def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, dtype, kept):
     """Rows in any order where the backend takes them so (grouped by owner
     otherwise); rows placed before are left alone; a second call after the
-    outgrown lists moved places the rest (the per-list scratch starts clean)."""
+    outgrown lists moved places the rest (the per-list scratch starts clean),
+    with what the first call kept or without it."""
     rng = np.random.default_rng(seed)
     n, rows = 12, 80
     adj = Adjacency(ops, dtype, with_twin=False)
@@ -516,7 +518,7 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
         x: int(degree[x] + pending[x]) for x in range(n) if not fits[x]}
     got = host(ops, slots)
     assert (got[preset] == 10**9).all()
-    assert (got[~preset & ~fits[owners]] == -1).all()
+    assert (got[~preset & ~fits[owners]] < 0).all()
     placed = ~preset & fits[owners]
     assert (host(ops, adj.degree)[:n] == np.where(fits, degree + pending, degree)).all()
     nbr, wgt = host(ops, adj.nbr), host(ops, adj.wgt)
@@ -532,7 +534,7 @@ def test_place_entries_fills_lists_with_room_and_reports_the_others(ops, seed, d
 
     adj._relocate(outgrown, need)           # the outgrown lists move; the rest of the rows follow them
     again = ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(weights), slots,
-                              must_fit=True)
+                              must_fit=True, kept=placement.kept if kept else None)
     assert again.old_degree is None
     ops.synchronize()                       # (a device reports a list that lacked room here)
     got, nbr, wgt = host(ops, slots), host(ops, adj.nbr), host(ops, adj.wgt)
@@ -613,27 +615,34 @@ def test_place_entries_without_slots_places_every_row_in_fresh_slots(ops):
     outgrown, need = placement.read(*ops.read_counts(placement.count))
     assert host(ops, outgrown).tolist() == [0] and host(ops, need).tolist() == [1 + room + 5]
     slots = host(ops, placement.slots)
-    assert (slots[owners == 0] == -1).all() and (slots[owners != 0] >= 0).all()
+    assert (slots[owners == 0] < 0).all() and (slots[owners != 0] >= 0).all()
     assert (host(ops, adj.nbr)[slots[owners != 0]] == neighbours[owners != 0]).all()
     adj._relocate(outgrown, need)
     ops.place_entries(adj, ops.asarray(owners), ops.asarray(neighbours), ops.asarray(np.ones(owners.size)),
-                      placement.slots, must_fit=True)
+                      placement.slots, must_fit=True, kept=placement.kept)
     ops.synchronize()
     slots = host(ops, placement.slots)
     assert (slots >= 0).all() and (host(ops, adj.nbr)[slots] == neighbours).all()
 
 
-def test_place_entries_that_must_fit_raise_where_a_list_lacks_room(ops):
+@pytest.mark.parametrize("kept", [False, True])
+def test_place_entries_that_must_fit_raise_where_a_list_lacks_room(ops, kept):
     """``must_fit`` promises room; a list without it is a broken invariant: the
-    host raises at the call, a device at the next synchronize."""
+    host raises at the call, a device at the next synchronize (also where the
+    rows go to the places a first call kept for them)."""
     adj = Adjacency(ops, np.float64, with_twin=False)
     adj.ensure_vertices(2)
     adj.build(ops.asarray(np.array([0])), ops.asarray(np.array([1])), ops.asarray(np.array([1.0])))
     rows = 4 * int(host(ops, adj.capacity)[0])              # more than list 0 holds
-    slots = ops.asarray(np.full(rows, -1))
+    owners, neighbours = ops.asarray(np.zeros(rows, dtype=np.int64)), ops.asarray(np.ones(rows, dtype=np.int64))
+    slots, first = ops.asarray(np.full(rows, -1)), None
+    if kept:                                # (a first call finds the list without room; it does not move)
+        first = ops.place_entries(adj, owners, neighbours, ops.asarray(np.ones(rows)))
+        slots = first.slots
+        assert ops.read_counts(first.count) == [1]
     with pytest.raises(RuntimeError, match="must_fit|given room"):
-        ops.place_entries(adj, ops.asarray(np.zeros(rows, dtype=np.int64)), ops.asarray(np.ones(rows, dtype=np.int64)),
-                          ops.asarray(np.ones(rows)), slots, must_fit=True)
+        ops.place_entries(adj, owners, neighbours, ops.asarray(np.ones(rows)), slots, must_fit=True,
+                          kept=None if first is None else first.kept)
         ops.synchronize()
     ops.synchronize()                       # the fault is reported once
 

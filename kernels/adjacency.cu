@@ -254,9 +254,9 @@ __global__ void take_tickets(const long long* owners, long long rows, int fresh,
 // at start + fill + ticket; a list without reports itself once (its
 // ticket-0 row) with the degree it needs, and its rows keep -2 - their
 // ticket (for place_kept_tickets; with must_fit, where every list was given
-// room, such a list also sets fault bit 2: backends/gpu.py DEVICE_FAULTS).  The last row of a list to arrive (the
-// high count reaches the low one) raises the degree of a list that had room
-// and clears the count.
+// room, such a list also sets fault bit 2: backends/gpu.py DEVICE_FAULTS).
+// The last row of a list to arrive (the high count reaches the low one)
+// raises the degree of a list that had room and clears the count.
 template <typename W>
 __device__ __forceinline__ void place_ticket_row(const long long* owners, const long long* neighbours, const W* weights,
                                                  long long i, const long long* fill_of, const long long* start,
@@ -335,8 +335,8 @@ __global__ void place_kept_tickets(const long long* owners, const long long* nei
 
 // place_arcs (Backend.place_arcs): the arcs u -> v in the out-adjacency
 // (grid row 0: owners u) and their reverses in the in-adjacency (grid row 1:
-// owners v), as take_tickets then place_tickets place fresh rows, the two
-// adjacencies in one launch each.  Each adjacency has its own per-vertex
+// owners v), as take_tickets then place_tickets place fresh rows, both
+// adjacencies in each of the two launches.  Each adjacency has its own per-vertex
 // `counts` (the two run at once).  place_arcs_block runs both phases in one
 // block per adjacency (a barrier between them), one launch for a few rows.
 template <typename W>
@@ -359,8 +359,9 @@ struct ArcLists {
   const long long *start##k, long long *degree##k, const long long *capacity##k, int *nbr##k, W *wgt##k, \
       unsigned long long *counts##k, long long *slots##k, long long *fill##k, long long *outgrown##k,    \
       long long *need##k, unsigned long long *outgrown_count##k
-#define ARC_LISTS(k) \
-  ArcLists<W>{start##k, degree##k, capacity##k, nbr##k, wgt##k, counts##k, slots##k, fill##k, outgrown##k, need##k, outgrown_count##k}
+#define ARC_LISTS(k)                                                                                     \
+  ArcLists<W>{start##k, degree##k, capacity##k, nbr##k, wgt##k, counts##k, slots##k, fill##k, outgrown##k,  \
+              need##k, outgrown_count##k}
 #define PLACE_ARCS_PARAMS                                                                                \
   const long long *u, const long long *v, const W *weights, long long rows, ARC_LISTS_PARAMS(0),       \
       ARC_LISTS_PARAMS(1), unsigned int *faults

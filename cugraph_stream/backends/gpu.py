@@ -1088,21 +1088,24 @@ class GPUBackend(Backend):
                     for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u)))]
         xp = self.xp
         n = int(u.size)
+        counts = (None, None)           # per adjacency: per-vertex scratch, the second's after the first's
+        if n:
+            bound, second = int(adjs[0].start.size), int(adjs[1].start.size)
+            scratch = self._scratch("place_counts", bound + second, xp.uint64, zeroed=True)
+            counts = (scratch, _carve(scratch, 8 * bound, second, np.uint64))
         words = 4 * n + 1           # per adjacency: outgrown, need, the count, fill, slots
         out = xp.empty(2 * words, dtype=xp.int64)
         placements, lists = [], []
-        for k, adj in enumerate(adjs):
+        for k, (adj, adj_counts) in enumerate(zip(adjs, counts)):
             at = 8 * k * words
             outgrown, need = _carve(out, at, n, np.int64), _carve(out, at + 8 * n, n, np.int64)
             count = _carve(out, at + 16 * n, 1, np.uint64)          # (cleared by the first kernel)
             fill, slots = _carve(out, at + 16 * n + 8, n, np.int64), _carve(out, at + 24 * n + 8, n, np.int64)
             placements.append(Placement(outgrown, need, count if n else 0, slots, fill if degrees else None, fill))
-            lists += [adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, None, slots, fill, outgrown, need, count]
+            lists += [adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, adj_counts, slots, fill, outgrown, need,
+                      count]
         if n == 0:
             return placements
-        bound = int(adjs[0].start.size)
-        counts = self._scratch("place_counts", bound + int(adjs[1].start.size), xp.uint64, zeroed=True)
-        lists[5], lists[16] = counts, _carve(counts, 8 * bound, int(adjs[1].start.size), np.uint64)
         args = (_int64(u), _int64(v), exact_astype(w, adjs[0].wgt.dtype), np.int64(n), *lists, self._fault_word())
         weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adjs[0].wgt.dtype)]
         if n <= _ONE_BLOCK_PLACE:

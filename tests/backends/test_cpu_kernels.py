@@ -182,7 +182,8 @@ def test_place_entries(seed, n, edges, rows):
         adj.ops = ops
         order = np.argsort(owners, kind="stable") if grouped else np.arange(rows)
         slots = np.where(preset, 10**9, -1)[order]
-        outgrown, need, count, _, _ = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        placement = ops.place_entries(adj, owners[order], neighbours[order], weights[order], slots)
+        outgrown, need, count = placement.outgrown, placement.need, placement.count
         assert count == outgrown.size
         placed = slots >= 0
         fresh = placed & ~preset[order]

@@ -584,12 +584,11 @@ def test_place_arcs_places_in_both_adjacencies_as_place_entries_does_in_each(ops
                 == dict(zip(host(ops, want_outgrown).tolist(), host(ops, want_need).tolist())))
         assert host(ops, placement.old_degree).tolist() == degree[owners].tolist()
         assert host(ops, adj.degree)[:n].tolist() == host(ops, alone.degree)[:n].tolist()
+        lists = [[sorted(zip(nbr[s:s + d].tolist(), wgt[s:s + d].tolist())) for s, d in zip(start[:n], size[:n])]
+                 for start, size, nbr, wgt in ((host(ops, a.start), host(ops, a.degree), host(ops, a.nbr),
+                                                host(ops, a.wgt)) for a in (adj, alone))]
+        assert lists[0] == lists[1]         # each list holds the same entries
         start, size = host(ops, adj.start)[:n], host(ops, adj.degree)[:n]
-        for x in range(n):                  # each list holds the same entries
-            got = [sorted(zip(host(ops, a.nbr)[s:s + d].tolist(), host(ops, a.wgt)[s:s + d].tolist()))
-                   for a, s, d in ((adj, start[x], size[x]),
-                                   (alone, host(ops, alone.start)[x], host(ops, alone.degree)[x]))]
-            assert got[0] == got[1], x
         slots = host(ops, placement.slots)
         fits = slots >= 0
         assert (fits == (host(ops, expected.slots)[np.argsort(order)] >= 0)).all()

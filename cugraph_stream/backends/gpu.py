@@ -1093,14 +1093,11 @@ class GPUBackend(Backend):
             bound, second = int(adjs[0].start.size), int(adjs[1].start.size)
             scratch = self._scratch("place_counts", bound + second, xp.uint64, zeroed=True)
             counts = (scratch, _carve(scratch, 8 * bound, second, np.uint64))
-        words = 4 * n + 1           # per adjacency: outgrown, need, the count, fill, slots
-        out = xp.empty(2 * words, dtype=xp.int64)
+        # per adjacency: outgrown, need, the count (cleared by the first kernel), fill, slots
+        outputs = _carved(xp, *[(n, np.int64), (n, np.int64), (1, np.uint64), (n, np.int64), (n, np.int64)] * 2)
         placements, lists = [], []
         for k, (adj, adj_counts) in enumerate(zip(adjs, counts)):
-            at = 8 * k * words
-            outgrown, need = _carve(out, at, n, np.int64), _carve(out, at + 8 * n, n, np.int64)
-            count = _carve(out, at + 16 * n, 1, np.uint64)          # (cleared by the first kernel)
-            fill, slots = _carve(out, at + 16 * n + 8, n, np.int64), _carve(out, at + 24 * n + 8, n, np.int64)
+            outgrown, need, count, fill, slots = outputs[5 * k:5 * k + 5]
             placements.append(Placement(outgrown, need, count if n else 0, slots, fill if degrees else None, fill))
             lists += [adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, adj_counts, slots, fill, outgrown, need,
                       count]

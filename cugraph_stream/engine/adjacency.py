@@ -361,12 +361,8 @@ class Adjacency:
         sort = u.size > 1 and not self.ops.place_entries_any_order     # (one entry needs no sort)
         order = xp.argsort(u) if sort else None
         rows = (u, v, w) if order is None else (u[order], v[order], w[order])
-        # entries land past the degree (see remove): the degrees are the pre-image
         self.journal.checkpoint()
-        placement = self.ops.place_entries(self, *rows, degrees=self.journal.recording)
-        if placement.old_degree is not None:
-            self.journal.saved(self.degree, rows[0], placement.old_degree)
-        return PendingAppend(rows, order, placement.slots, placement)
+        return self._pending(rows, order, self.ops.place_entries(self, *rows, degrees=self.journal.recording))
 
     @staticmethod
     def begin_append_arcs(adjacencies, u, v, w):
@@ -381,12 +377,14 @@ class Adjacency:
             return [adj.begin_append(*rows) for adj, rows in zip(adjacencies, arcs)]
         first.journal.checkpoint()
         placements = first.ops.place_arcs(adjacencies, u, v, w, degrees=first.journal.recording)
-        pending = []
-        for adj, rows, placement in zip(adjacencies, arcs, placements):
-            if placement.old_degree is not None:        # (the rows landed past the degrees: their pre-image)
-                adj.journal.saved(adj.degree, rows[0], placement.old_degree)
-            pending.append(PendingAppend(rows, None, placement.slots, placement))
-        return pending
+        return [adj._pending(rows, None, placement) for adj, rows, placement in zip(adjacencies, arcs, placements)]
+
+    def _pending(self, rows, order, placement):
+        """The :class:`PendingAppend` of ``placement`` of ``rows`` (in ``order``), its
+        degrees' pre-images journaled: entries land past the degree (see remove)."""
+        if placement.old_degree is not None:
+            self.journal.saved(self.degree, rows[0], placement.old_degree)
+        return PendingAppend(rows, order, placement.slots, placement)
 
     def plan_append(self, pending, outgrown_count):
         """Plan the move of the lists that outgrew their room (``outgrown_count``: the

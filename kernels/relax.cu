@@ -76,19 +76,72 @@ __global__ void relax_block(const long long* frontier, long long count, const un
   relax_list<V, W, EXTEND, ORDER>(u, threadIdx.x, blockDim.x, nbr_at, wgt_at, degree, value, parent, improved);
 }
 
-// one thread per given arc u -> v (inserted or improved edges); sources
-// holding `unreachable` send nothing when `check` is set
+// relax the given arc u -> v (inserted or improved edges), marking v where it
+// improves; sources holding `unreachable` send nothing when `check` is set
+template <typename V, typename W, int EXTEND, int ORDER>
+__device__ __forceinline__ void relax_arc(long long u, long long v, W w, V* value, long long* parent,
+                                          unsigned char* improved, V unreachable, int check)
+{
+  V from = cgs::load_volatile(value + u);
+  if (check && from == unreachable) return;
+  if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, w))) improved[v] = 1;
+}
+
+// one thread per given arc
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void relax_arcs(const long long* src, const long long* dst, const W* wgt, long long count,
                            V* value, long long* parent, unsigned char* improved, V unreachable, int check)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long u = src[k];
-  V from = cgs::load_volatile(value + u);
-  if (check && from == unreachable) return;
-  long long v = dst[k];
-  if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, wgt[k]))) improved[v] = 1;
+  relax_arc<V, W, EXTEND, ORDER>(src[k], dst[k], wgt[k], value, parent, improved, unreachable, check);
+}
+
+// A correction's frontier in one block (a small one: the launcher bounds the
+// candidates): flag the vertices of `invalidated` that hold a value (each one
+// without `check`), relax the arcs of each of up to four groups (src, dst,
+// wgt, count; an unused group has count 0) in turn, a barrier after each as
+// between launches, then collect each flagged candidate (the invalidated
+// vertices and the groups' targets) once into out[0:*kept], clearing its
+// flag: flag_reached, relax_arcs per group and take_flagged_among in one launch.
+template <typename V, typename W, int EXTEND, int ORDER>
+__global__ void correction_block(const long long* invalidated, long long invalidated_count,
+                                 const long long* src0, const long long* dst0, const W* wgt0, long long count0,
+                                 const long long* src1, const long long* dst1, const W* wgt1, long long count1,
+                                 const long long* src2, const long long* dst2, const W* wgt2, long long count2,
+                                 const long long* src3, const long long* dst3, const W* wgt3, long long count3,
+                                 V* value, long long* parent, unsigned char* improved, V unreachable, int check,
+                                 unsigned int* stamp, unsigned int epoch, long long* out, unsigned long long* kept)
+{
+  const long long* src[4] = {src0, src1, src2, src3};
+  const long long* dst[4] = {dst0, dst1, dst2, dst3};
+  const W* wgt[4] = {wgt0, wgt1, wgt2, wgt3};
+  const long long count[4] = {count0, count1, count2, count3};
+  __shared__ unsigned long long taken;
+  if (threadIdx.x == 0) taken = 0;
+  for (long long i = threadIdx.x; i < invalidated_count; i += blockDim.x) {
+    long long v = invalidated[i];
+    if (!check || value[v] != unreachable) improved[v] = 1;
+  }
+  __syncthreads();
+  for (int g = 0; g < 4; ++g) {
+    for (long long k = threadIdx.x; k < count[g]; k += blockDim.x)
+      relax_arc<V, W, EXTEND, ORDER>(src[g][k], dst[g][k], wgt[g][k], value, parent, improved, unreachable, check);
+    __syncthreads();
+  }
+  // candidates: the invalidated vertices, then each group's targets (take_flagged_among's test)
+  for (int g = -1; g < 4; ++g) {
+    const long long* ids = g < 0 ? invalidated : dst[g];
+    for (long long k = threadIdx.x, n = g < 0 ? invalidated_count : count[g]; k < n; k += blockDim.x) {
+      long long v = ids[k];
+      if (improved[v] && atomicExch(stamp + v, epoch) != epoch) {
+        improved[v] = 0;
+        out[atomicAdd(&taken, 1ull)] = v;
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) *kept = taken;
 }
 
 // re-seed target v from its neighbours in the given (in-)adjacency, entries

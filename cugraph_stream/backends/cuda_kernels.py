@@ -43,8 +43,8 @@ WORD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "un
 #: the integer dtypes that kernels/arrays.cu converts between as it moves them (take_as, put_as, exchange_as):
 #: the engine's ids (int64), slot pointers (uint32) and compact ids (int32)
 CONVERTED_TYPES = {np.dtype(np.int32): "int", np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}
-RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "pull_warp", "pull_block",
-                 "converge_block", "converge_grid", "keep_ties_warp", "keep_ties_block")
+RELAX_KERNELS = ("relax_thread", "relax_warp", "relax_block", "relax_arcs", "correction_block", "pull_warp",
+                 "pull_block", "converge_block", "converge_grid", "keep_ties_warp", "keep_ties_block")
 #: (value type, extend, order) of every rule of :mod:`cugraph_stream.algorithms.specs`, each once;
 #: every relax kernel is compiled for each of them and each weight type
 RULE_INSTANCES = list(dict.fromkeys((VALUE_TYPES[np.dtype(rule.value_dtype)], rule.extend, rule.order)

@@ -75,6 +75,8 @@ _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in ker
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take a block a chunk
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
 _ONE_BLOCK_PLACE = 1 << 12        # rows that place_arcs places in one block per adjacency, in one launch
+_ONE_BLOCK_CORRECTION = 1 << 12   # candidates that correction_frontier collects in one block, in one launch
+_CORRECTION_GROUPS = 4            # the arc groups correction_block relaxes (kernels/relax.cu)
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
 
@@ -1421,12 +1423,26 @@ class GPUBackend(Backend):
 
     def correction_frontier(self, value, parent, rule, invalidated, arcs):
         # the reached invalidated vertices and the arcs' improved targets set one
-        # byte map; one take_flagged_among over all the candidates reads it (one sync)
+        # byte map; one take_flagged_among over all the candidates reads it (one sync).
+        # Few candidates: all of it in one block, one launch (correction_block, kernels/relax.cu)
         arcs = [(u, v, w) for u, v, w in arcs if u.size]
         if not arcs:
             return super().correction_frontier(value, parent, rule, invalidated, arcs)
         improved = self._flag("improved", value.size)
         unreachable, check = self._unreachable(rule)
+        candidates = int(invalidated.size) + sum(int(u.size) for u, _, _ in arcs)
+        if (candidates <= _ONE_BLOCK_CORRECTION and len(arcs) <= _CORRECTION_GROUPS
+                and len({w.dtype for _, _, w in arcs}) == 1):
+            stamp, epoch = self._stamps(value.size)
+            out, kept = _carved(self.xp, (candidates, np.int64), (1, np.uint64))
+            unused = (np.uint64(0),) * 3 + (np.int64(0),)
+            groups = sum(((u, v, w, np.int64(u.size)) for u, v, w in arcs), ())
+            groups += unused * (_CORRECTION_GROUPS - len(arcs))
+            self._relax_kernel("correction_block", rule, arcs[0][2])(
+                (1,), (_FUSED_THREADS,),
+                (invalidated, np.int64(invalidated.size)) + groups
+                + (value, parent, improved, unreachable, check, stamp, epoch, out, kept))
+            return self._kept(out, kept)
         if invalidated.size:
             cuda_kernels.get_kernel("sets", f"flag_reached<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
                 (_blocks(invalidated.size),), (_THREADS,),

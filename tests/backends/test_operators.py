@@ -1114,9 +1114,16 @@ def _is_below(parent, v, ancestor):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("name", ["sssp", "wcc"])
-def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed, name):
+@pytest.mark.parametrize("groups", [(40, 0, 25), (10, 5, 7, 3, 9)])
+@pytest.mark.parametrize("one_block", [True, False])
+def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed, name, groups, one_block,
+                                                                       monkeypatch):
     """The invalidated vertices re-seeding reached (all of them for labels) and the
-    targets the arcs improve, each once, with the values relax_arcs writes."""
+    targets the arcs improve, each once, with the values relax_arcs writes;
+    on the GPU in one block (up to four groups of arcs) and in a launch each."""
+    from cugraph_stream.backends import gpu
+    if not one_block:
+        monkeypatch.setattr(gpu, "_ONE_BLOCK_CORRECTION", 0)
     rule = RULES[name]
     rng = np.random.default_rng(seed)
     n = 500
@@ -1127,7 +1134,7 @@ def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed
     parent = np.full(n, -1)
     invalidated = rng.choice(np.arange(250, n), 60, replace=False)     # targets and invalidated overlap
     arcs = []
-    for size in (40, 0, 25):                                          # sources below 250 improve no further
+    for size in groups:                                               # sources below 250 improve no further
         u, v = rng.integers(0, 250, size), rng.integers(250, n, size)
         arcs.append((u, v, rng.integers(0, 50, size).astype(np.float64)))
     expected_value = value.copy()

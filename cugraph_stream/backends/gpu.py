@@ -485,8 +485,9 @@ class GPUBackend(Backend):
                                              self.xp.cuda.get_current_stream().ptr)
 
     def _kept(self, out, kept):
-        """The first ``kept[0]`` entries of ``out`` (one copy to the host)."""
-        return out[: int(kept.get()[0])]
+        """The first ``kept[0]`` entries of 1-D contiguous ``out`` (one copy to the host;
+        the array made directly, as :func:`_carve` does, not by slicing)."""
+        return _carve(out, 0, int(kept.get()[0]), out.dtype)
 
     def _lists(self, adj: AdjacencyLists):
         """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
@@ -917,8 +918,7 @@ class GPUBackend(Backend):
 
     def arc_claim(self, table, keys, slots):
         xp = self.xp
-        placed = xp.empty(keys.size, dtype=xp.int64)
-        replaced = xp.empty(keys.size, dtype=xp.int64)
+        placed, replaced = _carved(xp, (keys.size, np.int64), (keys.size, np.int64))
         self._arc_claim(table, keys, slots, placed, replaced)
         return placed, replaced
 

@@ -395,6 +395,12 @@ def test_the_baseline_runs_both_variants_on_every_snapshot_and_the_ratio_uses_th
         fastest = min(s["baselines"], key=lambda v: s["baselines"][v]["mean_ms"])
         assert s["fastest_baseline"] == fastest
         assert s["ratio"] == pytest.approx(s["baselines"][fastest]["mean_ms"] / s["mean_apply_ms"])
+        # the same batches back to back on a second graph (its results checked against the first's)
+        seconds = q["back_to_back_s"]
+        assert len(seconds) == len(q["batches"]) and all(t > 0 for t in seconds)
+        b = s["back_to_back"]
+        assert b["mean_apply_ms"] == pytest.approx(1e3 * np.mean(seconds))
+        assert b["ratio"] == pytest.approx(s["baselines"][fastest]["mean_ms"] / b["mean_apply_ms"])
     assert data["latency"]["sssp"]["summary"]["checked"]
     assert set(data["latency"]["sssp"]["final_baselines"]) == ALL_VARIANTS
     assert all(p["summary"]["ratio"] > 0 for p in data["sweep"]["pagerank"])
@@ -408,6 +414,7 @@ def test_the_baseline_runs_both_variants_on_every_snapshot_and_the_ratio_uses_th
     assert "engine_l1_error" not in data["queries"]["sssp"]["batches"][0]
     out = capsys.readouterr().out
     assert "MISMATCH" not in out and "pagerank: mean true L1 error against a reference within L1 1e-10" in out
+    assert "sssp back to back (the same batches, nothing between them): mean" in out
 
 
 def test_pagerank_at_several_epsilons_and_with_cugraphs_stopping_rule(tmp_path, capsys):
@@ -452,6 +459,15 @@ def test_a_wrong_baseline_result_fails_the_run_after_writing_it(tmp_path, capsys
     assert status == 1 and not data["ok"]
     assert all(fault in f for f in data["failures"]) and len(data["failures"]) >= 3 * 4   # G0 + 3, 3 variants
     assert "MISMATCH" in capsys.readouterr().out
+
+
+def test_back_to_back_results_that_differ_from_the_checked_runs_fail_the_run(tmp_path, capsys, monkeypatch):
+    from benchmarks import ab_constants
+    calls = iter(range(1000))
+    monkeypatch.setattr(ab_constants, "values_of", lambda query: np.array([next(calls)]))
+    status, data = _run(tmp_path, "--queries", "sssp", "--ingest-rows", "0", baseline=FakePlc())
+    assert status == 1 and data["failures"] == ["sssp back to back: results differ from the checked run's"]
+    assert "MISMATCH sssp back to back" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------------

@@ -796,7 +796,7 @@ class Bench:
         cross-check, after which a batch of the engine's costs more (its host
         code and data are out of the CPU's caches: on a lent H200, 10K-row
         batches took 2.4-2.6 ms back to back and 3.3-3.6 ms after 80 ms of
-        anything else, even a CPU spin or a one-element kernel, session 34).
+        anything else, even a CPU spin or a one-element kernel; 2026-11-28).
         A stream of batches arriving faster than they apply runs back to back."""
         from .ab_constants import values_of
 

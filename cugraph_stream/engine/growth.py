@@ -1,10 +1,21 @@
-"""Per-vertex arrays that follow the graph: half again as large whenever it outgrows
-them (amortized O(1); doubling left a graph that had just grown past its load with
-twice the per-vertex bytes it needed), and shrunk back to twice its size once it
-has shrunk to a quarter of theirs."""
+"""Per-vertex arrays that follow the graph: an eighth larger whenever it outgrows
+them (amortized O(1): each entry is copied about eight times over the graph's
+growth), and shrunk back to twice its size once it has shrunk to a quarter of
+theirs.
+
+Why an eighth: a bulk load sizes the arrays to the graph, so the first batch
+naming a new vertex grows all of them (the adjacencies', the vertex table's,
+every query's).  Doubling left such a graph with twice the per-vertex bytes it
+needed, half again (until 2026-11-28) with 1.5 times: at R-MAT scale 22 with
+SSSP and PageRank tracked, 40.5 bytes per edge after the load became 42.8
+after five 10,000-row batches on the CPU (41.1 with an eighth), against
+issue 19's 40 in total.  A resize copies the arrays once, which is small
+beside the batches that grew the graph by an eighth."""
 from __future__ import annotations
 
 MIN_VERTICES = 1024
+#: arrays grow by 1/GROWTH_DIVISOR of their size (at least to what is asked)
+GROWTH_DIVISOR = 8
 
 
 def ensure_vertex_capacity(xp, owner, names, n, journal=None):
@@ -24,7 +35,7 @@ def ensure_vertex_capacity(xp, owner, names, n, journal=None):
     have = int(getattr(owner, names[0]).size)
     if n <= have:
         return
-    _resize(xp, owner, names, max(n, have + have // 2, MIN_VERTICES), journal)
+    _resize(xp, owner, names, max(n, have + have // GROWTH_DIVISOR, MIN_VERTICES), journal)
 
 
 def fit_vertex_capacity(xp, owner, names, n, journal=None):

@@ -26,7 +26,10 @@ its source; ``--weights``, ``--source``).  ``--rows 1``: the latency mode's
 single rows as pandas frames; more rows: batches of that many rows of the
 stream as the batch mode gives them (cuDF frames where cuDF is installed,
 else column dicts of device arrays).  ``--warmup`` batches run first
-(alternating too) and are not timed.  Each query kind runs on a fresh graph,
+(alternating too) and are not timed.  ``--between-ms`` runs that long of
+other host work (``benchmarks.common.OtherWork``) before each apply: the
+batches as they run amid a pipeline's other code, with their code and data
+out of the CPU's caches.  Each query kind runs on a fresh graph,
 in ``mode="incremental"`` (``auto``'s cost model would learn from both arms
 and could change paths between them).
 
@@ -49,7 +52,7 @@ import sys
 
 import numpy as np
 
-from .common import json_default, machine_info, make_query, positive, timed
+from .common import OtherWork, json_default, machine_info, make_query, positive, timed
 from .gpu_vs_pylibcugraph import Bench, Stream, non_negative, pick_source, query_list, to_host
 
 #: the query kinds whose incremental and recomputed values must be equal
@@ -123,7 +126,18 @@ def add_workload_arguments(ap, batches_help, warmup_help):
     ap.add_argument("--source", choices=("hub", "random"), default="hub")
     ap.add_argument("--seed", type=non_negative, default=0)
     ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
+    ap.add_argument("--between-ms", type=non_negative_float, default=0.0,
+                    help="milliseconds of other host work before each apply (benchmarks.common.OtherWork: "
+                         "batches as they run amid a pipeline's other code); default 0, back to back")
     ap.add_argument("--out", default=None, help="JSON file for the figures")
+
+
+def non_negative_float(text):
+    """argparse type: a float >= 0."""
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
 
 
 def check_queries(ap, args):
@@ -204,9 +218,11 @@ def run_query(bench, frames, kind, args):
     ``(figures per arm, checked)``."""
     g, query, _ = bench.new_graph(kind)
     timings = [[] for _ in args.arms]
+    other_work = OtherWork(args.between_ms)
     for i, frame in enumerate(frames):
         arm = (i // args.block) % len(args.arms)
         args.arms[arm].apply()
+        other_work.run()
         _, seconds, counts = bench.apply_timed(g, frame)
         if i >= args.warmup:
             timings[arm].append((seconds, counts.get("syncs") or 0, counts.get("launches") or 0))

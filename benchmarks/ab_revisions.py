@@ -33,7 +33,11 @@ Workload: ``benchmarks.ab_constants``' (``benchmarks.gpu_vs_pylibcugraph``'s
 R-MAT graph, stream and source; ``--rows 1``: single rows as pandas frames,
 else batches of device columns, cuDF frames where cuDF is installed).
 ``--warmup`` batches run first and are not timed.  The queries run in
-``mode="incremental"``.
+``mode="incremental"``.  ``--between-ms`` runs that long of other host work
+(``benchmarks.common.OtherWork``) before every apply of either side: each
+side's batches then run with their code and data out of the CPU's caches,
+as amid a pipeline's other code (without it, each side's batch follows the
+other side's, half warm).
 
 Check.  After the last batch both sides' values must be equal, and equal to a
 recomputation (this tree, ``mode="recompute"``); otherwise the script exits
@@ -60,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from .ab_constants import add_workload_arguments, check_queries, timing_figures, values_of, workload
-from .common import json_default, machine_info, make_query, timed
+from .common import OtherWork, json_default, machine_info, make_query, timed
 
 #: the name the base revision's package is imported under
 BASE_PACKAGE = "cgs_base"
@@ -144,9 +148,11 @@ def run_query(bench, frames, kind, args, packages):
     ``(figures per side, checked)``."""
     sides = [side_graph(package, bench, kind, args.backend) for package in packages]
     timings = [[], []]
+    other_work = OtherWork(args.between_ms)
     for i, frame in enumerate(frames):
         for side in ((0, 1) if i % 2 == 0 else (1, 0)):
             graph = sides[side][0]
+            other_work.run()
             report, seconds = timed(lambda: graph.apply(frame, weight="weight"))
             if i >= args.warmup:
                 timings[side].append((seconds, report.syncs or 0, report.launches or 0))

@@ -88,3 +88,27 @@ def test_results_unlike_the_base_fail_the_run(monkeypatch, capsys):
     monkeypatch.setattr(ab_revisions, "values_of", shifted)
     assert ab_revisions.main(TINY + ["--base", "HEAD", "--rows", "1", "--batches", "4", "--warmup", "0"]) == 1
     assert "RESULTS DIFFER" in capsys.readouterr().out
+
+
+def test_other_work_runs_before_every_apply_of_either_side(monkeypatch, tmp_path):
+    from benchmarks.common import OtherWork
+    runs = []
+    run = OtherWork.run
+    monkeypatch.setattr(OtherWork, "run", lambda self: runs.append(self.seconds) or run(self))
+    out = tmp_path / "ab.json"
+    assert ab_revisions.main(TINY + ["--base", "HEAD", "--rows", "1", "--batches", "6", "--warmup", "2",
+                                     "--between-ms", "0.5", "--out", str(out)]) == 0
+    assert runs == [0.0005] * 2 * (6 + 2)         # each side's apply, warm-up batches too
+    assert json.loads(out.read_text())["config"]["between_ms"] == 0.5
+
+
+def test_other_work_runs_for_its_time_and_reads_its_heap():
+    from time import perf_counter
+
+    from benchmarks.common import OtherWork
+    work = OtherWork(ms=5, mb=1)
+    assert len(work.heap) == 3_600
+    start = perf_counter()
+    assert work.run() > 0 and perf_counter() - start >= 0.005
+    idle = OtherWork()
+    assert idle.heap == [] and idle.run() == 0

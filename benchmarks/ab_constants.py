@@ -52,7 +52,7 @@ import sys
 
 import numpy as np
 
-from .common import OtherWork, json_default, machine_info, make_query, positive, timed
+from .common import OtherWork, json_default, machine_info, make_query, positive, timed, zero_or_more
 from .gpu_vs_pylibcugraph import Bench, Stream, non_negative, pick_source, query_list, to_host
 
 #: the query kinds whose incremental and recomputed values must be equal
@@ -126,18 +126,10 @@ def add_workload_arguments(ap, batches_help, warmup_help):
     ap.add_argument("--source", choices=("hub", "random"), default="hub")
     ap.add_argument("--seed", type=non_negative, default=0)
     ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
-    ap.add_argument("--between-ms", type=non_negative_float, default=0.0,
+    ap.add_argument("--between-ms", type=zero_or_more(float), default=0.0,
                     help="milliseconds of other host work before each apply (benchmarks.common.OtherWork: "
                          "batches as they run amid a pipeline's other code); default 0, back to back")
     ap.add_argument("--out", default=None, help="JSON file for the figures")
-
-
-def non_negative_float(text):
-    """argparse type: a float >= 0."""
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
-    return value
 
 
 def check_queries(ap, args):

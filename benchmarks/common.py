@@ -227,13 +227,23 @@ def make_query(kind, source, mode="incremental", alpha=0.85, tol=1e-6, weighted=
 
 def positive(kind):
     """argparse type: a positive ``kind`` (int or float)."""
+    return _number(kind, lambda value: value > 0, "must be positive")
+
+
+def zero_or_more(kind):
+    """argparse type: a ``kind`` (int or float) of at least 0."""
+    return _number(kind, lambda value: value >= 0, "must be >= 0")
+
+
+def _number(kind, accepted, requirement):
+    """argparse type: a ``kind`` for which ``accepted(value)`` holds, else an error saying ``requirement``."""
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        if not accepted(value):
+            raise argparse.ArgumentTypeError(f"{requirement}, got {text}")
         return value
     parse.__name__ = kind.__name__
     return parse

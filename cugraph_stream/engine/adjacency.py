@@ -39,15 +39,19 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..backends.base import SLOT_DTYPE, MovePlan, Placement
-from .growth import ensure_vertex_capacity, fit_vertex_capacity
+from .growth import GROWTH_DIVISOR, ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
 ALIGN_BYTES = 128
 #: an adjacency compacts once its garbage exceeds both its live slots and this many slots
 MIN_COMPACT_SLOTS = 64 * 1024
 #: a bulk load or a compaction leaves the slot arrays 1/END_ROOM longer than the lists
-#: need, so the first lists that outgrow their room move without growing the arrays
+#: need (at most END_ROOM_MAX_SLOTS longer: :func:`end_room`), so the first lists that
+#: outgrow their room move without growing the arrays
 END_ROOM = 8
+#: the room a batch's relocations take grows with the batch, not with the graph: at
+#: R-MAT scale 22 a batch of a million new edges relocated 470K lists into 4-5M slots
+END_ROOM_MAX_SLOTS = 1 << 24
 #: the smallest list (16 bytes of ``nbr``): a vertex's first few edges never move its list
 MIN_LIST_SLOTS = 4
 #: slot pointers (twins here, the arc index's entries) are 4-byte SLOT_DTYPE, so
@@ -96,6 +100,20 @@ def read_plans(ops, relocations):
     totals = iter(ops.read_counts(*counts))
     return [None if r is None else r._replace(plan=r.plan.read(next(totals), next(totals), next(totals)))
             for r in relocations]
+
+
+def end_room(slots):
+    """Slots a bulk load or a compaction leaves past ``slots`` laid-out ones: an
+    eighth (:data:`END_ROOM`), at most :data:`END_ROOM_MAX_SLOTS`.
+
+    At R-MAT scale 24 (263M edges) an eighth was 1.8 of the 40 bytes per edge
+    the store held after a load (issue 19's bound), room for thousands of
+    10,000-row batches' relocations.
+
+    >>> end_room(800), end_room(1 << 30) == END_ROOM_MAX_SLOTS
+    (100, True)
+    """
+    return min(slots // END_ROOM, END_ROOM_MAX_SLOTS)
 
 
 def list_room(xp, need, align):
@@ -241,6 +259,11 @@ class Adjacency:
         return self.ops.aligned_empty(n, dtype, memory=self.memory)
 
     def _ensure_slots(self, n):
+        """Make the slot arrays hold at least ``n`` slots: an eighth more than now
+        (:data:`~cugraph_stream.engine.growth.GROWTH_DIVISOR`) or ``n``, whichever
+        is more.  By half (until 2026-11-28), a batch of a million new random
+        edges into R-MAT scale 22 left 2.04 slots per arc where its lists
+        reached 1.44; by an eighth, 1.53."""
         have = self.slot_capacity
         if n <= have:
             return
@@ -249,7 +272,7 @@ class Adjacency:
             raise MemoryError(f"one adjacency holds at most {limit:,} slots (4-byte slot pointers); "
                               f"this change needs {n:,}")
         self.version += 1
-        size = max(n, have + have // 2, 4 * self.align)
+        size = max(n, have + have // GROWTH_DIVISOR, 4 * self.align)
         size = min(size + (-size) % self.align, limit)
         for name, dtype in (("nbr", self.ops.xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             old = getattr(self, name)
@@ -268,7 +291,7 @@ class Adjacency:
         holds its arcs in their order; ``src_sorted``: ``src`` is ascending.
 
         Lists get the size class :func:`load_room` gives their degree (laid out by
-        :func:`layout`) and the slot arrays 1/:data:`END_ROOM` more at the end, so
+        :func:`layout`) and the slot arrays :func:`end_room` more at the end, so
         the first batches relocate outgrown lists without growing the arrays.
         Returns each arc's slot.
         """
@@ -288,7 +311,7 @@ class Adjacency:
         that need at most ``slots`` slots (:meth:`load_bound`), instead of
         growing them range by range (a copy of everything laid out so far)."""
         total = slots + ranges * self.align        # (each range's span is rounded up to align)
-        self._ensure_slots(total + total // END_ROOM)
+        self._ensure_slots(total + end_room(total))
 
     def build_range(self, src, dst, w, lo, hi, src_sorted=True):
         """Lay out the lists of vertices ``lo <= u < hi`` after those laid out so far
@@ -300,7 +323,7 @@ class Adjacency:
         degree = xp.bincount(local, minlength=hi - lo) if src.size else xp.zeros(hi - lo, dtype=xp.int64)
         room = load_room(xp, degree, self.align)
         start, span = layout(xp, room, self.end, self.align)
-        self._ensure_slots(self.end + span + span // END_ROOM)     # (no growth after reserve_load)
+        self._ensure_slots(self.end + span + end_room(span))     # (no growth after reserve_load)
         slots = self.ops.slots_in_lists(local, start, owners_sorted=src_sorted)
         self._write_span(self.end, span, slots, dst, w)
         for name, values in (("start", start), ("degree", degree), ("capacity", room)):
@@ -501,7 +524,7 @@ class Adjacency:
         new_start, total = layout(xp, room, 0, self.align)
         old, owner = self.slots_of(vertices)
         new = new_start[owner] + (old - self.start[vertices][owner])
-        size = max(total + total // END_ROOM, 4 * self.align)
+        size = max(total + end_room(total), 4 * self.align)
         size = min(size + (-size) % self.align, self._slot_limit())
         for name, dtype in (("nbr", xp.int32), ("wgt", self.weight_dtype), ("twin", SLOT_DTYPE)):
             arr = getattr(self, name)

@@ -14,7 +14,8 @@ beside the batches that grew the graph by an eighth."""
 from __future__ import annotations
 
 MIN_VERTICES = 1024
-#: arrays grow by 1/GROWTH_DIVISOR of their size (at least to what is asked)
+#: arrays grow by 1/GROWTH_DIVISOR of their size (at least to what is asked); the
+#: adjacencies' slot arrays grow by as much (``Adjacency._ensure_slots``)
 GROWTH_DIVISOR = 8
 
 

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from cugraph_stream.backends import get_backend
-from cugraph_stream.engine.adjacency import MAX_SLOTS, SLOT_DTYPE, Adjacency, list_room
+from cugraph_stream.engine import adjacency as adjacency_module
+from cugraph_stream.engine.adjacency import END_ROOM_MAX_SLOTS, MAX_SLOTS, SLOT_DTYPE, Adjacency, list_room
 
 
 def lists_of(adj, n):
@@ -161,3 +162,24 @@ def test_slot_pointers_take_four_bytes_and_bound_the_slots():
     with pytest.raises(MemoryError, match="at most 4,294,967,264 slots"):     # whole 32-slot units
         adj._ensure_slots(MAX_SLOTS + 1)
     assert adj.slot_capacity == 4 * adj.align
+
+
+def test_end_room_is_an_eighth_at_most_its_cap_and_the_slots_grow_by_an_eighth(monkeypatch):
+    """A load leaves :func:`end_room` past its lists (an eighth, capped); a batch that
+    outgrows the arrays grows them by an eighth, or to what it needs if more."""
+    ops = get_backend("cpu")
+    u = np.repeat(np.arange(40), 30)
+    v = np.tile(np.arange(30), 40)
+    for cap in (END_ROOM_MAX_SLOTS, 64):
+        monkeypatch.setattr(adjacency_module, "END_ROOM_MAX_SLOTS", cap)
+        adj = Adjacency(ops, np.float32, with_twin=True)
+        adj.ensure_vertices(40)
+        adj.build(u, v, np.ones(u.size, np.float32))
+        room = min(adj.end // 8, cap)
+        assert adj.slot_capacity == adj.end + room + (-(adj.end + room)) % adj.align
+    have = adj.slot_capacity
+    adj._ensure_slots(have + 1)
+    grown = have + have // 8
+    assert adj.slot_capacity == grown + (-grown) % adj.align
+    adj._ensure_slots(3 * have)                            # more than an eighth: what is asked
+    assert adj.slot_capacity == 3 * have

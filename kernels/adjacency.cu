@@ -418,53 +418,84 @@ __global__ void place_arcs_block(PLACE_ARCS_PARAMS)
 #undef ARC_LISTS_PARAMS
 
 // Plan the move of lists that outgrew their room (Backend.plan_moves): list
-// k (vertices[k], needing need[k] slots) gets room[k] = 1.5x need[k] in
-// whole units of `align` slots (at least one; backends.base.grown_room), from
-// new_start[k] = base + the room of the lists before it; first[k] = the
-// degrees of the lists before it (where its moves start).  old_start and
-// old_capacity keep the journal's pre-images; totals receives the sums of the
-// room, the degrees and the capacities.  Blocks of PLAN_THREADS threads scan
-// the three columns a chunk of PLAN_THREADS lists at a time (warp shuffles,
-// then the warps' sums).  One block (block_sums null) walks every chunk and
+// k (vertices[k], needing need[k] slots) gets room[k], the size class of 1.5x
+// need[k] (backends.base.grown_room: a power of two from MIN_LIST_SLOTS below
+// `align`, whole units of `align` slots from there), laid out region after
+// region (backends.base.room_regions: whole units first, then each smaller
+// class) and in the lists' order within a region, so that every list starts
+// at a multiple of its class: new_start[k] = base + the room of the regions
+// before its own + the room of the lists before it in its region; first[k] =
+// the degrees of the lists before it (where its moves start).  old_start and
+// old_capacity keep the journal's pre-images; totals receives the room
+// (padded to whole units, so the next plan starts aligned), the degrees, and
+// the capacities given up with the padding.  Blocks of PLAN_THREADS threads
+// scan the PLAN_COLUMNS columns (each region's room, the degrees, the
+// capacities) a chunk of PLAN_THREADS lists at a time (warp shuffles, then
+// the warps' sums), writing each list's place within its region; a last pass
+// adds its region's start.  One block (block_sums null) walks every chunk and
 // carries the sums between them; for more lists, plan_block_sums first sums
 // each chunk, and then block b of plan_moves scans chunk b from the sums of
-// the chunks before it (the last block writes the totals).
+// the chunks before it (and sums every chunk for the regions' starts; the
+// last block writes the totals).
 constexpr int PLAN_THREADS = 1024;
+constexpr int PLAN_REGIONS = 4;           // align / MIN_LIST_SLOTS is at most 8: units, then three classes
+constexpr int PLAN_COLUMNS = PLAN_REGIONS + 2;
+constexpr long long MIN_LIST_SLOTS = 4;   // backends.base.MIN_LIST_SLOTS
 
-// list k's room, degree and capacity (zeros past the count)
-__device__ __forceinline__ void plan_values(const long long* vertices, const long long* need, long long count,
-                                            long long align, const long long* degree, const long long* capacity,
-                                            long long k, long long (&value)[3])
+// the size class of 1.5x `need` slots (backends.base.grown_room)
+__device__ __forceinline__ long long grown_room(long long need, long long align)
 {
-  value[0] = value[1] = value[2] = 0;
-  if (k >= count) return;
-  long long u = vertices[k];
-  long long units = (need[k] + need[k] / 2 + align - 1) / align;
-  value[0] = (units > 1 ? units : 1) * align;
-  value[1] = degree[u];
-  value[2] = capacity[u];
+  long long want = need + need / 2;
+  if (want >= align) return (want + align - 1) / align * align;
+  long long room = MIN_LIST_SLOTS;
+  while (room < want) room <<= 1;
+  return room;
 }
 
-// Inclusive scan of the block's three columns: sum[j] becomes the thread's
-// running total within the block, warp_sums[j][PLAN_THREADS / 32 - 1] the
-// block's.  Every thread calls it.
-__device__ __forceinline__ void plan_block_scan(const long long (&value)[3], long long (&sum)[3],
-                                                long long (&warp_sums)[3][PLAN_THREADS / 32])
+// the region of a list of `room` slots (backends.base.room_regions)
+__device__ __forceinline__ int room_region(long long room, long long align)
+{
+  int region = 0;
+  for (long long c = align; c > room; c >>= 1) ++region;
+  return region;
+}
+
+// list k's room (in its region's column), degree and capacity (zeros past the count)
+__device__ __forceinline__ void plan_values(const long long* vertices, const long long* need, long long count,
+                                            long long align, const long long* degree, const long long* capacity,
+                                            long long k, long long (&value)[PLAN_COLUMNS], int& region)
+{
+  for (int j = 0; j < PLAN_COLUMNS; ++j) value[j] = 0;
+  region = 0;
+  if (k >= count) return;
+  long long u = vertices[k], room = grown_room(need[k], align);
+  region = room_region(room, align);
+  value[region] = room;
+  value[PLAN_REGIONS] = degree[u];
+  value[PLAN_REGIONS + 1] = capacity[u];
+}
+
+// Inclusive scan of the block's columns: sum[j] becomes the thread's running
+// total within the block, warp_sums[j][PLAN_THREADS / 32 - 1] the block's.
+// Every thread calls it.
+__device__ __forceinline__ void plan_block_scan(const long long (&value)[PLAN_COLUMNS],
+                                                long long (&sum)[PLAN_COLUMNS],
+                                                long long (&warp_sums)[PLAN_COLUMNS][PLAN_THREADS / 32])
 {
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int j = 0; j < 3; ++j) sum[j] = value[j];
+  for (int j = 0; j < PLAN_COLUMNS; ++j) sum[j] = value[j];
   for (int d = 1; d < 32; d <<= 1) {
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < PLAN_COLUMNS; ++j) {
       long long up = __shfl_up_sync(0xFFFFFFFFu, sum[j], d);
       if (lane >= d) sum[j] += up;
     }
   }
   if (lane == 31) {
-    for (int j = 0; j < 3; ++j) warp_sums[j][warp] = sum[j];
+    for (int j = 0; j < PLAN_COLUMNS; ++j) warp_sums[j][warp] = sum[j];
   }
   __syncthreads();
   if (warp == 0) {                    // inclusive scan of the warps' sums
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < PLAN_COLUMNS; ++j) {
       long long w = warp_sums[j][lane];
       for (int d = 1; d < 32; d <<= 1) {
         long long up = __shfl_up_sync(0xFFFFFFFFu, w, d);
@@ -475,7 +506,7 @@ __device__ __forceinline__ void plan_block_scan(const long long (&value)[3], lon
   }
   __syncthreads();
   if (warp) {
-    for (int j = 0; j < 3; ++j) sum[j] += warp_sums[j][warp - 1];
+    for (int j = 0; j < PLAN_COLUMNS; ++j) sum[j] += warp_sums[j][warp - 1];
   }
 }
 
@@ -484,12 +515,15 @@ __global__ void plan_block_sums(const long long* vertices, const long long* need
                                 long long align, const long long* degree, const long long* capacity,
                                 long long* block_sums)
 {
-  __shared__ long long warp_sums[3][PLAN_THREADS / 32];
-  long long value[3], sum[3];
+  __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
+  long long value[PLAN_COLUMNS], sum[PLAN_COLUMNS];
+  int region;
   plan_values(vertices, need, count, align, degree, capacity, blockIdx.x * static_cast<long long>(PLAN_THREADS) +
-              threadIdx.x, value);
+              threadIdx.x, value, region);
   plan_block_scan(value, sum, warp_sums);
-  if (threadIdx.x < 3) block_sums[threadIdx.x * gridDim.x + blockIdx.x] = warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+  if (threadIdx.x < PLAN_COLUMNS) {
+    block_sums[threadIdx.x * gridDim.x + blockIdx.x] = warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+  }
 }
 
 __global__ void plan_moves(const long long* vertices, const long long* need, long long count, long long base,
@@ -498,36 +532,65 @@ __global__ void plan_moves(const long long* vertices, const long long* need, lon
                            long long* old_start, long long* old_capacity, long long* totals,
                            const long long* block_sums)
 {
-  __shared__ long long warp_sums[3][PLAN_THREADS / 32];
-  __shared__ long long carry[3];
+  __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
+  __shared__ long long carry[PLAN_COLUMNS], sums[PLAN_COLUMNS], region_start[PLAN_REGIONS];
   long long chunk = 0, chunk_end = count;
-  if (threadIdx.x < 3) carry[threadIdx.x] = 0;
+  if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] = 0;
   if (block_sums != nullptr) {          // chunk b only, after the sums of the chunks before it
     chunk = blockIdx.x * static_cast<long long>(PLAN_THREADS);
     chunk_end = chunk + 1;
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < PLAN_COLUMNS; ++j) {
       long long before = cgs::block_sum(block_sums + j * gridDim.x, blockIdx.x);
       if (threadIdx.x == 0) carry[j] = before;
     }
   }
+  const long long pass_begin = chunk, pass_end = block_sums != nullptr ? chunk + PLAN_THREADS : count;
   __syncthreads();
   for (; chunk < chunk_end; chunk += PLAN_THREADS) {
     long long k = chunk + threadIdx.x;
-    long long value[3], sum[3];
-    plan_values(vertices, need, count, align, degree, capacity, k, value);
+    long long value[PLAN_COLUMNS], sum[PLAN_COLUMNS];
+    int region;
+    plan_values(vertices, need, count, align, degree, capacity, k, value, region);
     plan_block_scan(value, sum, warp_sums);
     if (k < count) {
-      room[k] = value[0];
+      room[k] = value[region];
       old_start[k] = start[vertices[k]];
-      old_capacity[k] = value[2];
-      new_start[k] = base + carry[0] + sum[0] - value[0];
-      first[k] = carry[1] + sum[1] - value[1];
+      old_capacity[k] = value[PLAN_REGIONS + 1];
+      new_start[k] = carry[region] + sum[region] - value[region];      // within its region, for now
+      first[k] = carry[PLAN_REGIONS] + sum[PLAN_REGIONS] - value[PLAN_REGIONS];
     }
     __syncthreads();
-    if (threadIdx.x < 3) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+    if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
     __syncthreads();
   }
-  if (threadIdx.x < 3 && blockIdx.x == gridDim.x - 1) totals[threadIdx.x] = carry[threadIdx.x];
+  // every column's sum over all lists: the carries (one block), or every chunk's sums
+  if (block_sums != nullptr) {
+    for (int j = 0; j < PLAN_COLUMNS; ++j) {
+      long long all = cgs::block_sum(block_sums + j * gridDim.x, gridDim.x);
+      if (threadIdx.x == 0) sums[j] = all;
+    }
+  } else if (threadIdx.x < PLAN_COLUMNS) {
+    sums[threadIdx.x] = carry[threadIdx.x];
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long at = base;
+    for (int r = 0; r < PLAN_REGIONS; ++r) {
+      region_start[r] = at;
+      at += sums[r];
+    }
+  }
+  __syncthreads();
+  for (long long k = pass_begin + threadIdx.x; k < count && k < pass_end; k += PLAN_THREADS)
+    new_start[k] += region_start[room_region(room[k], align)];      // (room[k]: written by this thread)
+  if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) {
+    long long room_total = 0;
+    for (int r = 0; r < PLAN_REGIONS; ++r) room_total += sums[r];
+    long long padding = (align - room_total % align) % align;
+    totals[0] = room_total + padding;
+    totals[1] = sums[PLAN_REGIONS];
+    totals[2] = sums[PLAN_REGIONS + 1] + padding;
+  }
 }
 
 // Move whole lists to fresh space, one thread per entry moved, in two

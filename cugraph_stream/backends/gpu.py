@@ -41,8 +41,8 @@ from ..arrays import is_cupy
 from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
-from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, READ_UNIT_BYTES, SLOT_DTYPE, AdjacencyLists,
-                   ArcTableBuilder, Backend, Counted, MovePlan, NetChanges, Placement,
+from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
+                   SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend, Counted, MovePlan, NetChanges, Placement,
                    RemovedEntries)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
@@ -73,6 +73,7 @@ _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block,
 _ONE_BLOCK_SORT = 4096
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take a block a chunk
+_PLAN_COLUMNS = 6                 # the columns plan_moves scans per list (PLAN_COLUMNS in kernels/adjacency.cu)
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
 _ONE_BLOCK_PLACE = 1 << 12        # rows that place_arcs places in one block per adjacency, in one launch
 _ONE_BLOCK_CORRECTION = 1 << 12   # candidates that correction_frontier collects in one block, in one launch
@@ -1015,11 +1016,13 @@ class GPUBackend(Backend):
         # device: one block walks a plan of up to _ONE_BLOCK_PLAN lists; a longer one
         # is summed a chunk per block first, then each block scans its chunk
         xp = self.xp
+        if align // MIN_LIST_SLOTS >= 1 << (_PLAN_COLUMNS - 2):      # more classes than the kernel's regions
+            return super().plan_moves(adj, vertices, need, base, align)
         k = int(vertices.size)
         chunks = -(-k // _PLAN_THREADS)
         blocks = chunks if k > _ONE_BLOCK_PLAN else 1
         new_start, room, first, old_start, old_capacity, totals, block_sums = _carved(
-            xp, *[(k, np.int64)] * 5, (3, np.int64), (3 * blocks if blocks > 1 else 0, np.int64))
+            xp, *[(k, np.int64)] * 5, (3, np.int64), (_PLAN_COLUMNS * blocks if blocks > 1 else 0, np.int64))
         vertices, need = _int64(vertices), _int64(need)
         if blocks > 1:
             cuda_kernels.get_kernel("adjacency", "plan_block_sums")(

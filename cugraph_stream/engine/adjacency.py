@@ -10,11 +10,13 @@ on one: a GPU warp reads any list in the fewest 128-byte transactions, while
 the many short lists of a power-law graph hold a few slots, not a whole unit.
 A bulk load or a compaction lays lists out largest class first
 (:func:`layout`), which keeps every start aligned without padding between
-them; a list that outgrows its room moves to whole units at the end.
+them; a list that outgrows its room moves to the end, into the size class of
+1.5x what it needs, the lists that move together laid out largest class
+first too (``Backend.plan_moves``).
 
 Updates are vertex-centric: rows are grouped by their owning vertex and each
 touched list is changed once.  Insertions append into the gap; a list that
-outgrows its capacity moves to the end with 1.5x room.  Deletions fill their
+outgrows its capacity moves to the end with about 1.5x room.  Deletions fill their
 holes with the list's last entries (order within a list is not kept).  The
 space left behind by moved lists is counted as garbage; once garbage exceeds
 the live region the whole adjacency is compacted, which bounds memory under
@@ -32,13 +34,12 @@ later insertion of the same batch writes there.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backends.base import SLOT_DTYPE, MovePlan, Placement
+from ..backends.base import MIN_LIST_SLOTS, SLOT_DTYPE, MovePlan, Placement, list_room  # noqa: F401 (re-exported)
 from .growth import GROWTH_DIVISOR, ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -50,10 +51,9 @@ MIN_COMPACT_SLOTS = 64 * 1024
 #: outgrow their room move without growing the arrays
 END_ROOM = 8
 #: the room a batch's relocations take grows with the batch, not with the graph: at
-#: R-MAT scale 22 a batch of a million new edges relocated 470K lists into 4-5M slots
+#: R-MAT scale 22 a batch of a million new random edges took 1.9M slots past the end
+#: in each adjacency (CPU, 2026-11-28)
 END_ROOM_MAX_SLOTS = 1 << 24
-#: the smallest list (16 bytes of ``nbr``): a vertex's first few edges never move its list
-MIN_LIST_SLOTS = 4
 #: slot pointers (twins here, the arc index's entries) are 4-byte SLOT_DTYPE, so
 #: one adjacency holds at most this many slots
 MAX_SLOTS = int(np.iinfo(SLOT_DTYPE).max)
@@ -114,28 +114,6 @@ def end_room(slots):
     (100, True)
     """
     return min(slots // END_ROOM, END_ROOM_MAX_SLOTS)
-
-
-def list_room(xp, need, align):
-    """Capacity of a list that needs ``need`` slots (an int64 array).
-
-    The next power of two below ``align`` (``align`` a power of two), at
-    least :data:`MIN_LIST_SLOTS`; the next multiple of ``align`` from there;
-    0 for 0.
-
-    >>> list_room(np, np.array([0, 1, 3, 5, 31, 32, 33]), 32).tolist()
-    [0, 4, 4, 8, 32, 32, 64]
-    """
-    need = need.astype(xp.int64, copy=False)
-    small = _small_classes(xp, align)[xp.minimum(need, align - 1)]
-    return xp.where(need < align, small, need + (-need) % align)
-
-
-@functools.lru_cache(maxsize=None)
-def _small_classes(xp, align):
-    """The class of every need below ``align``, as a lookup table in ``xp``'s memory (made once)."""
-    classes = [0] + [max(1 << (k - 1).bit_length(), MIN_LIST_SLOTS) for k in range(1, align)]
-    return xp.asarray(classes, dtype=xp.int64)
 
 
 def load_room(xp, degree, align):
@@ -436,8 +414,8 @@ class Adjacency:
         return slots, moves
 
     def _relocate(self, vertices, need):
-        """Move the lists of ``vertices`` to fresh space at the end (whole units of
-        room: every start stays aligned; see :func:`~cugraph_stream.backends.base.grown_room`)."""
+        """Move the lists of ``vertices`` to fresh space at the end (size classes laid
+        out so that every start stays aligned; see ``Backend.plan_moves``)."""
         (relocation,) = read_plans(self.ops, [Relocation(vertices, self.ops.plan_moves(self, vertices, need,
                                                                                          self.end, self.align))])
         return self._move_lists(*relocation)

@@ -655,30 +655,46 @@ def test_read_counts_reads_device_counts_together_and_passes_host_ints(ops):
 
 # (on the GPU, 3000: more than one chunk for one block; 70,000: a block a chunk, the last one partial)
 @pytest.mark.parametrize("lists", [0, 1, 37, 3000, 70_000])
-def test_plan_moves_lays_fresh_room_out_list_after_list(ops, lists):
+def test_plan_moves_lays_fresh_room_out_by_size_class(ops, lists):
+    """Each list gets the size class of 1.5x its need; whole units first, then each
+    smaller class, in the lists' order within a class: every list starts at a
+    multiple of its class, and the total is padded to whole units."""
     rng = np.random.default_rng(lists)
     n, align, base = max(4000, lists + 1000), 32, 1 << 20
     adj = Adjacency(ops, np.float32, with_twin=False)
     adj.ensure_vertices(n)
     start, degree = rng.integers(0, 1 << 19, n), rng.integers(0, 300, n)
+    degree = np.where(rng.random(n) < 0.6, rng.integers(0, 12, n), degree)        # (many small lists)
     capacity = degree + rng.integers(0, 40, n)
     for name, values in (("start", start), ("degree", degree), ("capacity", capacity)):
         getattr(adj, name)[:n] = ops.asarray(values)
     vertices = rng.choice(n, lists, replace=False)
-    need = degree[vertices] + rng.integers(1, 200, lists)
+    need = degree[vertices] + rng.integers(1, 200, lists) * (rng.random(lists) < 0.5) + 1
 
     plan = ops.plan_moves(adj, ops.asarray(vertices), ops.asarray(need), base, align)
 
-    room = np.array([max((x + x // 2 + align - 1) // align, 1) * align for x in need.tolist()], dtype=np.int64)
-    assert host(ops, plan.room).tolist() == room.tolist()
-    assert host(ops, plan.new_start).tolist() == (base + np.cumsum(room) - room).tolist()
+    def size_class(slots):
+        if slots >= align:
+            return -(-slots // align) * align
+        return max(1 << (slots - 1).bit_length(), 4)
+
+    room = [size_class(x + x // 2) for x in need.tolist()]
+    new_start, at = [None] * lists, base
+    for cls in sorted({min(r, align) for r in room}, reverse=True):       # whole units, then 16, 8, 4
+        for i, r in enumerate(room):
+            if min(r, align) == cls:
+                new_start[i], at = at, at + r
+    padding = -(at - base) % align
+    assert host(ops, plan.room).tolist() == room
+    assert host(ops, plan.new_start).tolist() == new_start
+    assert all(s % min(r, align) == 0 for s, r in zip(new_start, room))
     assert host(ops, plan.first).tolist() == (np.cumsum(degree[vertices]) - degree[vertices]).tolist()
     assert host(ops, plan.old_start).tolist() == start[vertices].tolist()
     assert host(ops, plan.old_capacity).tolist() == capacity[vertices].tolist()
     before = ops.calls.snapshot()
     totals = ops.read_counts(*plan.counts)          # (left on the device: read with other counts)
     assert ops.calls.since(before) == (1, 1)
-    assert totals == [int(room.sum()), int(degree[vertices].sum()), int(capacity[vertices].sum())]
+    assert totals == [at - base + padding, int(degree[vertices].sum()), int(capacity[vertices].sum()) + padding]
     assert plan.read(*totals).counts == tuple(totals)
 
 

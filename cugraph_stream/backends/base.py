@@ -1401,9 +1401,9 @@ class Backend(abc.ABC):
         k = int(vertices.size)
         room = grown_room(xp, need, align)
         old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]
-        regions = room_regions(xp, room, align)
+        regions, lists = room_regions(xp, room, align), xp.arange(k)
         by_region = xp.zeros(((align // MIN_LIST_SLOTS).bit_length(), k), dtype=xp.int64)
-        by_region[regions, xp.arange(k)] = room
+        by_region[regions, lists] = room
         # one running total over every region's room, the entries moved and the room
         # given up (one scan, and one copy brings all the sums)
         columns = xp.concatenate((by_region, degree.astype(xp.int64)[None], old_capacity.astype(xp.int64)[None]))
@@ -1411,7 +1411,7 @@ class Backend(abc.ABC):
         sums = [int(t) for t in np.asarray(self.to_host(running[:, k - 1]))] if k else [0] * len(columns)
         *region_totals, moved, released = sums
         region_start = np.cumsum([0] + region_totals[:-1])
-        new_start = base + xp.asarray(region_start)[regions] + running[regions, xp.arange(k)] - room
+        new_start = base + xp.asarray(region_start)[regions] + running[regions, lists] - room
         room_total = sum(region_totals)
         padding = -room_total % align
         return MovePlan(new_start, room, running[-2] - degree, old_start, old_capacity, room_total + padding, moved,

@@ -6,7 +6,9 @@ batches, and prints the bytes the graph holds per edge after the load and
 after the stream: in total, per part (the out- and in-adjacency's slot and
 per-vertex arrays, the arc index, the vertex table, each query's state) and
 per memory (``g.memory_bytes(per_device=True)``: device and host).  The
-slots per arc show the lists' slack.  Figures are read from the store's
+slots per arc show the lists' slack, the laid-out slots per arc how much of
+it lies before the end of the lists (the rest is end room that relocations
+take as batches come).  Figures are read from the store's
 arrays (``memory_bytes``), not from the process's memory.
 
 Examples
@@ -61,6 +63,7 @@ def breakdown(g):
         parts[f"{name} slots"] = ops.memory_bytes(adj.nbr, adj.wgt, adj.twin)
         parts[f"{name} per-vertex"] = ops.memory_bytes(adj.start, adj.degree, adj.capacity)
         parts[f"{name} slots per arc"] = adj.slot_capacity
+        parts[f"{name} laid-out slots per arc"] = adj.end     # (up to the end of the lists: the rest is end room)
     parts["arc index"] = store.index.memory_bytes()
     parts["vertex table"] = store.vertices.memory_bytes()
     for query in g.queries:

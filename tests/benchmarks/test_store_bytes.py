@@ -23,3 +23,4 @@ def test_parts_add_up_to_the_graphs_bytes(tmp_path, capsys, placement):
         assert parts == pytest.approx(figures["bytes_per_edge"])
         assert figures["device_bytes_per_edge"] == 0 and figures["host_bytes_per_edge"] == figures["bytes_per_edge"]
         assert 1 <= figures["out slots per arc"] < 3
+        assert 1 <= figures["out laid-out slots per arc"] <= figures["out slots per arc"]

@@ -118,34 +118,103 @@ __global__ void compact_flags(const bool* mask, long long count, long long* out,
   if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base);
 }
 
-// The distinct values of sorted[0:count] (ascending), in order, in
-// out[0:kept[0]], in two launches of blocks of 1024 threads, a value a
-// thread: distinct_counts counts the values of each block's chunk that
-// differ from the value before them (the first value counts), then
-// distinct_sorted writes chunk b's from the counts of the chunks before it,
-// compacted as compact_flags does; its last block writes kept[0].
-__device__ __forceinline__ bool first_of_run(const long long* sorted, long long count, long long i)
+// ---- ordered compactions over many blocks ---------------------------------
+// Two launches of blocks of 1024 threads, an item a thread: the counting
+// kernel writes how many items of each block's chunk are kept, then the
+// writing kernel writes chunk b's kept values after those of the chunks
+// before it (their counts summed), in order, compacted as compact_flags does;
+// its last block writes their number in kept[0].  Two kinds of items:
+// RunStarts keeps each value of a sorted array unlike the one before it (the
+// distinct values, ascending), SetBytes the position of each set byte of a
+// map (the marked ids, ascending).
+struct RunStarts {
+  const long long* sorted;
+  long long count;
+  __device__ bool kept(long long i) const { return i < count && (i == 0 || sorted[i] != sorted[i - 1]); }
+  __device__ long long value(long long i) const { return sorted[i]; }
+};
+
+struct SetBytes {
+  const unsigned char* flag;
+  long long count;
+  __device__ bool kept(long long i) const { return i < count && flag[i] != 0; }
+  __device__ long long value(long long i) const { return i; }
+};
+
+template <class Items>
+__device__ __forceinline__ void count_kept(Items items, long long* block_counts)
 {
-  return i < count && (i == 0 || sorted[i] != sorted[i - 1]);
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  int kept = __syncthreads_count(items.kept(i));
+  if (threadIdx.x == 0) block_counts[blockIdx.x] = kept;
+}
+
+template <class Items>
+__device__ __forceinline__ void write_kept(Items items, const long long* block_counts, long long* out,
+                                           unsigned long long* kept)
+{
+  long long base = cgs::block_sum(block_counts, blockIdx.x);
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  bool flag = items.kept(i);
+  int total;
+  int rank = cgs::block_rank(flag, &total);
+  if (flag) out[base + rank] = items.value(i);
+  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base + total);
 }
 
 __global__ void distinct_counts(const long long* sorted, long long count, long long* block_counts)
 {
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  int kept = __syncthreads_count(first_of_run(sorted, count, i));
-  if (threadIdx.x == 0) block_counts[blockIdx.x] = kept;
+  count_kept(RunStarts{sorted, count}, block_counts);
 }
 
 __global__ void distinct_sorted(const long long* sorted, long long count, const long long* block_counts,
                                 long long* out, unsigned long long* kept)
 {
-  long long base = cgs::block_sum(block_counts, blockIdx.x);
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  bool flag = first_of_run(sorted, count, i);
-  int total;
-  int rank = cgs::block_rank(flag, &total);
-  if (flag) out[base + rank] = sorted[i];
-  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base + total);
+  write_kept(RunStarts{sorted, count}, block_counts, out, kept);
+}
+
+__global__ void set_byte_counts(const unsigned char* flag, long long count, long long* block_counts)
+{
+  count_kept(SetBytes{flag, count}, block_counts);
+}
+
+__global__ void set_byte_positions(const unsigned char* flag, long long count, const long long* block_counts,
+                                   long long* out, unsigned long long* kept)
+{
+  write_kept(SetBytes{flag, count}, block_counts, out, kept);
+}
+
+// The range of values[0:count] (count >= 1) in two words that were zero
+// before the launch: span[0] the complement of the least value's key and
+// span[1] the greatest value's key, where a value's key is its bits with the
+// sign bit flipped (unsigned keys order as the signed values do), so that
+// both words take an atomic maximum.  Grid-stride; a warp's maxima first.
+__global__ void value_range(const long long* values, long long count, unsigned long long* span)
+{
+  const unsigned long long sign = 0x8000000000000000ull;
+  unsigned long long low = 0, high = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    unsigned long long key = static_cast<unsigned long long>(values[i]) ^ sign;
+    low = max(low, ~key);
+    high = max(high, key);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    low = max(low, __shfl_down_sync(0xffffffffu, low, offset));
+    high = max(high, __shfl_down_sync(0xffffffffu, high, offset));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(span, low);
+    atomicMax(span + 1, high);
+  }
+}
+
+// flag[values[i]] = 1 for each of values[0:count] (each a valid index of flag)
+__global__ void mark_values(const long long* values, long long count, unsigned char* flag)
+{
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    flag[values[i]] = 1;
 }
 
 // The distinct values of values[0:count] (count <= SORT_BLOCK), ascending, in

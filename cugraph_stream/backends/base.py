@@ -287,6 +287,21 @@ class MovePlan(NamedTuple):
         return self._replace(room_total=room_total, moved=moved, released=released)
 
 
+def marks_fit(low, high, count, per_value=4, most=None):
+    """Whether ``count`` ids between ``low`` and ``high`` (inclusive) are dense
+    enough to dedupe by marking a map of ``high + 1`` bytes, which comes out
+    sorted (:meth:`Backend.sorted_distinct`): non-negative and below
+    ``per_value`` per id plus 64 KiB (and below ``most`` where given).  Most
+    graphs' ids are; others are sorted.
+
+    >>> marks_fit(0, 4_000_000, 1_000_000), marks_fit(0, 2**40, 1_000_000), marks_fit(-1, 10, 1_000_000)
+    (True, False, False)
+    >>> marks_fit(0, 4_200_000, 860_000), marks_fit(0, 4_200_000, 860_000, per_value=16)
+    (False, True)
+    """
+    return low >= 0 and high < per_value * count + 65_536 and (most is None or high < most)
+
+
 def transactions(xp, start, degree, itemsize):
     """Host memory transactions (of :data:`READ_UNIT_BYTES`) that read ``degree`` items
     from item ``start`` on.

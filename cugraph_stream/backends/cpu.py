@@ -8,7 +8,8 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement
+from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement,
+                   marks_fit)
 from .chunks import HostChunkAllocator
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -186,7 +187,7 @@ class CPUBackend(Backend):
         # 0.6 ms for 10,000 and 1.8 s for 2M, against 0.1 and 14 ms).
         if values.size >= _DENSE_DISTINCT_FROM:
             low, high = (int(x) for x in (values.min(), values.max()))
-            if low >= 0 and high < 4 * values.size + 65_536:
+            if marks_fit(low, high, values.size):
                 present = np.zeros(high + 1, dtype=bool)
                 present[values] = True
                 return np.flatnonzero(present).astype(values.dtype, copy=False)

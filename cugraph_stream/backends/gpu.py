@@ -43,7 +43,7 @@ from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
                    SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend, Counted, MovePlan, NetChanges, Placement,
-                   RemovedEntries)
+                   RemovedEntries, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import INSERT, RowCheck
@@ -71,6 +71,9 @@ _DEVIATION_BLOCKS = 512       # most blocks (partial sums) of l1_deviation's pas
 _ONE_BLOCK_COMPACTION = 1 << 16   # masks up to here are compacted by one block, in one launch
 #: values :meth:`GPUBackend.sorted_distinct` sorts in one block (kernels/sets.cu SORT_BLOCK)
 _ONE_BLOCK_SORT = 4096
+_RANGE_BLOCKS = 1024              # most blocks of value_range (each warp takes two atomic maxima)
+_SIGN_BIT = np.uint64(1 << 63)    # flips between an int64's bits and its order-preserving unsigned key
+_MOST_MARKS = 1 << 24             # the largest byte map sorted_distinct marks (16K chunks)
 _PLAN_THREADS = 1024              # the block of plan_moves (PLAN_THREADS in kernels/adjacency.cu)
 _ONE_BLOCK_PLAN = 1 << 16         # lists whose moves one block plans; more take a block a chunk
 _PLAN_COLUMNS = 6                 # the columns plan_moves scans per list (PLAN_COLUMNS in kernels/adjacency.cu)
@@ -531,24 +534,47 @@ class GPUBackend(Backend):
         return [a[where] for a in arrays]
 
     def sorted_distinct(self, values):
-        # up to SORT_BLOCK values: one block sorts and dedupes them; more: CuPy's sort,
-        # then a block a chunk counts and compacts the distinct ones (kernels/sets.cu)
+        # up to SORT_BLOCK values: one block sorts and dedupes them; more: their range
+        # first, then ids dense enough (marks_fit, up to 16 bytes a value: the map is
+        # read twice, a byte a thread, where a sort moves 8-byte keys through eight
+        # radix passes) are marked in a byte map whose set bytes come out in order;
+        # others go to CuPy's sort, then a block a chunk counts and compacts the
+        # distinct ones (kernels/sets.cu).  Each chunk sums the counts of all chunks
+        # before it, so the map stays below _MOST_MARKS bytes.
         xp = self.xp
         if values.size == 0:
             return xp.empty(0, dtype=xp.int64)
-        if values.size > _ONE_BLOCK_SORT:
-            ordered = xp.sort(_int64(values))
-            n = np.int64(ordered.size)
-            blocks = -(-ordered.size // _FUSED_THREADS)
-            scratch = xp.empty(ordered.size + blocks + 1, dtype=xp.int64)
-            out, counts, kept = scratch[:ordered.size], scratch[ordered.size:-1], scratch[-1:]
-            cuda_kernels.get_kernel("sets", "distinct_counts")((blocks,), (_FUSED_THREADS,), (ordered, n, counts))
-            cuda_kernels.get_kernel("sets", "distinct_sorted")((blocks,), (_FUSED_THREADS,),
-                                                                (ordered, n, counts, out, kept))
+        if values.size <= _ONE_BLOCK_SORT:
+            out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(1, dtype=xp.uint64)
+            cuda_kernels.get_kernel("sets", "sorted_distinct_block")(
+                (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(values, dtype=xp.int64), np.int64(values.size), out,
+                                          kept))
             return self._kept(out, kept)
-        out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(1, dtype=xp.uint64)
-        cuda_kernels.get_kernel("sets", "sorted_distinct_block")(
-            (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(values, dtype=xp.int64), np.int64(values.size), out, kept))
+        values = xp.ascontiguousarray(_int64(values))
+        n = np.int64(values.size)
+        blocks = (min(_blocks(values.size), _RANGE_BLOCKS),)
+        span = xp.zeros(2, dtype=xp.uint64)
+        cuda_kernels.get_kernel("sets", "value_range")(blocks, (_THREADS,), (values, n, span))
+        keys = span.get()                       # (the least's key complemented, the greatest's key)
+        keys[0] = ~keys[0]
+        low, high = (int(x) for x in (keys ^ _SIGN_BIT).view(np.int64))
+        if marks_fit(low, high, values.size, per_value=16, most=_MOST_MARKS):
+            flag = xp.zeros(high + 1, dtype=xp.uint8)
+            cuda_kernels.get_kernel("sets", "mark_values")(blocks, (_THREADS,), (values, n, flag))
+            return self._compacted("set_byte_counts", "set_byte_positions", flag, values.size)
+        return self._compacted("distinct_counts", "distinct_sorted", xp.sort(values), values.size)
+
+    def _compacted(self, count_kernel, write_kernel, items, most):
+        """The values that the pair of kernels/sets.cu's ordered compaction kernels
+        ``count_kernel``, ``write_kernel`` keep of ``items`` (at most ``most``), in
+        order, a block of 1,024 items a chunk (one copy to the host: their number)."""
+        xp = self.xp
+        n = np.int64(items.size)
+        blocks = -(-items.size // _FUSED_THREADS)
+        scratch = xp.empty(most + blocks + 1, dtype=xp.int64)
+        out, counts, kept = scratch[:most], scratch[most:-1], scratch[-1:]
+        cuda_kernels.get_kernel("sets", count_kernel)((blocks,), (_FUSED_THREADS,), (items, n, counts))
+        cuda_kernels.get_kernel("sets", write_kernel)((blocks,), (_FUSED_THREADS,), (items, n, counts, out, kept))
         return self._kept(out, kept)
 
     def _take_flagged(self, flag, bound):

@@ -1506,11 +1506,16 @@ def test_invalidate_keeping_ties_past_a_wide_level(ops, leaves, seeds_hub):
 
 @pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "small", "one block", "one block, extremes",
                                  "one", "none", "one block and one more", "runs across chunks",
-                                 "one value, many chunks"])
+                                 "one value, many chunks", "dense up to the bound", "dense and one past the bound",
+                                 "dense up to the GPU's bound", "dense and one past the GPU's bound",
+                                 "dense, one id at the top"])
 def test_sorted_distinct_is_numpys_unique(ops, ids):
     """The GPU sorts up to 4,096 values in one block (padded with the largest int64);
-    more, it sorts and then dedupes a chunk of 1,024 per block, runs of equal values
-    crossing the chunks."""
+    more, it reads their range: ids that fit a byte map (``marks_fit``: non-negative,
+    below 16 per value plus 65,536) are marked and the marks compacted a chunk of
+    1,024 per block; others are sorted and deduped a chunk per block, runs of equal
+    values crossing the chunks.  The CPU marks from 65,536 values on, below 4 per
+    value plus 65,536."""
     rng = np.random.default_rng(7)
     extremes = np.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min, -1, 0] * 3)
     values = {"dense": rng.integers(0, 50_000, 200_000),            # the bitmap path on the CPU
@@ -1523,7 +1528,12 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "none": np.empty(0, dtype=np.int64),
               "one block and one more": rng.integers(0, 3000, 4097),
               "runs across chunks": rng.permutation(np.repeat(rng.integers(-2**63, 2**63 - 1, 900), 7)),
-              "one value, many chunks": np.full(5000, -7)}[ids]
+              "one value, many chunks": np.full(5000, -7),
+              "dense up to the bound": np.append(rng.integers(0, 9000, 69_999), 4 * 70_000 + 65_535),
+              "dense and one past the bound": np.append(rng.integers(0, 9000, 69_999), 4 * 70_000 + 65_536),
+              "dense up to the GPU's bound": np.append(rng.integers(0, 9000, 69_999), 16 * 70_000 + 65_535),
+              "dense and one past the GPU's bound": np.append(rng.integers(0, 9000, 69_999), 16 * 70_000 + 65_536),
+              "dense, one id at the top": np.append(rng.integers(0, 9000, 9999), 2**63 - 1)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
 

@@ -52,9 +52,10 @@ batches,ingest`` leaves out the first two without changing G0):
   stream applied as fast as it arrives.  The headline ratio stays the
   checked run's.
 * ingest (``--ingest-rows``, default 1,000,000): one batch of new random
-  edges from a cuDF DataFrame applied to G0 with no query tracked: updates/s,
-  timed on a second copy of G0 (the first, untimed, loads the batch's
-  kernels in this process; its time is reported too).
+  edges from a cuDF DataFrame applied to G0 with no query tracked: updates/s
+  at the median of ``--ingest-repeats`` (default 5) timings, each on a fresh
+  copy of G0, after a first copy, untimed, that loads the batch's kernels in
+  this process (its time is reported too), with the fastest and slowest.
 * latency (``--latency N``; queries: ``--queries``, default SSSP alone):
   after ``--latency-warmup`` untimed single rows, N single-row batches, each
   a pandas DataFrame made beforehand, each ``apply`` timed with the device
@@ -232,6 +233,8 @@ def parse_args(argv=None):
                     help="SSSP/BFS source: G0's largest out-degree vertex, or a random one with out-degree > 0")
     ap.add_argument("--ingest-rows", type=non_negative, default=1_000_000,
                     help="rows of the one-batch ingestion test (0: skip it)")
+    ap.add_argument("--ingest-repeats", type=positive(int), default=5,
+                    help="timed copies of G0 the ingestion batch is applied to (the median counts)")
     ap.add_argument("--skip", type=mode_list, default=[], metavar="MODES",
                     help="modes not to run, of batches,ingest (the stream and G0 stay as they are)")
     ap.add_argument("--latency", type=non_negative, default=0, metavar="N",
@@ -854,10 +857,14 @@ class Bench:
         return {**setup, "warmup": warm, "batches": records, "final_baselines": baselines, "summary": summary}
 
     def run_ingest(self):
-        """One batch of new edges into G0 with no query tracked, timed on a second copy
-        of G0: the first, untimed, loads the kernels the batch needs (a fresh process
-        compiles each on first use, or reads it from the disk cache: 149.5 ms instead of
-        7.5 ms on a lent H100), which ``track``'s warm-up does for query batches."""
+        """One batch of new edges into G0 with no query tracked, timed on
+        ``--ingest-repeats`` fresh copies of G0 after a first, untimed, that loads
+        the kernels the batch needs (a fresh process compiles each on first use,
+        or reads it from the disk cache: 149.5 ms instead of 7.5 ms on a lent
+        H100), which ``track``'s warm-up does for query batches.  One timing is
+        one batch on one copy: the median of several, each from its own copy,
+        is what a rerun reproduces (single timings of this batch spread over
+        3.5-4.9 ms in one H200 session)."""
         args, xp, cgs = self.args, self.xp, self.cgs
         n, rows = self.stream.id_bound, args.ingest_rows
         rng = xp.random.RandomState(args.seed + 7)
@@ -866,17 +873,21 @@ class Bench:
                             "weight": make_weights(xp, rng, rows, args.weights),
                             "op": xp.ones(rows, dtype=xp.int8)})
         timings = []
-        for _ in range(2):
+        for _ in range(1 + args.ingest_repeats):
             g = cgs.StreamGraph.from_edgelist(self.frame(self.stream.initial), source="src", destination="dst",
                                               weight="weight", backend=args.backend)
             timings.append(self.apply_timed(g, batch))
             del g
             self.free()
-        (_, first, _), (report, t, counts) = timings
-        out = {"rows": rows, "seconds": t, "updates_per_s": rows / t, "first_seconds": first, **counts,
-               "report": report.to_dict()}
-        print(f"ingest: {rows} rows in {1e3 * t:.1f} ms = {rows / t / 1e6:.1f}M updates/s (the same batch "
-              f"on a first copy of G0, untimed: {1e3 * first:.1f} ms){counts_text(counts)} {report!r}", flush=True)
+        first = timings[0][1]
+        seconds = [t for _, t, _ in timings[1:]]
+        t = float(np.median(seconds))
+        report, _, counts = timings[-1]
+        out = {"rows": rows, "seconds": t, "updates_per_s": rows / t, "seconds_all": seconds,
+               "first_seconds": first, **counts, "report": report.to_dict()}
+        print(f"ingest: {rows} rows in {1e3 * t:.1f} ms = {rows / t / 1e6:.1f}M updates/s (median of "
+              f"{len(seconds)} copies of G0, {1e3 * min(seconds):.1f}-{1e3 * max(seconds):.1f} ms; the same batch "
+              f"on a first copy, untimed: {1e3 * first:.1f} ms){counts_text(counts)} {report!r}", flush=True)
         del batch
         return out
 
@@ -964,7 +975,9 @@ def print_tables(results, device):
         counts = counts_text({k: i[k] for k in ("syncs", "launches")})
         first = (f" (first copy of G0, loading kernels: {1e3 * i['first_seconds']:.1f} ms)"
                  if "first_seconds" in i else "")
-        lines += ["", (f"Ingest ({device}): {i['rows']:,} rows in {1e3 * i['seconds']:.1f} ms = "
+        spread = (f", median of {len(i['seconds_all'])}: {1e3 * min(i['seconds_all']):.1f}-"
+                  f"{1e3 * max(i['seconds_all']):.1f} ms" if i.get("seconds_all") else "")
+        lines += ["", (f"Ingest ({device}): {i['rows']:,} rows in {1e3 * i['seconds']:.1f} ms{spread} = "
                        f"{i['updates_per_s'] / 1e6:.1f}M updates/s{first}{counts}")]
     print("\n".join(lines), flush=True)
 

@@ -364,7 +364,9 @@ def test_a_cpu_run_of_every_mode_writes_its_figures(tmp_path, capsys):
     assert {"apply_s", "syncs", "launches", "op"} <= set(lat["batches"][0])
     points = data["sweep"]["wcc"]
     assert [p["rows"] for p in points] == [1, 100, 3000] and all(len(p["batches"]) == 2 for p in points)
-    assert data["ingest"]["rows"] == 500 and data["ingest"]["first_seconds"] > 0 and data["source"]["out_degree"] > 0
+    ingest = data["ingest"]
+    assert ingest["rows"] == 500 and ingest["first_seconds"] > 0 and data["source"]["out_degree"] > 0
+    assert len(ingest["seconds_all"]) == 5 and ingest["seconds"] == float(np.median(ingest["seconds_all"]))
     out = capsys.readouterr().out
     assert "| sssp |" in out and "Latency mode" in out and "Batch-size sweep" in out and "Ingest" in out
 

@@ -556,6 +556,7 @@ class GPUBackend(Backend):
         span = xp.zeros(2, dtype=xp.uint64)
         cuda_kernels.get_kernel("sets", "value_range")(blocks, (_THREADS,), (values, n, span))
         keys = span.get()                       # (the least's key complemented, the greatest's key)
+        DEVICE_CALLS.syncs += 1                 # (the range's read is a first wait)
         keys[0] = ~keys[0]
         low, high = (int(x) for x in (keys ^ _SIGN_BIT).view(np.int64))
         if marks_fit(low, high, values.size, per_value=16, most=_MOST_MARKS):

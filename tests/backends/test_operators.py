@@ -1508,7 +1508,7 @@ def test_invalidate_keeping_ties_past_a_wide_level(ops, leaves, seeds_hub):
                                  "one", "none", "one block and one more", "runs across chunks",
                                  "one value, many chunks", "dense up to the bound", "dense and one past the bound",
                                  "dense up to the GPU's bound", "dense and one past the GPU's bound",
-                                 "dense, one id at the top"])
+                                 "dense, one id at the top", "dense past the GPU's largest map"])
 def test_sorted_distinct_is_numpys_unique(ops, ids):
     """The GPU sorts up to 4,096 values in one block (padded with the largest int64);
     more, it reads their range: ids that fit a byte map (``marks_fit``: non-negative,
@@ -1533,7 +1533,8 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "dense and one past the bound": np.append(rng.integers(0, 9000, 69_999), 4 * 70_000 + 65_536),
               "dense up to the GPU's bound": np.append(rng.integers(0, 9000, 69_999), 16 * 70_000 + 65_535),
               "dense and one past the GPU's bound": np.append(rng.integers(0, 9000, 69_999), 16 * 70_000 + 65_536),
-              "dense, one id at the top": np.append(rng.integers(0, 9000, 9999), 2**63 - 1)}[ids]
+              "dense, one id at the top": np.append(rng.integers(0, 9000, 9999), 2**63 - 1),
+              "dense past the GPU's largest map": np.append(rng.integers(0, 9000, 1_100_000), 2**24)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
 

@@ -49,7 +49,7 @@ def internals(g):
     bound = store.vertex_bound
     out = {"last_report": g.last_report, "num_vertices": store.num_vertices, "index live": store.index.live}
     for side, adj, hotness in store.cached:
-        out[f"hotness {side}"] = store.ops.to_host(hotness.counts[:bound]).tolist()
+        out[f"hotness {side}"] = (hotness.pending, store.ops.to_host(hotness.counts[:bound]).tolist())
         cached = store.ops.to_host(store.ops.xp.flatnonzero(adj.cache.in_cache[:bound]))
         out[f"cached {side}"] = sorted(cached.tolist())
     return out

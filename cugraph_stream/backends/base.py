@@ -321,12 +321,17 @@ def transactions(xp, start, degree, itemsize):
 
 
 def field_sum(xp, words, fields, field_bits):
-    """The sum (int64) of the low ``fields`` fields of ``field_bits`` bits of each of ``words``.
+    """The sum (int64) of the low ``fields`` fields of ``field_bits`` bits of each of ``words``
+    (zeros for no field).
 
     >>> field_sum(np, np.array([0x0201, 0x10000], np.uint32), 2, 8).tolist()
     [3, 0]
+    >>> field_sum(np, np.array([0x0201], np.uint32), 0, 8).tolist()
+    [0]
     """
     words = words.astype(xp.int64)
+    if fields <= 0:
+        return xp.zeros_like(words)
     field_max = (1 << field_bits) - 1
     total = words & field_max
     for age in range(1, fields):          # a loop over fields, not words

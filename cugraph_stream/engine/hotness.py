@@ -6,7 +6,13 @@ recently.  Each vertex keeps one ``uint32`` word split into ``tau`` fields of
 batch, field ``i`` those of ``i`` batches ago.  Counts saturate at the field's
 maximum instead of wrapping.  Closing a batch is one shift of every word by
 one field (the oldest field falls off the top), so the window slides without
-ever touching per-batch history arrays.
+ever touching per-batch history arrays.  The shift itself waits until the
+words are next written: a batch that reads no list (most one-row batches)
+only counts one more pending shift, and the first access recorded after
+pending shifts applies them all in one pass (shifting ``k`` times is one shift
+by ``k`` fields).  Readers of the window (:meth:`score`, :meth:`price`,
+:meth:`batch_counts`, :meth:`words`) account for the pending shifts without
+applying them, so the window reads exactly as if every batch had shifted.
 
 Order of calls in one batch (``cached`` placement; the refresh is
 :meth:`GraphStore.refresh_cache <cugraph_stream.engine.store.GraphStore.refresh_cache>`,
@@ -16,9 +22,10 @@ run after the store applied the batch and before the queries read lists)::
              for every cached adjacency]
     candidates = select_in_chunks(ops, parts, ...)    # every cache's lists, one budget
     cache.evict(...)  for every cache, then  cache.load(...)  for every cache
-    hotness.advance()                                 # open this batch's field
+    hotness.advance()                                 # open this batch's field (a pending shift)
     ...  at every step that reads lists (GraphStore.record_reads), in the pass that counts
          the reads' costs:  ops.count_reads(..., accesses=hotness.accesses(bound))  ...
+         (the first of them in a batch applies the pending shifts)
 
 so that the selection at the start of a batch sees exactly the ``tau``
 batches before it.
@@ -56,6 +63,9 @@ class Hotness:
         Bits per batch field.
     field_max : int
         Saturation value of one field.
+    pending : int
+        Batches closed since the words were last shifted (at most ``tau``):
+        the window is ``counts`` shifted by that many fields (:meth:`words`).
 
     Examples
     --------
@@ -85,7 +95,8 @@ class Hotness:
         self.field_max = (1 << self.field_bits) - 1
         self.window_mask = (1 << (self.field_bits * tau)) - 1
         self.counts = xp.zeros(0, dtype=xp.uint32)
-        self._spare = None          # the words an advance replaced, reused by the next one (see advance)
+        self.pending = 0
+        self._spare = None          # the words a shift replaced, reused by the next one (see _shift)
 
     @property
     def max_score(self):
@@ -152,34 +163,75 @@ class Hotness:
         return AccessCounts(self._open(bound), self.field_max, min(max(int(times), 0), self.field_max), distinct)
 
     def _open(self, bound):
-        """The words, grown to ``bound`` vertices and kept by the journal, to add accesses to."""
+        """The words, grown to ``bound`` vertices, shifted by the pending batches and
+        kept by the journal, to add accesses to."""
         self.ensure_vertices(int(bound))
-        self.journal.save_all(self.counts)
+        if self.pending:
+            self._shift()
+        self.journal.save_all(self.counts)          # (free after a shift: the journal keeps the old array)
         return self.counts
 
     def advance(self):
-        """Close the current batch: shift every word by one field, dropping the oldest batch.
+        """Close the current batch: every field moves up by one, the oldest batch drops out.
 
-        One launch over the whole array (the words of vertices never recorded,
-        or forgotten, are zero and stay so).  In a transaction whose journal
-        does not keep the words yet, the shifted words go to another array,
-        which replaces them (:meth:`Journal.replace`): one pass, where keeping
-        the old words for a rollback and shifting them in place took three.
-        That array is the one the last such advance replaced (a second buffer,
-        free once its transaction ended), so no allocation either."""
+        No pass over the words: the batch counts as one more :attr:`pending`
+        shift, applied with the others when an access is next recorded (see
+        the module docstring).  A rollback of the batch's transaction takes
+        it back."""
+        self.journal.assign(self, "pending", min(self.pending + 1, self.tau))
+
+    def _shift(self):
+        """Apply the :attr:`pending` shifts to the words: one launch over the whole
+        array (the words of vertices never recorded, or forgotten, are zero and
+        stay so).  In a transaction whose journal does not keep the words yet,
+        the shifted words go to another array, which replaces them
+        (:meth:`Journal.replace`): one pass, where keeping the old words for a
+        rollback and shifting them in place took three.  That array is the one
+        the last such shift replaced (a second buffer, free once its
+        transaction ended), so no allocation either."""
         xp, journal = self.ops.xp, self.journal
         words = self.counts
         if journal.recording and not journal.keeps_whole(self.counts):
             spare = self._spare
             usable = spare is not None and spare is not self.counts and spare.shape == self.counts.shape
             words = spare if usable else xp.empty_like(self.counts)
-        if self.tau == 1:
-            words.fill(0)
-        else:
-            self.ops.shift_fields(self.counts, self.field_bits, self.window_mask, words)
+        self._shifted(self.counts, words)
         if words is not self.counts:
             self._spare = self.counts          # the journal's pre-image until the transaction ends
             journal.replace(self, "counts", words)
+        journal.assign(self, "pending", 0)
+
+    def _shifted(self, words, out):
+        """Write ``words`` shifted by the :attr:`pending` fields into ``out`` (may be ``words``)."""
+        if self.pending >= self.tau:            # every batch of the window has dropped out
+            out.fill(0)
+        else:
+            self.ops.shift_fields(words, self.pending * self.field_bits, self.window_mask, out)
+
+    def words(self, upto=None):
+        """The packed words of the window as it stands (the pending shifts applied),
+        for every vertex or for those below ``upto``: :attr:`counts` itself (or a
+        prefix of it) when no shift is pending, else a shifted copy.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> hot = Hotness(get_backend("cpu"), tau=3)          # fields of 10 bits
+        >>> hot.ensure_vertices(2); hot.record(np.array([1, 1]))
+        >>> hot.advance(); hot.pending, hot.counts[:2].tolist(), hot.words(upto=2).tolist()
+        (1, [0, 2], [0, 2048])
+        """
+        words = self.counts if upto is None else self.counts[:int(upto)]
+        if not self.pending:
+            return words
+        out = self.ops.xp.empty_like(words)
+        self._shifted(words, out)
+        return out
+
+    @property
+    def _fields(self):
+        """How many of the low fields of :attr:`counts` are still in the window (the
+        pending shifts push the others out)."""
+        return self.tau - self.pending
 
     def batch_counts(self, age, vertices=None):
         """Accesses recorded ``age`` batches ago (0: the current batch), per vertex."""
@@ -187,7 +239,9 @@ class Hotness:
         if not 0 <= age < self.tau:
             raise ValueError(f"age must be between 0 and tau - 1 = {self.tau - 1}, got {age}")
         words = self.counts if vertices is None else self.counts[vertices]
-        shifted = words >> xp.uint32(age * self.field_bits)
+        if age < self.pending:                  # closed since the last shift: nothing recorded
+            return xp.zeros(words.shape, dtype=xp.int64)
+        shifted = words >> xp.uint32((age - self.pending) * self.field_bits)
         return (shifted & xp.uint32(self.field_max)).astype(xp.int64)
 
     def score(self, vertices=None, upto=None):
@@ -199,7 +253,7 @@ class Hotness:
         words = self.counts if vertices is None else self.counts[vertices]
         if upto is not None:
             words = words[:int(upto)]
-        return field_sum(xp, words, self.tau, self.field_bits)
+        return field_sum(xp, words, self._fields, self.field_bits)
 
     def price(self, degree, itemsizes, upto):
         """What the reads of each vertex's list over the window were worth: a
@@ -207,7 +261,7 @@ class Hotness:
         entries read with ``itemsizes`` (the counts first grow to ``upto``
         vertices, so that every vertex below it has a word)."""
         self.ensure_vertices(int(upto))
-        return ListPrice(degree, self.counts, self.tau, self.field_bits, tuple(itemsizes))
+        return ListPrice(degree, self.counts, self._fields, self.field_bits, tuple(itemsizes))
 
     def forget(self, vertices):
         """Reset removed ``vertices`` (their internal ids will be reused)."""
@@ -224,7 +278,7 @@ class Hotness:
         zero, for a checkpoint: a dict of host arrays ``internal`` (ascending)
         and ``counts`` (uint32, packed as :attr:`counts` is)."""
         ops, xp = self.ops, self.ops.xp
-        words = self.counts[: int(upto)]
+        words = self.words(upto)
         internal = xp.flatnonzero(words)
         return {"internal": ops.to_host(internal), "counts": ops.to_host(words[internal])}
 
@@ -249,3 +303,4 @@ class Hotness:
             self.ensure_vertices(int(internal.max()) + 1)
         self.counts[...] = 0
         self.counts[internal] = counts
+        self.pending = 0

@@ -99,7 +99,7 @@ def test_saturation_keeps_other_fields(ops):
     hot.advance()
     hot.advance()
     assert host(ops, hot.score(v)).tolist() == [1023]
-    assert int(host(ops, hot.counts)[2]) < 2 ** 30   # the shifted-out field left no bits above the window
+    assert int(host(ops, hot.words())[2]) < 2 ** 30   # the shifted-out field left no bits above the window
 
 
 def test_tau_one_uses_the_whole_word(ops):
@@ -198,9 +198,10 @@ def test_a_rolled_back_transaction_restores_the_window_it_advanced(ops, tau):
     journal.begin()
     hot.advance()
     hot.record(ops.asarray(np.array([2, 5])))
-    assert len(journal) == 1                        # the replaced array alone
+    # the pending count and the replaced array: no copy of any words kept
+    assert all(entry[0] is setattr for entry in journal._entries) and hot.pending == 0
     journal.rollback()
-    assert host(ops, hot.counts).tolist() == before
+    assert host(ops, hot.counts).tolist() == before and hot.pending == 0
     journal.begin()
     hot.advance()
     hot.record(ops.asarray(np.array([2])))
@@ -241,5 +242,62 @@ def test_transactions_that_commit_or_roll_back_keep_the_window_exact(ops):
         else:
             journal.commit()
             model = expected
-        assert host(ops, hot.counts).tolist() == model.tolist()
+        assert host(ops, hot.words()).tolist() == model.tolist()
     assert hot.memory_bytes() <= 2 * 4 * int(hot.counts.size)
+
+
+@pytest.mark.parametrize("tau", [1, 3, 8])
+def test_batches_that_read_nothing_cost_no_pass(ops, tau):
+    """An advance only counts a pending shift (no operator call); the first record
+    after pending shifts applies them all; in between, every reader of the window
+    (words, scores, batch counts, prices, checkpoints) reads what shifting at
+    every advance would give, across committed and rolled-back transactions."""
+    from cugraph_stream.engine.journal import Journal
+
+    rng = np.random.default_rng(tau)
+    n = 12
+    journal = Journal(ops)
+    hot = Hotness(ops, tau=tau, journal=journal)
+    hot.ensure_vertices(n)
+    degree = ops.asarray(rng.integers(1, 40, n).astype(np.int64))
+    everyone = ops.asarray(np.arange(n))
+    bits, mask = np.uint64(hot.field_bits), np.uint64(hot.window_mask)
+    model = np.zeros(n, dtype=np.uint64)             # the words, shifted at every advance
+    for step in range(6 * tau + 6):
+        journal.begin()
+        expected = model.copy()
+        for _ in range(int(rng.integers(1, 3))):
+            before = ops.calls.snapshot()
+            hot.advance()
+            assert ops.calls.since(before) == (0, 0)
+            expected = np.zeros_like(expected) if tau == 1 else (expected << bits) & mask
+            if rng.random() < 0.3:                   # most batches read no list
+                vertices = ops.asarray(rng.integers(0, n, 5))
+                before = ops.calls.snapshot()
+                hot.record(vertices, bound=n)
+                shifted = ops.calls.since(before)
+                before = ops.calls.snapshot()
+                hot.record(vertices, bound=n)            # (no shift pending now)
+                assert shifted[0] <= ops.calls.since(before)[0] + 1 and hot.pending == 0   # one pass at most
+                np.add.at(expected, host(ops, vertices), 2)
+        if rng.random() < 0.3:
+            journal.rollback()
+        else:
+            journal.commit()
+            model = expected
+        assert 0 <= hot.pending <= tau
+        assert host(ops, hot.words(upto=n)).tolist() == model.tolist()
+        fields = [(model >> (np.uint64(age) * bits)) & np.uint64(hot.field_max) for age in range(tau)]
+        score = sum(f.astype(np.int64) for f in fields)
+        assert host(ops, hot.score(upto=n)).tolist() == score.tolist()
+        assert host(ops, hot.score(everyone)).tolist() == score.tolist()
+        for age in range(tau):
+            assert host(ops, hot.batch_counts(age, everyone)).tolist() == fields[age].tolist()
+        price = hot.price(degree, (4,), n)
+        assert host(ops, price.score(ops.xp, everyone)).tolist() == score.tolist()
+        state = hot.export_state(upto=n)
+        assert np.asarray(state["internal"]).tolist() == np.flatnonzero(model).tolist()
+        assert np.asarray(state["counts"]).tolist() == model[model != 0].tolist()
+    copy = Hotness(ops, tau=tau)
+    copy.import_state(hot.export_state(upto=n))
+    assert copy.pending == 0 and host(ops, copy.words(upto=n)).tolist() == model.tolist()

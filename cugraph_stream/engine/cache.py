@@ -322,6 +322,7 @@ class HotCache:
         self.chunk_bytes = max(even, layout)
         self.max_chunks = budget_bytes // self.chunk_bytes if self.chunk_slots else 0
         self.chunks = [None] * self.max_chunks
+        self._chunk_count = 0               # chunks not None (asked for several times a batch)
         self.fill = np.zeros(self.max_chunks, dtype=np.int64)
         self.garbage = np.zeros(self.max_chunks, dtype=np.int64)
         self.nbr_pointers = xp.zeros(self.max_chunks, dtype=xp.uint64)
@@ -379,7 +380,7 @@ class HotCache:
 
     @property
     def chunks_held(self):
-        return sum(chunk is not None for chunk in self.chunks)
+        return self._chunk_count
 
     @property
     def held_bytes(self):
@@ -721,6 +722,7 @@ class HotCache:
         storage = self.allocator.allocate(self.chunk_slots, self._chunk_weight_dtype, self.id_bytes,
                                           self.chunk_bytes)
         self.chunks[c] = storage
+        self._chunk_count += 1
         self.fill[c] = self.garbage[c] = 0
         self.nbr_pointers[c] = np.uint64(self._nbr_address(storage))
         self.wgt_pointers[c] = 0 if storage.wgt is None else self.allocator.address(storage.wgt)
@@ -733,6 +735,7 @@ class HotCache:
     def _release_chunk(self, c):
         self.allocator.release(self.chunks[c])
         self.chunks[c] = None
+        self._chunk_count -= 1
         self.fill[c] = self.garbage[c] = 0
         self.nbr_pointers[c] = 0
         self.wgt_pointers[c] = 0
@@ -744,6 +747,7 @@ class HotCache:
             if self.chunks[c] is not None:
                 self.allocator.release(self.chunks[c])
                 self.chunks[c] = None
+        self._chunk_count = 0
         self.fill[:] = self.garbage[:] = 0
         self.nbr_pointers.fill(0)
         self.wgt_pointers.fill(0)
@@ -807,9 +811,9 @@ class HotCache:
         Checks: every cached list equals the host store's list of its vertex
         (entries, and weights when held, in order); cached lists lie inside
         allocated chunks, do not overlap and, with the garbage, make up each
-        chunk's ``fill``; no chunk holds garbage only; the chunks held stay
-        within the budget; uncached vertices point nowhere; the address
-        tables match.
+        chunk's ``fill``; no chunk holds garbage only; the chunks held are
+        counted right and stay within the budget; uncached vertices point
+        nowhere; the address tables match.
         """
         xp, ops = self.ops.xp, self.ops
         problems = []
@@ -828,6 +832,8 @@ class HotCache:
         if self.held_bytes > self.budget_bytes or self.allocator.held_bytes > self.budget_bytes:
             problems.append(f"chunks hold {self.held_bytes} bytes, over the budget of {self.budget_bytes}")
         held = np.array([c is not None for c in self.chunks], dtype=bool)
+        if self._chunk_count != int(held.sum()):
+            problems.append(f"{self._chunk_count} chunks counted, {int(held.sum())} held")
         if bool((self.fill[held] - self.garbage[held] <= 0).any()):
             problems.append("a chunk holding no live list is held")
         if (bool((self.fill[~held] != 0).any()) or bool((self.garbage[~held] != 0).any())

@@ -60,7 +60,8 @@ class QueryReport:
     ``path`` is ``"incremental"`` or ``"recompute"``: which way the update
     ran.  ``path_reason`` says why (the query's mode, or in ``mode="auto"``
     the estimated seconds of both paths, a probe, or an incremental update
-    that gave up), and ``estimated_incremental_s`` / ``estimated_recompute_s``
+    that gave up; in any mode, a batch that changed nothing), and
+    ``estimated_incremental_s`` / ``estimated_recompute_s``
     are the cost model's estimates (NaN when the mode fixed the path; see
     :mod:`cugraph_stream.engine.cost_model`).
     """

@@ -30,7 +30,10 @@ class Query:
         two paths its :class:`~cugraph_stream.engine.cost_model.CostModel`
         estimates cheaper; ``"incremental"`` always updates the previous
         result; ``"recompute"`` recomputes from scratch after every batch
-        with the same engine (a reference and a baseline).  (``"auto"``'s
+        that changed the graph, with the same engine (a reference and a
+        baseline).  A batch that changed no edge or vertex (re-inserts of
+        the same weight, deletes of absent edges) takes the incremental
+        path in every mode: there is nothing to correct.  (``"auto"``'s
         recompute path restarts PageRank from its last ranks, warm-started
         as pylibcugraph's is, rather than from scratch.)  Every path gives
         the same result; each batch's :class:`~cugraph_stream.report.QueryReport`
@@ -160,14 +163,20 @@ class Query:
         if engine.gave_up:
             choice = PathChoice("recompute", f"gave up incremental: {engine.gave_up}", choice.incremental_s,
                                 choice.recompute_s)
-        self._last_update = (choice.path, _total(fix, run), changed, size)
+        # (an update of a batch that changed nothing teaches the cost model no rate)
+        self._last_update = (choice.path, _total(fix, run), changed, size) if changed else None
         return QueryReport(name, invalidated=fix.invalidated, activated=fix.activated + run.activated,
                            edges_scanned=fix.edges_scanned + run.edges_scanned, converged=engine.converged,
                            path=choice.path, path_reason=choice.reason, estimated_incremental_s=choice.incremental_s,
                            estimated_recompute_s=choice.recompute_s)
 
     def _choose(self, changed, size):
-        """The :class:`PathChoice` of the next update: the mode's, or the cost model's."""
+        """The :class:`PathChoice` of the next update: the mode's, or the cost model's;
+        in any mode the incremental path for a batch that changed nothing (re-inserts
+        of the same weight, deletes of absent edges): an update with nothing to
+        correct, where a recomputation would only compute the same result again."""
+        if changed == 0:
+            return PathChoice("incremental", "the batch changed no edge or vertex")
         if self.mode != "auto":
             return PathChoice(self.mode, f"mode={self.mode!r}")
         if self.cost_model is None:             # (restored from a checkpoint)

@@ -230,6 +230,40 @@ def test_each_report_says_which_path_ran_and_why(backend, rates, path):
     assert report.to_dict()["queries"][0]["path"] == path
 
 
+@pytest.mark.parametrize("mode", ["recompute", "auto"])
+@pytest.mark.parametrize("make", [lambda mode: cgs.SSSP(source=0, mode=mode), lambda mode: cgs.BFS(source=0, mode=mode),
+                                  lambda mode: cgs.WCC(mode=mode), lambda mode: cgs.WidestPath(source=0, mode=mode),
+                                  lambda mode: cgs.PageRank(tol=1e-9, mode=mode)])
+def test_a_batch_that_changes_nothing_updates_nothing_in_any_mode(backend, mode, make):
+    """Re-inserts of the same weight and deletes of absent edges change no edge: every
+    query takes the incremental path (nothing to correct, where a recomputation
+    would compute the same result again), reads nothing, keeps its result, and
+    the cost model learns nothing from it; the next real change takes the mode's path."""
+    rows = [(0, 1, 1.0), (1, 2, 2.0), (0, 3, 4.0), (3, 2, 0.5)]
+    g = _graph(backend, rows)
+    model = ModelGraph(True, "float64")
+    model.apply_rows([(u, v, 1, w) for u, v, w in rows])
+    query = g.track(make(mode))
+    if query.cost_model is not None:
+        query.cost_model = CostModel(rates=CHEAP_RECOMPUTE)
+    before = host(query.result())
+    observed = None if query.cost_model is None else query.cost_model.work_per_change
+    report = g.apply(pd.DataFrame({"source": [1, 2, 0], "destination": [2, 0, 3], "weight": [2.0, 1.0, 4.0],
+                                   "op": ["insert", "delete", "insert"]}))
+    assert (report.unchanged, report.ignored) == (2, 1)
+    (qr,) = report.queries
+    assert (qr.path, qr.path_reason) == ("incremental", "the batch changed no edge or vertex")
+    assert qr.edges_scanned == 0 and qr.invalidated == 0
+    pd.testing.assert_frame_equal(host(query.result()), before)
+    check_query(query, model)
+    if query.cost_model is not None:
+        assert query.cost_model.work_per_change == observed
+    (qr,) = g.apply(pd.DataFrame({"source": [2], "destination": [4], "weight": [1.0], "op": ["insert"]})).queries
+    model.apply_rows([(2, 4, 1, 1.0)])
+    assert qr.path == "recompute"           # (the mode's, or the injected rates')
+    check_query(query, model)
+
+
 def test_a_fixed_mode_reports_its_path_without_estimates(backend):
     g = _graph(backend, [(0, 1, 1.0)])
     g.track(cgs.WCC(mode="recompute"))

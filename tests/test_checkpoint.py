@@ -162,11 +162,9 @@ def test_a_hotness_window_with_shifts_pending_round_trips(tmp_path):
     (``engine/hotness.py``): the checkpoint holds the window as it stands, and
     the loaded graph's window equals the saved one's, then and after more batches."""
     g, model, rng, ids = scenario("cpu", "cached", directed=True)
-    for query in [q for q in g.queries if q.mode == "recompute"]:
-        g.untrack(query)                # (they recompute, reading lists, on a batch that changes nothing)
     present = {(u, v) for u, v in model.edges}
     absent = next((u, v) for u in ids for v in ids if (u, v) not in present)
-    apply(g, model, [(absent[0], absent[1], -1, 1.0)])      # a delete that finds no edge: nothing read
+    apply(g, model, [(absent[0], absent[1], -1, 1.0)])      # a delete that finds no edge: no query reads
     windows = [hotness for _, _, hotness in g._store.cached]
     assert all(hotness.pending for hotness in windows)
     h = cgs.StreamGraph.load(g.save(tmp_path / "graph.ckpt"))

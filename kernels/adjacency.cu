@@ -151,72 +151,113 @@ __device__ void remove_move_row(const RemoveRows& r, const RemoveLists<W>& l, co
   }
 }
 
-// The kernels take the three structs' fields flat, in their order (CuPy
-// passes scalars and pointers), and build the structs.
-#define REMOVE_PARAMS                                                                                    \
-  const long long *slots, const long long *owners, long long rows, unsigned long long *counts,          \
-      unsigned long long *pairs, unsigned int *tickets, unsigned long long *bases, unsigned long long *top, \
-      const long long *start, long long *degree, int *nbr, W *wgt, unsigned int *twin, int has_twin,      \
-      int keep, int *old_nbr, W *old_wgt, unsigned int *old_twin, long long *old_degree,                  \
-      long long *move_owner, long long *move_source, long long *move_target, int *moved_nbr,              \
-      W *moved_wgt, unsigned int *moved_twin, unsigned long long *moved
-#define REMOVE_STRUCTS                                                                                   \
-  RemoveRows r{slots, owners, rows, counts, pairs, tickets, bases, top};                                 \
-  RemoveLists<W> l{start, degree, nbr, wgt, twin, has_twin};                                             \
-  RemoveOut<W> o{keep, old_nbr, old_wgt, old_twin, old_degree, move_owner, move_source, move_target,     \
-                 moved_nbr, moved_wgt, moved_twin, moved};                                               \
-  (void)l; (void)o
+// One adjacency's removal: its rows, its lists and its outputs.
+template <typename W>
+struct RemoveSide {
+  RemoveRows r;
+  RemoveLists<W> l;
+  RemoveOut<W> o;
+};
 
+// The four phases over every row in one block (a barrier between them).
+template <typename W>
+__device__ void remove_in_block(const RemoveSide<W>& s)
+{
+  if (threadIdx.x == 0) { *s.r.top = 0; *s.o.moved = 0; }
+  __syncthreads();
+  for (long long i = threadIdx.x; i < s.r.rows; i += blockDim.x) remove_mark_row(s.r, s.l, s.o, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < s.r.rows; i += blockDim.x) remove_reserve_row(s.r, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < s.r.rows; i += blockDim.x) remove_pair_row(s.r, s.l, i);
+  __syncthreads();
+  for (long long i = threadIdx.x; i < s.r.rows; i += blockDim.x) remove_move_row(s.r, s.l, s.o, i);
+}
+
+// Phase `phase` (0 mark, 1 reserve, 2 pair, 3 move) of row i, a thread a row.
+template <typename W>
+__device__ void remove_phase_row(int phase, const RemoveSide<W>& s, long long i)
+{
+  if (phase == 0 && i == 0) { *s.r.top = 0; *s.o.moved = 0; }
+  if (i >= s.r.rows) return;
+  if (phase == 0) remove_mark_row(s.r, s.l, s.o, i);
+  else if (phase == 1) remove_reserve_row(s.r, i);
+  else if (phase == 2) remove_pair_row(s.r, s.l, i);
+  else remove_move_row(s.r, s.l, s.o, i);
+}
+
+// The kernels take the rows, `keep`, then each side's fields flat (CuPy passes
+// scalars and pointers), suffixed by its grid row, and build the structs.
+#define REMOVE_SIDE_PARAMS(k)                                                                            \
+  const long long *slots##k, const long long *owners##k, unsigned long long *counts##k,                  \
+      unsigned long long *pairs##k, unsigned int *tickets##k, unsigned long long *bases##k,              \
+      unsigned long long *top##k, const long long *start##k, long long *degree##k, int *nbr##k, W *wgt##k, \
+      unsigned int *twin##k, int has_twin##k, int *old_nbr##k, W *old_wgt##k, unsigned int *old_twin##k,  \
+      long long *old_degree##k, long long *move_owner##k, long long *move_source##k,                      \
+      long long *move_target##k, int *moved_nbr##k, W *moved_wgt##k, unsigned int *moved_twin##k,         \
+      unsigned long long *moved##k
+#define REMOVE_SIDE(k)                                                                                   \
+  RemoveSide<W>{RemoveRows{slots##k, owners##k, rows, counts##k, pairs##k, tickets##k, bases##k, top##k}, \
+                RemoveLists<W>{start##k, degree##k, nbr##k, wgt##k, twin##k, has_twin##k},                 \
+                RemoveOut<W>{keep, old_nbr##k, old_wgt##k, old_twin##k, old_degree##k, move_owner##k,       \
+                             move_source##k, move_target##k, moved_nbr##k, moved_wgt##k, moved_twin##k,     \
+                             moved##k}}
+#define REMOVE_PARAMS long long rows, int keep, REMOVE_SIDE_PARAMS(0)
+#define REMOVE_ARCS_PARAMS long long rows, int keep, REMOVE_SIDE_PARAMS(0), REMOVE_SIDE_PARAMS(1)
+
+// remove_entries (Backend.remove_entries): one adjacency
 template <typename W>
 __global__ void remove_entries_block(REMOVE_PARAMS)
 {
-  REMOVE_STRUCTS;
-  if (threadIdx.x == 0) { *r.top = 0; *o.moved = 0; }
-  __syncthreads();
-  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_mark_row(r, l, o, i);
-  __syncthreads();
-  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_reserve_row(r, i);
-  __syncthreads();
-  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_pair_row(r, l, i);
-  __syncthreads();
-  for (long long i = threadIdx.x; i < r.rows; i += blockDim.x) remove_move_row(r, l, o, i);
+  remove_in_block(REMOVE_SIDE(0));
 }
 
 template <typename W>
 __global__ void remove_mark(REMOVE_PARAMS)
 {
-  REMOVE_STRUCTS;
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i == 0) { *r.top = 0; *o.moved = 0; }
-  if (i < r.rows) remove_mark_row(r, l, o, i);
+  remove_phase_row(0, REMOVE_SIDE(0), blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
 }
 
 template <typename W>
 __global__ void remove_reserve(REMOVE_PARAMS)
 {
-  REMOVE_STRUCTS;
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < r.rows) remove_reserve_row(r, i);
+  remove_phase_row(1, REMOVE_SIDE(0), blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
 }
 
 template <typename W>
 __global__ void remove_pair(REMOVE_PARAMS)
 {
-  REMOVE_STRUCTS;
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < r.rows) remove_pair_row(r, l, i);
+  remove_phase_row(2, REMOVE_SIDE(0), blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
 }
 
 template <typename W>
 __global__ void remove_move(REMOVE_PARAMS)
 {
-  REMOVE_STRUCTS;
-  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < r.rows) remove_move_row(r, l, o, i);
+  remove_phase_row(3, REMOVE_SIDE(0), blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
 }
 
-#undef REMOVE_STRUCTS
+// remove_arcs (Backend.remove_arcs): the deleted arcs' out-entries (grid row 0)
+// and in-entries (grid row 1), as many rows each, both adjacencies in every
+// launch; each side has its own per-vertex counts and scratch (the two run at
+// once).  remove_arcs_block runs the four phases in one block per side, one
+// launch for a few rows; remove_arcs_phase runs phase `phase` of both.
+template <typename W>
+__global__ void remove_arcs_block(REMOVE_ARCS_PARAMS)
+{
+  remove_in_block(blockIdx.y == 1 ? REMOVE_SIDE(1) : REMOVE_SIDE(0));
+}
+
+template <typename W>
+__global__ void remove_arcs_phase(int phase, REMOVE_ARCS_PARAMS)
+{
+  remove_phase_row(phase, blockIdx.y == 1 ? REMOVE_SIDE(1) : REMOVE_SIDE(0),
+                   blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
+}
+
+#undef REMOVE_ARCS_PARAMS
 #undef REMOVE_PARAMS
+#undef REMOVE_SIDE
+#undef REMOVE_SIDE_PARAMS
 
 // Append entries: rows (owner, neighbour, weight) in any order, in two
 // launches that share `counts`, per-vertex scratch that is zero before the

@@ -220,6 +220,20 @@ class RemovedEntries(NamedTuple):
                              moved=moved, count=count)
 
 
+def undo_removal(adj, removed):
+    """Put the entries that :meth:`Backend.remove_entries` removed from ``adj``
+    (``removed``, with its pre-images where kept) back in their slots, and
+    their lists' degrees as they were.  The entries that moved into the holes
+    still hold their values at their sources, which fall inside the lists again.
+    Without pre-images (``keep=False``, where no journal records) it does nothing."""
+    if removed.lists is None:
+        return
+    for array, values in zip((adj.nbr, adj.wgt, adj.twin), removed.removed):
+        if array is not None:
+            array[removed.slots] = values
+    adj.degree[removed.lists] = removed.degree
+
+
 class Counted(NamedTuple):
     """A result of data-dependent length left where it was made: the first
     ``count`` entries of ``array``.  ``count`` is a host int, or a
@@ -1400,6 +1414,42 @@ class Backend(abc.ABC):
         moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
         return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved,
                               int(owner.size))
+
+    def remove_arcs(self, adjs, owners, slots, keep=True):
+        """:meth:`remove_entries` in each of ``adjs``: ``slots[k]`` (owned by
+        ``owners[k]``) from ``adjs[k]``, the out- and in-entries of a directed
+        graph's deleted arcs in one call (on the GPU both in each launch).
+        Returns one :class:`RemovedEntries` per adjacency, whose counts
+        :meth:`read_counts` reads together.  All or nothing: where a removal
+        fails, those done before it are undone (:func:`undo_removal`) before
+        the error is raised.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> out, inn = (Adjacency(ops, np.float64, with_twin=False) for _ in range(2))
+        >>> src, dst = np.array([0, 0, 1]), np.array([1, 2, 2])
+        >>> for adj, (a, b) in ((out, (src, dst)), (inn, (dst, src))):
+        ...     adj.ensure_vertices(3)
+        ...     _ = adj.build(a, b, np.ones(3), src_sorted=adj is out)
+        >>> out_slot, in_slot = int(out.start[0]), int(inn.start[1])      # 0 -> 1 from both sides
+        >>> removed = ops.remove_arcs((out, inn), (np.array([0]), np.array([1])),
+        ...                           (np.array([out_slot]), np.array([in_slot])))
+        >>> [int(r.removed[0][0]) for r in removed]                    # the removed entries' neighbours
+        [1, 0]
+        >>> out.degree[:3].tolist(), inn.degree[:3].tolist()
+        ([1, 1, 0], [0, 0, 2])
+        """
+        done = []
+        try:
+            for adj, o, s in zip(adjs, owners, slots):
+                done.append(self.remove_entries(adj, o, s, keep))
+        except BaseException:
+            for adj, removed in zip(adjs, done):
+                undo_removal(adj, removed)
+            raise
+        return done
 
     def plan_moves(self, adj: AdjacencyLists, vertices, need, base, align):
         """Fresh room from slot ``base`` on (a multiple of ``align``) for the lists of

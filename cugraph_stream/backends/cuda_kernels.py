@@ -83,6 +83,9 @@ def pagerank_name(kernel, weight_type, weighted):
 
 #: the kernels of remove_entries (kernels/adjacency.cu): its four phases in one block, then one launch each
 REMOVE_KERNELS = ("remove_entries_block", "remove_mark", "remove_reserve", "remove_pair", "remove_move")
+#: the kernels of remove_arcs (kernels/adjacency.cu): the four phases in one block per adjacency, then each phase
+#: of both in one launch
+REMOVE_ARCS_KERNELS = ("remove_arcs_block", "remove_arcs_phase")
 #: the kernels of place_arcs (kernels/adjacency.cu): both phases in one block per adjacency, then one launch each
 PLACE_ARCS_KERNELS = ("place_arcs_block", "take_arc_tickets", "place_arc_tickets")
 
@@ -100,8 +103,8 @@ SOURCES = {"relax": relax_name_expressions,
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],
            "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_moves", "relocate_lists"] + [
-               f"{k}<{w}>" for k in REMOVE_KERNELS + ("place_tickets", "place_kept_tickets", "relocate_entries")
-               + PLACE_ARCS_KERNELS
+               f"{k}<{w}>" for k in REMOVE_KERNELS + REMOVE_ARCS_KERNELS
+               + ("place_tickets", "place_kept_tickets", "relocate_entries") + PLACE_ARCS_KERNELS
                for w in WEIGHT_TYPES.values()],
            "arrays": lambda: ([f"{k}<{t}>" for k in ("take", "put", "put_value", "exchange", "exchange_value")
                                for t in WORD_TYPES.values()]

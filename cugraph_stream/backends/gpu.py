@@ -1002,6 +1002,50 @@ class GPUBackend(Backend):
         # through the per-vertex counts place_entries uses (zero between calls);
         # one block runs them all for a small batch, else four launches; how
         # many entries moved stays on the device (read_counts reads it)
+        n = int(slots.size)
+        if n == 0:
+            return self._removal(adj, owners, slots, keep, None)[0]
+        counts = self._scratch("place_counts", adj.start.size, self.xp.uint64, zeroed=True)
+        removed, side = self._removal(adj, owners, slots, keep, counts)
+        kernel = functools.partial(self._remove_kernel, adj.wgt.dtype, (np.int64(n), np.int32(keep)) + side)
+        if n <= _ONE_BLOCK_REMOVE:
+            kernel("remove_entries_block", (1,), _REMOVE_BLOCK_THREADS)
+        else:
+            for phase in cuda_kernels.REMOVE_KERNELS[1:]:
+                kernel(phase, (_blocks(n),), _THREADS)
+        return removed
+
+    def remove_arcs(self, adjs, owners, slots, keep=True):
+        # both adjacencies in each launch (a grid row each, counts and scratch of
+        # their own): one block per adjacency for a few rows, else one launch a phase
+        n = int(slots[0].size)
+        if (len(adjs) != 2 or n == 0 or adjs[0].wgt.dtype != adjs[1].wgt.dtype
+                or any(int(s.size) != n for s in slots)):
+            return super().remove_arcs(adjs, owners, slots, keep)
+        bound, second = int(adjs[0].start.size), int(adjs[1].start.size)
+        scratch = self._scratch("place_counts", bound + second, self.xp.uint64, zeroed=True)
+        counts = (scratch, _carve(scratch, 8 * bound, second, np.uint64))
+        sides = [self._removal(adj, o, s, keep, c) for adj, o, s, c in zip(adjs, owners, slots, counts)]
+        args = (np.int64(n), np.int32(keep)) + sides[0][1] + sides[1][1]
+        kernel = functools.partial(self._remove_kernel, adjs[0].wgt.dtype, args)
+        if n <= _ONE_BLOCK_REMOVE:
+            kernel("remove_arcs_block", (1, 2), _REMOVE_BLOCK_THREADS)
+        else:
+            for phase in range(4):
+                kernel("remove_arcs_phase", (_blocks(n), 2), _THREADS, np.int32(phase))
+        return [removed for removed, _ in sides]
+
+    @staticmethod
+    def _remove_kernel(weight_dtype, args, name, grid, threads, *first):
+        """Launch removal kernel ``name`` (kernels/adjacency.cu) of weight type ``weight_dtype``
+        on ``args``, after the arguments ``first``."""
+        weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(weight_dtype)]
+        cuda_kernels.get_kernel("adjacency", f"{name}<{weight_type}>")(grid, (threads,), first + args)
+
+    def _removal(self, adj, owners, slots, keep, counts):
+        """``(removed, side)``: the :class:`RemovedEntries` that the removal of ``slots``
+        (owned by ``owners``) from ``adj`` fills, and its side's kernel arguments
+        (``REMOVE_SIDE_PARAMS`` of kernels/adjacency.cu), with per-vertex ``counts``."""
         xp = self.xp
         _check_slot_pointers(adj.twin)
         n = int(slots.size)
@@ -1015,28 +1059,16 @@ class GPUBackend(Backend):
             (n, np.uint32), (1, np.uint64), (1, np.uint64), (n, adj.wgt.dtype), (rows, adj.wgt.dtype),
             (n, adj.nbr.dtype), (rows, adj.nbr.dtype), (twins, twin.dtype), (rows if with_twin else 0, twin.dtype))
         moved_values, old_values = (values[2], values[0], values[4]), (values[3], values[1], values[5])
-        k = 0
-        if n:
-            owners = _int64(owners)
-            slots = _int64(slots)
-            counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
-            args = (slots, owners, np.int64(n), counts, pairs, tickets, bases, top, adj.start, adj.degree, adj.nbr,
-                    adj.wgt, twin, np.int32(with_twin), np.int32(keep), *old_values, old_degree, owner, source,
-                    target, *moved_values, moved)
-            weight_type = cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]
-            if n <= _ONE_BLOCK_REMOVE:
-                cuda_kernels.get_kernel("adjacency", f"remove_entries_block<{weight_type}>")(
-                    (1,), (_REMOVE_BLOCK_THREADS,), args)
-            else:
-                for phase in cuda_kernels.REMOVE_KERNELS[1:]:
-                    cuda_kernels.get_kernel("adjacency", f"{phase}<{weight_type}>")((_blocks(n),), (_THREADS,), args)
-            k = moved.view(xp.int64)
+        owners, slots = _int64(owners), _int64(slots)
+        side = (slots, owners, counts, pairs, tickets, bases, top, adj.start, adj.degree, adj.nbr, adj.wgt, twin,
+                np.int32(with_twin), *old_values, old_degree, owner, source, target, *moved_values, moved)
+        k = moved.view(xp.int64) if n else 0
         if not keep:
-            return RemovedEntries(owner, source, target, slots, None, None, None, None, k)
+            return RemovedEntries(owner, source, target, slots, None, None, None, None, k), side
         twins = (lambda values: values) if with_twin else (lambda values: None)
         return RemovedEntries(owner, source, target, slots, owners, old_degree,
                               (old_values[0], old_values[1], twins(old_values[2])),
-                              (moved_values[0], moved_values[1], twins(moved_values[2])), k)
+                              (moved_values[0], moved_values[1], twins(moved_values[2])), k), side
 
     def plan_moves(self, adj, vertices, need, base, align):
         # blocks scan the columns (kernels/adjacency.cu) and leave the sums on the

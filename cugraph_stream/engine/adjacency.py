@@ -459,17 +459,36 @@ class Adjacency:
         :meth:`finish_remove` (None if no slot)."""
         if slots.size == 0:
             return None
-        journal = self.journal
-        keep = journal.recording
+        keep = self.journal.recording
         if keep:
-            journal.checkpoint()
+            self.journal.checkpoint()
         # the operator reads the pre-images as it writes (one pass over the slots, not two)
-        removed = self.ops.remove_entries(self, u, slots, keep)
+        return self._journaled(self.ops.remove_entries(self, u, slots, keep))
+
+    @staticmethod
+    def begin_remove_arcs(adjacencies, owners, slots):
+        """:meth:`begin_remove` of ``slots[k]`` (owned by ``owners[k]``, as many in
+        each) from ``adjacencies[k]``, in one operator call
+        (:meth:`~cugraph_stream.backends.base.Backend.remove_arcs`; on the GPU
+        one launch for both, for a few rows).  Returns a ``RemovedEntries`` per
+        adjacency (None each if there are no slots)."""
+        first = adjacencies[0]
+        if slots[0].size == 0:
+            return [None] * len(adjacencies)
+        keep = first.journal.recording
         if keep:
+            first.journal.checkpoint()
+        removed = first.ops.remove_arcs(adjacencies, owners, slots, keep)
+        return [adj._journaled(r) for adj, r in zip(adjacencies, removed)]
+
+    def _journaled(self, removed):
+        """``removed`` (a ``RemovedEntries`` of this adjacency), the pre-images of its
+        removed entries and degrees journaled where it kept them (the journal records)."""
+        if removed.lists is not None:
             for array, values in zip((self.nbr, self.wgt, self.twin), removed.removed):
                 if array is not None:
-                    journal.saved(array, removed.slots, values)
-            journal.saved(self.degree, removed.lists, removed.degree)
+                    self.journal.saved(array, removed.slots, values)
+            self.journal.saved(self.degree, removed.lists, removed.degree)
         return removed
 
     def finish_remove(self, removed, moved_count):

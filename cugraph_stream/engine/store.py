@@ -489,8 +489,12 @@ class GraphStore:
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
         in_slots = take(self.out.twin, slots, xp.int64) if self.directed else None
-        # both adjacencies remove, then one read tells how many entries moved in each
-        removed = [self.out.begin_remove(u, slots)] + ([self.inn.begin_remove(v, in_slots)] if self.directed else [])
+        # both adjacencies remove (one operator call), then one read tells how many
+        # entries moved in each
+        if self.directed:
+            removed = Adjacency.begin_remove_arcs((self.out, self.inn), (u, v), (slots, in_slots))
+        else:
+            removed = [self.out.begin_remove(u, slots)]
         moved = self.ops.read_counts(*(r.count for r in removed))
         self._follow_out(self.out.finish_remove(removed[0], moved[0]))
         self.index.erase(at)                  # moves changed slots only, not positions

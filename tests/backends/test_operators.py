@@ -480,6 +480,104 @@ def test_remove_entries_in_any_order_and_undo(ops, seed, rows, with_twin):
             assert host(ops, getattr(adj, name)).tobytes() == before[name].tobytes(), name
 
 
+def paired_adjacencies(ops, n, arcs, dtype, rng):
+    """The out-adjacency (with twins, random ones) and in-adjacency of ``arcs``
+    (``(src, dst)``, distinct) over ``n`` vertices, as a directed store holds them."""
+    src, dst = arcs
+    out, inn = Adjacency(ops, dtype, with_twin=True), Adjacency(ops, dtype, with_twin=False)
+    w = rng.standard_normal(src.size).astype(dtype)
+    w[::5] = np.finfo(dtype).smallest_subnormal             # kept bit for bit
+    for adj, (a, b) in ((out, (src, dst)), (inn, (dst, src))):
+        adj.ensure_vertices(n)
+        adj.build(ops.asarray(a), ops.asarray(b), ops.asarray(w), src_sorted=adj is out)
+    out.twin[:] = ops.asarray(rng.integers(0, 2**32 - 3, out.twin.size).astype(SLOT_DTYPE))
+    return out, inn
+
+
+def arc_slots(ops, adj, owners, neighbours):
+    """The slot of each arc ``owners[i] -> neighbours[i]`` in ``adj``'s lists."""
+    start, degree, nbr = host(ops, adj.start), host(ops, adj.degree), host(ops, adj.nbr)
+    where = {(o, int(nbr[s])): s for o in set(owners.tolist()) for s in range(start[o], start[o] + degree[o])}
+    return np.array([where[o, b] for o, b in zip(owners.tolist(), neighbours.tolist())], dtype=np.int64)
+
+
+# (5,000 rows: past the one block a GPU adjacency removes them in)
+@pytest.mark.parametrize("rows", [0, 1, 80, 5000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("keep", [True, False])
+def test_remove_arcs_removes_from_both_adjacencies_as_remove_entries_does_from_each(ops, rows, dtype, keep):
+    """The deleted arcs' out-entries (with twins) and in-entries, rows in any
+    order: each adjacency ends as remove_entries leaves it alone, each side's
+    moves and pre-images are its own, and the pre-images undo it all."""
+    rng = np.random.default_rng(rows)
+    n = 64
+    key = np.unique(rng.integers(0, n, 9000) * n + rng.integers(0, n, 9000))
+    key = np.concatenate((key, np.arange(1, n) * n))        # a hub: 0 <- every other vertex
+    key = np.unique(key)
+    src, dst = key // n, key % n
+    pick = rng.permutation(src.size)[:rows]
+    u, v = src[pick], dst[pick]
+    paired, single = (paired_adjacencies(ops, n, (src, dst), dtype, np.random.default_rng(rows)) for _ in range(2))
+    before = [{name: host(ops, getattr(adj, name)).copy() for name in ("nbr", "wgt", "twin", "degree")
+               if getattr(adj, name) is not None} for adj in paired]
+    slots = [arc_slots(ops, paired[0], u, v), arc_slots(ops, paired[1], v, u)]
+    removed = ops.remove_arcs(paired, (ops.asarray(u), ops.asarray(v)), tuple(ops.asarray(s) for s in slots), keep)
+    counts = ops.read_counts(*(r.count for r in removed))
+    alone = [ops.remove_entries(adj, ops.asarray(o), ops.asarray(s), keep)
+             for adj, o, s in zip(single, (u, v), slots)]
+    ops.read_counts(*(r.count for r in alone))
+    for adj, other, r, count, state in zip(paired, single, removed, counts, before):
+        r = r.read(count)
+        start, degree = host(ops, adj.start)[:n], host(ops, adj.degree)[:n]
+        assert degree.tolist() == host(ops, other.degree)[:n].tolist()
+        lists = [[sorted(zip(*(host(ops, getattr(a, name))[s:s + d].tolist() for name in ("nbr", "wgt", "twin")
+                                if getattr(a, name) is not None))) for s, d in zip(start, degree)]
+                 for a in (adj, other)]
+        assert lists[0] == lists[1]                             # each list holds the same entries
+        source, target = host(ops, r.source), host(ops, r.target)
+        for name in state:
+            if name != "degree":
+                assert host(ops, getattr(adj, name))[target].tobytes() == state[name][source].tobytes()
+        if not keep:
+            assert r.removed is None
+            continue
+        for array, values in zip((adj.nbr, adj.wgt, adj.twin), r.removed):     # undo, as Journal.rollback does
+            if array is not None:
+                array[r.slots] = values
+        adj.degree[r.lists] = r.degree
+        for name in state:
+            assert host(ops, getattr(adj, name)).tobytes() == state[name].tobytes(), name
+
+
+def test_remove_arcs_that_fails_midway_changes_nothing():
+    """Where the second adjacency's removal fails, the first's is undone before the
+    error is raised (the journal has entered neither)."""
+    from cugraph_stream.backends import get_backend
+    from cugraph_stream.backends.faults import FaultInjector
+
+    ops = get_backend("cpu")
+    rng = np.random.default_rng(3)
+    n = 30
+    key = np.unique(rng.integers(0, n, 400) * n + rng.integers(0, n, 400))
+    src, dst = key // n, key % n
+    adjs = paired_adjacencies(ops, n, (src, dst), np.float32, rng)
+    before = [{name: host(ops, getattr(adj, name)).copy() for name in ("nbr", "wgt", "twin", "degree")
+               if getattr(adj, name) is not None} for adj in adjs]
+    u, v = src[::3], dst[::3]
+    slots = (arc_slots(ops, adjs[0], u, v), arc_slots(ops, adjs[1], v, u))
+    copies = paired_adjacencies(ops, n, (src, dst), np.float32, rng)
+    with FaultInjector(ops) as counter:                 # the calls of a removal, counted on copies
+        ops.remove_arcs(copies, (u, v), slots)
+    second = [k for k, name in enumerate(counter.names) if name == "remove_entries"][1]
+    with FaultInjector(ops, at=second) as fault:        # the second adjacency's removal fails
+        with pytest.raises(MemoryError):
+            ops.remove_arcs(adjs, (u, v), slots)
+    assert fault.fired
+    for adj, state in zip(adjs, before):
+        for name in state:
+            assert host(ops, getattr(adj, name)).tobytes() == state[name].tobytes(), name
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("kept", [False, True])

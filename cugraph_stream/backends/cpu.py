@@ -19,6 +19,14 @@ _DENSE_DISTINCT_FROM = 1 << 16  # sorted_distinct marks a bitmap from this many 
 _BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
 
 
+def _restore_degrees(adj, owners, old_degree):
+    """Give the lists of ``owners`` their degrees ``old_degree`` (one per owner, as a
+    placement keeps them where the journal records: ``degrees=True``; without
+    them, nothing is journaled to restore either)."""
+    if old_degree is not None:
+        adj.degree[owners] = old_degree
+
+
 def hash_slot(keys, bits):
     """Fibonacci hashing of non-negative int64 ``keys`` into ``2**bits`` slots."""
     with np.errstate(over="ignore"):
@@ -464,33 +472,45 @@ class CPUBackend(Backend):
         return self._place(adj, owners, neighbours, weights, slots, must_fit, degrees)
 
     def place_arcs(self, adjs, u, v, w, degrees=False):
-        # each adjacency in turn (no operator call between them: a failure cannot
-        # fall between the two placements); the NumPy placement takes its rows
-        # sorted by owner
-        placements = []
-        for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u))):
-            if self.place_entries_any_order or owners.size < 2:
-                placements.append(self._place(adj, owners, neighbours, w, None, False, degrees))
-                continue
-            order = np.argsort(owners, kind="stable")
-            placement = self._place(adj, owners[order], neighbours[order], w[order], None, False, degrees)
-            slots = np.empty_like(placement.slots)
-            slots[order] = placement.slots
-            old_degree = None if placement.old_degree is None else np.empty_like(placement.old_degree)
-            if old_degree is not None:
-                old_degree[order] = placement.old_degree
-            placements.append(placement._replace(slots=slots, old_degree=old_degree))
+        # each adjacency in turn; the NumPy placement takes its rows sorted by
+        # owner.  All or nothing: where a later step fails, the adjacencies placed
+        # before it get their degrees back (their entries, past the degrees, are
+        # as good as absent), as the journal expects of a call that raises
+        placements, placed = [], []
+        try:
+            for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u))):
+                if self.place_entries_any_order or owners.size < 2:
+                    placements.append(self._place(adj, owners, neighbours, w, None, False, degrees))
+                    placed.append((adj, owners, placements[-1]))
+                    continue
+                order = np.argsort(owners, kind="stable")
+                placement = self._place(adj, owners[order], neighbours[order], w[order], None, False, degrees)
+                placed.append((adj, owners[order], placement))
+                slots = np.empty_like(placement.slots)
+                slots[order] = placement.slots
+                old_degree = None if placement.old_degree is None else np.empty_like(placement.old_degree)
+                if old_degree is not None:
+                    old_degree[order] = placement.old_degree
+                placements.append(placement._replace(slots=slots, old_degree=old_degree))
+        except BaseException:
+            for adj, owners, placement in placed:
+                _restore_degrees(adj, owners, placement.old_degree)
+            raise
         return placements
 
     def _place(self, adj, owners, neighbours, weights, slots, must_fit, degrees):
         old_degree = adj.degree[owners] if degrees else None
         if slots is None:
             slots = np.full(owners.size, -1, dtype=np.int64)
-        if self.kernels is not None:
-            outgrown, need = self.kernels.place_entries(adj, owners, neighbours, weights, slots,
-                                                        self._scratch_counts(adj.start.size))
-        else:
-            outgrown, need = self._place_entries(adj, owners, neighbours, weights, slots)
+        try:
+            if self.kernels is not None:
+                outgrown, need = self.kernels.place_entries(adj, owners, neighbours, weights, slots,
+                                                            self._scratch_counts(adj.start.size))
+            else:
+                outgrown, need = self._place_entries(adj, owners, neighbours, weights, slots)
+        except BaseException:           # (the NumPy placement allocates after it writes the degrees)
+            _restore_degrees(adj, owners, old_degree)
+            raise
         if must_fit and outgrown.size:
             raise RuntimeError(f"place_entries: {outgrown.size} lists were given room for their rows but lack it")
         return Placement(outgrown, need, int(outgrown.size), slots, old_degree)

@@ -437,9 +437,13 @@ def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weight
     # pending row takes the slot start + degree + its rank among its list's
     # pending rows; only the fit of the list is a branch on the lists' values,
     # so their loads (far larger than the caches) overlap.
+    # every array is allocated before the first write: a MemoryError leaves the
+    # scratch and the lists as they were (the caller journals nothing then)
     n = owners.size
     pending = np.empty(n, dtype=np.bool_)
     rank = np.empty(n, dtype=np.int64)        # a pending row's place among its list's pending rows
+    outgrown = np.empty(n, dtype=np.int64)
+    need = np.empty(n, dtype=np.int64)
     for i in range(n):
         pending[i] = slots[i] < 0
         if pending[i]:
@@ -458,8 +462,6 @@ def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weight
                 slots[i] = p
             else:
                 slots[i] = -2 - rank[i]       # -2: the first row of an outgrown list
-    outgrown = np.empty(n, dtype=np.int64)
-    need = np.empty(n, dtype=np.int64)
     k = 0
     for i in range(n):
         if pending[i] and rank[i] == 0:
@@ -473,7 +475,7 @@ def _place_entries(start, degree, capacity, nbr, wgt, owners, neighbours, weight
             count[o] = 0
         if slots[i] < -1:
             slots[i] = -1
-    return outgrown[:k].copy(), need[:k].copy()
+    return outgrown[:k], need[:k]
 
 
 @_jit
@@ -484,7 +486,8 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
     # the lists' ends, the pre-images, the moves, the moved entries, then
     # the writes.  Rows sorted by slot; every array after ``keep`` has a row
     # per removed slot (``old_*``, ``lists``, ``old_degree``: empty without
-    # ``keep``; ``moved_*``: always).
+    # ``keep``; ``moved_*``: always).  Every array is allocated before the first
+    # write (see _place_entries).
     n = slots.size
     first = np.empty(n + 1, dtype=np.int64)   # each list's first row
     k = 0
@@ -494,6 +497,9 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
             k += 1
     first[k] = n
     end = np.empty(k, dtype=np.int64)
+    out_owner = np.empty(n, dtype=np.int64)
+    source = np.empty(n, dtype=np.int64)
+    target = np.empty(n, dtype=np.int64)
     for g in range(k):
         o = owners[first[g]]
         end[g] = start[o] + degree[o]
@@ -508,9 +514,6 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
             o = owners[first[g]]
             lists[g] = o
             old_degree[g] = end[g] - start[o]
-    out_owner = np.empty(n, dtype=np.int64)
-    source = np.empty(n, dtype=np.int64)
-    target = np.empty(n, dtype=np.int64)
     m = 0
     for g in range(k):
         a, b = first[g], first[g + 1]
@@ -543,7 +546,7 @@ def _remove_entries(start, degree, nbr, wgt, twin, with_twin, owners, slots, kee
         wgt[h] = moved_wgt[i]
         if with_twin:
             twin[h] = moved_twin[i]
-    return out_owner[:m].copy(), source[:m].copy(), target[:m].copy(), m, k
+    return out_owner[:m], source[:m], target[:m], m, k
 
 
 @_jit

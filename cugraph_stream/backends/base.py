@@ -1410,8 +1410,13 @@ class Backend(abc.ABC):
         arrays = (adj.nbr, adj.wgt, adj.twin)
         removed = tuple(None if a is None else a[slots] for a in arrays) if keep else None
         degree = adj.degree[owners] if keep else None
-        owner, source, target = self.close_holes(adj, owners, slots)
-        moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
+        try:
+            owner, source, target = self.close_holes(adj, owners, slots)
+            moved = tuple(None if a is None else a[source] for a in arrays) if keep else None
+        except BaseException:       # (both allocate between writes): all or nothing, from the pre-images
+            if keep:
+                undo_removal(adj, RemovedEntries(None, None, None, slots, owners, degree, removed, None))
+            raise
         return RemovedEntries(owner, source, target, slots, owners if keep else None, degree, removed, moved,
                               int(owner.size))
 

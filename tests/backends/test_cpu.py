@@ -1,6 +1,6 @@
-"""The CPU backend's placements are all or nothing: a failure part-way leaves
-every list as it was (the journal enters a call's pre-images only after it
-returns, so a call that raises must change nothing itself)."""
+"""The CPU backend's placements and removals are all or nothing: a failure
+part-way leaves every list as it was (the journal enters a call's pre-images
+only after it returns, so a call that raises must change nothing itself)."""
 import numpy as np
 import pytest
 
@@ -83,4 +83,26 @@ def test_a_placement_that_fails_after_writing_degrees_puts_them_back(monkeypatch
                         fails_after)
     with pytest.raises(MemoryError):
         ops.place_entries(adj, u[order], v[order], w[order], degrees=True)
+    assert lists([adj]) == before
+
+
+def test_a_numpy_removal_that_fails_part_way_puts_the_entries_back(monkeypatch):
+    """The NumPy removal (``Backend.remove_entries``) allocates between its
+    writes; where it fails after closing the holes, the removed entries and
+    the degrees are put back from the pre-images it read first."""
+    ops = CPUBackend(compiled=False)
+    adj = paired(ops, np.random.default_rng(3))[0]
+    before = lists([adj])
+    owners = np.repeat(np.arange(adj.degree.size), adj.degree)
+    slots = np.concatenate([np.arange(s, s + d) for s, d in zip(adj.start.tolist(), adj.degree.tolist())])
+    pick = np.sort(np.random.default_rng(4).choice(slots.size, 25, replace=False))
+    close_holes = ops.close_holes
+
+    def fails_after(*args):
+        close_holes(*args)
+        raise MemoryError("injected")
+
+    monkeypatch.setattr(ops, "close_holes", fails_after)
+    with pytest.raises(MemoryError):
+        ops.remove_entries(adj, owners[pick], slots[pick], keep=True)
     assert lists([adj]) == before

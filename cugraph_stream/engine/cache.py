@@ -368,9 +368,11 @@ class HotCache:
             return False
         self.clear()
         size = max(2 * n, MIN_VERTICES)
-        for name in self._PER_VERTEX:
-            setattr(self, name, self.ops.xp.zeros(size, dtype=getattr(self, name).dtype))
-        self.chunk_id[:] = -1
+        # (all made before any is replaced: a failed allocation leaves them of one size)
+        fresh = {name: self.ops.xp.zeros(size, dtype=getattr(self, name).dtype) for name in self._PER_VERTEX}
+        fresh["chunk_id"][:] = -1
+        for name, array in fresh.items():
+            setattr(self, name, array)
         return True
 
     @property

@@ -65,12 +65,17 @@ def fit_vertex_capacity(xp, owner, names, n, journal=None):
 
 
 def _resize(xp, owner, names, size, journal):
+    # every array is made before any replaces its old one: an allocation that fails
+    # leaves them all as they were (arrays kept without a journal, such as the hot
+    # cache's, would otherwise stay of different sizes for good)
+    resized = {}
     for name in names:
         old = getattr(owner, name)
-        resized = xp.zeros(size, dtype=old.dtype)
+        resized[name] = xp.zeros(size, dtype=old.dtype)
         kept = min(size, int(old.size))
-        resized[:kept] = old[:kept]
+        resized[name][:kept] = old[:kept]
+    for name, array in resized.items():
         if journal is None:
-            setattr(owner, name, resized)
+            setattr(owner, name, array)
         else:
-            journal.assign(owner, name, resized)
+            journal.assign(owner, name, array)

@@ -387,3 +387,42 @@ def test_a_cached_store_offers_what_backends_read(ops):
     for adj in (store.out, store.inn):
         assert isinstance(adj, AdjacencyLists) and isinstance(adj.cache, CachedLists)
     assert isinstance(GraphStore(ops, directed=False, weight_dtype=np.float32).out, AdjacencyLists)
+
+
+def test_a_batch_whose_cache_growth_fails_leaves_a_cache_that_works(monkeypatch):
+    """A ``MemoryError`` while a batch grows the cache's per-vertex arrays (kept
+    without a journal) rolls the batch back and leaves the arrays of one size:
+    the same batch then applies, the cache holds the store's lists, and BFS
+    equals a recomputation."""
+    import pandas as pd
+
+    import cugraph_stream as cgs
+    from cugraph_stream.engine import cache as cache_module
+    from failing_memory import FailingZeros
+
+    grow = cache_module.ensure_vertex_capacity
+    armed = []
+
+    def second_allocation_fails(xp, owner, names, n, journal=None):
+        return grow(FailingZeros(2) if armed and armed.pop() else xp, owner, names, n, journal)
+
+    monkeypatch.setattr(cache_module, "ensure_vertex_capacity", second_allocation_fails)
+    chain = pd.DataFrame({"source": np.arange(1000), "destination": np.arange(1, 1001)})
+    g = cgs.StreamGraph.from_edgelist(chain, backend="cpu", placement="cached", cache_budget=1 << 20)
+    q = g.track(cgs.BFS(source=0))
+    for _ in range(3):
+        g.apply(pd.DataFrame({"source": [0], "destination": [5]}), op=None)
+    growth_batch = pd.DataFrame({"source": np.arange(1000, 1100), "destination": np.arange(1001, 1101)})
+    armed.append(True)
+    with pytest.raises(MemoryError):
+        g.apply(growth_batch, op=None)
+    assert not armed                                    # (the failure was injected)
+    cache = g._store.out.cache
+    assert len({getattr(cache, name).size for name in cache._PER_VERTEX}) == 1
+    g.apply(growth_batch, op=None)
+    for k in range(5):
+        g.apply(pd.DataFrame({"source": [1050 + k], "destination": [3 + k]}), op=None)
+    g._store.check_cache()
+    fresh = g.track(cgs.BFS(source=0, mode="recompute"))
+    assert q.result().sort_values("vertex").reset_index(drop=True).equals(
+        fresh.result().sort_values("vertex").reset_index(drop=True))

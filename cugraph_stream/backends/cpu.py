@@ -484,8 +484,9 @@ class CPUBackend(Backend):
                     placed.append((adj, owners, placements[-1]))
                     continue
                 order = np.argsort(owners, kind="stable")
-                placement = self._place(adj, owners[order], neighbours[order], w[order], None, False, degrees)
-                placed.append((adj, owners[order], placement))
+                owners = owners[order]              # (made before the placement writes)
+                placement = self._place(adj, owners, neighbours[order], w[order], None, False, degrees)
+                placed.append((adj, owners, placement))
                 slots = np.empty_like(placement.slots)
                 slots[order] = placement.slots
                 old_degree = None if placement.old_degree is None else np.empty_like(placement.old_degree)

@@ -1195,16 +1195,18 @@ class GPUBackend(Backend):
         if n == 0:
             return Placement(outgrown, need, 0, slots, old_degree)
         counts = self._scratch("place_counts", adj.start.size, xp.uint64, zeroed=True)
-        owners = _int64(owners)
+        # every argument made before the first launch: nothing can fail between the
+        # two (the counts are zero between calls)
+        owners, neighbours = _int64(owners), _int64(neighbours)
+        weights, faults = exact_astype(weights, adj.wgt.dtype), self._fault_word()
         cuda_kernels.get_kernel("adjacency", "take_tickets")((_blocks(n),), (_THREADS,),
                                                             (owners, np.int64(n), np.int32(fresh), slots, counts,
                                                              count, adj.degree, fill))
         name = f"place_tickets<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>"
         cuda_kernels.get_kernel("adjacency", name)(
             (_blocks(n),), (_THREADS,),
-            (owners, _int64(neighbours), exact_astype(weights, adj.wgt.dtype),
-             np.int64(n), fill, adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt, slots, counts, outgrown, need,
-             count, np.int32(bool(must_fit)), self._fault_word()))
+            (owners, neighbours, weights, np.int64(n), fill, adj.start, adj.degree, adj.capacity, adj.nbr, adj.wgt,
+             slots, counts, outgrown, need, count, np.int32(bool(must_fit)), faults))
         return Placement(outgrown, need, count, slots, old_degree, fill)
 
     def read_counts(self, *counts):

@@ -16,3 +16,48 @@ class FailingZeros:
 
     def __getattr__(self, name):
         return getattr(np, name)
+
+
+#: NumPy's allocating functions that AllocationFaults fails (fancy indexing and
+#: arithmetic allocate too, but cannot be intercepted)
+ALLOCATING = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "full_like", "concatenate", "arange",
+              "flatnonzero", "nonzero", "argsort", "sort", "unique", "cumsum", "where", "repeat", "bincount",
+              "searchsorted", "diff", "append")
+
+
+class AllocationFaults:
+    """Context manager: the ``at``-th call (0-based) of a NumPy allocating function
+    (:data:`ALLOCATING`) made by the package's own code raises ``error``, once;
+    ``at=None`` only counts.  ``calls`` counts the package's calls, ``fired``
+    says whether the fault was raised, ``where`` names the call that raised."""
+
+    def __init__(self, at=None, error=MemoryError):
+        self.at, self.error = at, error
+        self.calls, self.fired, self.where = 0, False, None
+        self._saved = {}
+
+    def __enter__(self):
+        import sys
+
+        for name in ALLOCATING:
+            real = getattr(np, name)
+            self._saved[name] = real
+
+            def wrapped(*args, _real=real, _name=name, **kwargs):
+                caller = sys._getframe(1)
+                if caller.f_globals.get("__name__", "").startswith("cugraph_stream"):
+                    index = self.calls
+                    self.calls += 1
+                    if index == self.at:
+                        self.fired = True
+                        self.where = f"np.{_name} at {caller.f_code.co_filename.split('cugraph_stream/')[-1]}:" \
+                                     f"{caller.f_lineno}"
+                        raise self.error(f"injected at {self.where}")
+                return _real(*args, **kwargs)
+            setattr(np, name, wrapped)
+        return self
+
+    def __exit__(self, *exc):
+        for name, real in self._saved.items():
+            setattr(np, name, real)
+        return False

@@ -1,4 +1,5 @@
-"""All or nothing under any failure: a fault injected at every operator call.
+"""All or nothing under any failure: a fault injected at every operator call
+(and, on the CPU, at every NumPy allocation of a batch).
 
 For each graph call (``apply``, ``remove_vertices``, ``add_vertices``,
 ``track``) the sweep fails the call at its first operator call, then at its
@@ -19,9 +20,12 @@ import numpy as np
 import pytest
 
 import cugraph_stream as cgs
+from cugraph_stream.backends import cpu_kernels
+from cugraph_stream.backends.cpu import CPUBackend
 from cugraph_stream.backends.faults import FaultInjector
 from cugraph_stream.engine import adjacency
 from cugraph_stream.engine import journal as journal_module
+from failing_memory import AllocationFaults
 from reference import ALL_KINDS, Harness, ScriptedRefreshPolicy, host, random_batch
 
 
@@ -84,6 +88,27 @@ def sweep(h, call, error=InjectedFault, where="call", stride=1, every_call=False
         at += stride
 
 
+def sweep_allocations(h, call, where="call"):
+    """:func:`sweep` with the failure at every NumPy allocation the package's code
+    makes (``failing_memory.AllocationFaults``: between an operator's writes too,
+    where :func:`sweep` cannot reach) instead of at every operator call."""
+    before, hidden = h.state(), internals(h.g)
+    at = 0
+    while True:
+        with AllocationFaults(at=at, error=InjectedFault) as fault:
+            try:
+                result = call(h.g)
+            except InjectedFault:
+                assert fault.fired
+        if not fault.fired:
+            return result, at
+        w = f"{where}: failed at allocation {at} ({fault.where})"
+        h.assert_state(before, w)
+        assert internals(h.g) == hidden, w
+        h.g._store.check_cache()
+        at += 1
+
+
 def apply_swept(h, rows, where, **kw):
     """:func:`sweep` over applying ``rows``; then the model follows and everything is checked."""
     batch = _frame(rows)
@@ -135,6 +160,29 @@ def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, c
     apply_swept(h, rows, "mixed batch")
     # later batches stay exact
     for step in range(3):
+        h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
+
+
+@pytest.mark.parametrize("compiled", [pytest.param(True, id="compiled", marks=pytest.mark.skipif(
+    not cpu_kernels.available(), reason="numba is not installed")), pytest.param(False, id="numpy")])
+@pytest.mark.parametrize("placement_kind", ["device", "cached"])
+def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, compact_early):
+    """A ``MemoryError`` at any NumPy allocation of a batch (on the CPU: inside
+    operators, between their writes) leaves the graph as it was, and the batch
+    then applies exactly.  (It found the out-adjacency's placement left in place
+    when the in-adjacency's failed.)"""
+    h, rng, ids, weights = make_harness(CPUBackend(compiled=compiled), placement_kind, True, seed=1)
+    fresh = [rng.randrange(-2**62, 2**62) for _ in range(5)]
+    rows = random_batch(rng, h.model, ids + fresh, 20, weights)
+    rows += tree_rows(h)
+    rows += [(ids[2], v, 1, 1.5) for v in ids[3:15]]            # one list outgrows its room
+    rows += [(fresh[0], fresh[1], 1, 0.0), (ids[0], fresh[0], 1, 0.25)]
+    batch, before = _frame(rows), h.snapshot()
+    _, allocations = sweep_allocations(h, lambda g: g.apply(batch, weight="weight"), where="mixed batch")
+    assert allocations > 100, allocations
+    h.model.apply_rows(rows)
+    h.check_all("mixed batch", before)
+    for step in range(2):
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 

@@ -10,7 +10,11 @@ state is preceded by a journal entry that can undo it:
   array assignments of the engine, or an operator whose write positions the
   engine knows beforehand;
 * :meth:`Journal.saved` records a pre-image known without reading it (an
-  operator that reports what it replaced);
+  operator that reports what it replaced).  The entry follows the write, so
+  such an operator must change nothing when it raises: it makes every
+  allocation before its first write, or undoes its writes before re-raising
+  (``tests/test_atomicity.py`` fails a batch at every operator call and, on
+  the CPU, at every NumPy allocation);
 * :meth:`Journal.save_all` keeps a whole array once per transaction (for
   arrays rewritten everywhere, or written at many scattered places);
 * :meth:`Journal.assign` records an attribute's old value (a scalar, or an

@@ -18,27 +18,29 @@ class FailingZeros:
         return getattr(np, name)
 
 
-#: NumPy's allocating functions that AllocationFaults fails (fancy indexing and
-#: arithmetic allocate too, but cannot be intercepted)
+#: the allocating functions (of NumPy and CuPy alike) that AllocationFaults fails
+#: (fancy indexing and arithmetic allocate too, but cannot be intercepted)
 ALLOCATING = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "full_like", "concatenate", "arange",
               "flatnonzero", "nonzero", "argsort", "sort", "unique", "cumsum", "where", "repeat", "bincount",
-              "searchsorted", "diff", "append")
+              "searchsorted", "diff", "append", "ascontiguousarray")
 
 
 class AllocationFaults:
-    """Context manager: the ``at``-th call (0-based) of a NumPy allocating function
-    (:data:`ALLOCATING`) made by the package's own code raises ``error``, once;
-    ``at=None`` only counts.  ``calls`` counts the package's calls, ``fired``
-    says whether the fault was raised, ``where`` names the call that raised."""
+    """Context manager: the ``at``-th call (0-based) of an allocating function
+    (:data:`ALLOCATING`) of array module ``xp`` (NumPy, or CuPy) made by the
+    package's own code raises ``error``, once; ``at=None`` only counts.
+    ``calls`` counts the package's calls, ``fired`` says whether the fault was
+    raised, ``where`` names the call that raised."""
 
-    def __init__(self, at=None, error=MemoryError):
-        self.at, self.error = at, error
+    def __init__(self, at=None, error=MemoryError, xp=np):
+        self.at, self.error, self.xp = at, error, xp
         self.calls, self.fired, self.where = 0, False, None
         self._saved = {}
 
     def __enter__(self):
         import sys
 
+        np = self.xp                    # (the module whose functions are wrapped)
         for name in ALLOCATING:
             real = getattr(np, name)
             self._saved[name] = real
@@ -59,5 +61,5 @@ class AllocationFaults:
 
     def __exit__(self, *exc):
         for name, real in self._saved.items():
-            setattr(np, name, real)
+            setattr(self.xp, name, real)
         return False

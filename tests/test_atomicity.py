@@ -88,14 +88,15 @@ def sweep(h, call, error=InjectedFault, where="call", stride=1, every_call=False
         at += stride
 
 
-def sweep_allocations(h, call, where="call"):
-    """:func:`sweep` with the failure at every NumPy allocation the package's code
-    makes (``failing_memory.AllocationFaults``: between an operator's writes too,
-    where :func:`sweep` cannot reach) instead of at every operator call."""
+def sweep_allocations(h, call, where="call", stride=1):
+    """:func:`sweep` with the failure at every ``stride``-th allocation the package's
+    code makes through its backend's array module (``failing_memory.AllocationFaults``:
+    between an operator's writes too, where :func:`sweep` cannot reach) instead
+    of at every operator call."""
     before, hidden = h.state(), internals(h.g)
     at = 0
     while True:
-        with AllocationFaults(at=at, error=InjectedFault) as fault:
+        with AllocationFaults(at=at, error=InjectedFault, xp=h.g._ops.xp) as fault:
             try:
                 result = call(h.g)
             except InjectedFault:
@@ -106,7 +107,7 @@ def sweep_allocations(h, call, where="call"):
         h.assert_state(before, w)
         assert internals(h.g) == hidden, w
         h.g._store.check_cache()
-        at += 1
+        at += stride
 
 
 def apply_swept(h, rows, where, **kw):
@@ -184,6 +185,28 @@ def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, co
     h.check_all("mixed batch", before)
     for step in range(2):
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("placement_kind", ["device", "host", "cached"])
+def test_apply_rolls_back_at_every_cupy_allocation(placement_kind, compact_early):
+    """As the NumPy sweep above, on the GPU: a failure at every third CuPy allocation
+    (every one an operator makes between its launches included) leaves the graph as
+    it was, and the batch then applies exactly."""
+    from cugraph_stream.backends import available_backends
+
+    if available_backends().get("gpu"):
+        pytest.skip(f"backend 'gpu' unavailable: {available_backends()['gpu']}")
+    h, rng, ids, weights = make_harness("gpu", placement_kind, True, seed=1)
+    rows = random_batch(rng, h.model, ids, 20, weights) + tree_rows(h)
+    rows += [(ids[2], v, 1, 1.5) for v in ids[3:15]]            # one list outgrows its room
+    batch, before = _frame(rows), h.snapshot()
+    _, allocations = sweep_allocations(h, lambda g: g.apply(batch, weight="weight"), where="mixed batch",
+                                       stride=3)
+    assert allocations > 30, allocations
+    h.model.apply_rows(rows)
+    h.check_all("mixed batch", before)
+    h.apply(random_batch(rng, h.model, ids, 15, weights))
 
 
 @pytest.mark.parametrize("kind", ["skipped", "partial", "cleared"])

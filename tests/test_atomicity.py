@@ -187,6 +187,33 @@ def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, co
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 
+@pytest.mark.parametrize("compiled", [pytest.param(True, id="compiled", marks=pytest.mark.skipif(
+    not cpu_kernels.available(), reason="numba is not installed")), pytest.param(False, id="numpy")])
+@pytest.mark.parametrize("placement_kind", ["device", "cached"])
+def test_vertex_calls_and_track_roll_back_at_every_numpy_allocation(compiled, placement_kind, compact_early):
+    """remove_vertices, add_vertices (reusing the freed ids) and track, each failed
+    at every NumPy allocation it makes, then run through and checked."""
+    h, rng, ids, weights = make_harness(CPUBackend(compiled=compiled), placement_kind, True, seed=2)
+    removed = [v for v in ids[1:12] if v in h.model.vertices]
+    added = [rng.randrange(-2**62, 2**62) for _ in range(4)] + removed[:3]
+    for name, call, follow in (
+            ("remove_vertices", lambda g: g.remove_vertices(np.array(removed, dtype=np.int64)),
+             lambda: h.model.remove_vertices(removed)),
+            ("add_vertices", lambda g: g.add_vertices(np.array(added, dtype=np.int64)),
+             lambda: h.model.add_vertices(added))):
+        before = h.snapshot()
+        _, allocations = sweep_allocations(h, call, where=name)
+        assert allocations > 10, (name, allocations)
+        follow()
+        h.check_all(name, before)
+    q, allocations = sweep_allocations(h, lambda g: g.track(cgs.SSSP(source=ids[0])), where="track")
+    assert allocations > 5, allocations
+    h.queries.append(("SSSP", "incremental", q))
+    h.qparams.append(dict(source=ids[0], alpha=0.85, tol=1e-8))
+    h.check_all("track")
+    h.apply(random_batch(rng, h.model, ids + added, 15, weights))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("placement_kind", ["device", "host", "cached"])
 def test_apply_rolls_back_at_every_cupy_allocation(placement_kind, compact_early):

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from failing_memory import AllocationFaults
 from reference import ModelGraph, check_query, example_budget, host
 
 import cugraph_stream as cgs
@@ -235,11 +236,9 @@ def window_state(g):
     return (spec, window.newest, [a.tolist() for a in window.edges()])
 
 
-@pytest.mark.parametrize("directed", [True, False])
-def test_atomic_under_injected_failures(backend, directed):
-    """A failure at any operator call of a batch leaves edges, times, newest and results as they were."""
-    ops = get_backend(backend)
-    # float64 weights: the graph's first batch replaces its (float32) store, and the window follows
+def windowed_graph(ops, directed):
+    """A graph with a window of 5 and float64 weights (its first batch replaces its float32
+    store, and the window follows), SSSP and WCC tracked; ``(graph, queries, batch)``."""
     g = cgs.StreamGraph.from_edgelist({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 4], "ts": [1, 2, 3, 4],
                                        "w": [1.0, 2.0, 1.0, 1.0]}, source="src", destination="dst",
                                       weight="w", directed=directed, backend=ops, time="ts", window=5)
@@ -247,28 +246,58 @@ def test_atomic_under_injected_failures(backend, directed):
     queries = [g.track(cgs.SSSP(source=0)), g.track(cgs.WCC())]
     batch = {"src": [4, 1, 5, 0], "dst": [5, 2, 6, 9], "op": [1, 1, 1, -1], "ts": [7, 8, 2, None],
              "w": [1.0, 3.0, 1.0, None]}
+    return g, queries, batch
+
+
+def apply_failing_everywhere(g, queries, batch, fault_at):
+    """Apply ``batch`` with ``fault_at(k)`` (a context manager failing the k-th call of
+    something, with ``fired``) for k = 0, 1, ... until it runs through; after every
+    failure edges, times, newest and results must be as they were.  Returns the
+    report and the number of failures."""
     before = (host(g.edges()), window_state(g), [host(q.result()) for q in queries], g.last_report)
-    at = failures = 0
+    at = 0
     while True:
-        with FaultInjector(ops, at=at, error=MemoryError("injected")) as fault:
+        with fault_at(at) as fault:
             try:
                 report = g.apply(batch, source="src", destination="dst")
             except MemoryError:
                 assert fault.fired
         if not fault.fired:
-            break
-        failures += 1
+            return report, at
         assert host(g.edges()).equals(before[0]), at
         assert window_state(g) == before[1], at
         assert all(host(q.result()).equals(r) for q, r in zip(queries, before[2])), at
         assert g.last_report is before[3]
         g.check_consistency()
         at += 1
-    assert failures > 5
+
+
+def check_after_the_batch(g, report):
     # newest 8, cutoff 3: (0,1) at 1, (1,2) refreshed to 8 stays, (2,3) at 3 goes, (5,6) at 2 goes at once
     assert report.expired == 3
     assert host(g.edges())[["src", "dst", "ts"]].values.tolist() == [[1, 2, 8], [3, 4, 4], [4, 5, 7]]
     g.check_consistency()
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_atomic_under_injected_failures(backend, directed):
+    """A failure at any operator call of a batch leaves edges, times, newest and results as they were."""
+    ops = get_backend(backend)
+    g, queries, batch = windowed_graph(ops, directed)
+    report, failures = apply_failing_everywhere(
+        g, queries, batch, lambda at: FaultInjector(ops, at=at, error=MemoryError("injected")))
+    assert failures > 5
+    check_after_the_batch(g, report)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_atomic_under_allocation_failures(directed):
+    """The same, failing every NumPy allocation the package makes on the CPU in turn
+    (``failing_memory.AllocationFaults``), between an operator's writes too."""
+    g, queries, batch = windowed_graph(get_backend("cpu"), directed)
+    report, failures = apply_failing_everywhere(g, queries, batch, lambda at: AllocationFaults(at=at))
+    assert failures > 50
+    check_after_the_batch(g, report)
 
 
 def test_checkpoint_round_trip(tmp_path):

@@ -52,8 +52,8 @@ class AllocationFaults:
                     self.calls += 1
                     if index == self.at:
                         self.fired = True
-                        self.where = f"np.{_name} at {caller.f_code.co_filename.split('cugraph_stream/')[-1]}:" \
-                                     f"{caller.f_lineno}"
+                        self.where = (f"{self.xp.__name__}.{_name} at "
+                                      f"{caller.f_code.co_filename.split('cugraph_stream/')[-1]}:{caller.f_lineno}")
                         raise self.error(f"injected at {self.where}")
                 return _real(*args, **kwargs)
             setattr(np, name, wrapped)

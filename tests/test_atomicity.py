@@ -1,5 +1,6 @@
-"""All or nothing under any failure: a fault injected at every operator call
-(and, on the CPU, at every NumPy allocation of a batch).
+"""All or nothing under any failure: a fault injected at every operator call,
+and at every allocation the package makes through NumPy (CPU) or at every
+third through CuPy (GPU), inside operators too (``failing_memory.AllocationFaults``).
 
 For each graph call (``apply``, ``remove_vertices``, ``add_vertices``,
 ``track``) the sweep fails the call at its first operator call, then at its
@@ -31,6 +32,10 @@ from reference import ALL_KINDS, Harness, ScriptedRefreshPolicy, host, random_ba
 
 #: the GPU sweeps fail every GPU_STRIDE-th operator call (see sweep)
 GPU_STRIDE = 4
+#: the CPU backend's two paths (``CPUBackend(compiled=...)``): numba kernels, or NumPy alone
+CPU_PATHS = [pytest.param(True, id="compiled", marks=pytest.mark.skipif(not cpu_kernels.available(),
+                                                                        reason="numba is not installed")),
+             pytest.param(False, id="numpy")]
 
 
 class InjectedFault(MemoryError):
@@ -164,8 +169,7 @@ def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, c
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 
-@pytest.mark.parametrize("compiled", [pytest.param(True, id="compiled", marks=pytest.mark.skipif(
-    not cpu_kernels.available(), reason="numba is not installed")), pytest.param(False, id="numpy")])
+@pytest.mark.parametrize("compiled", CPU_PATHS)
 @pytest.mark.parametrize("placement_kind", ["device", "cached"])
 def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, compact_early):
     """A ``MemoryError`` at any NumPy allocation of a batch (on the CPU: inside
@@ -187,8 +191,7 @@ def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, co
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 
-@pytest.mark.parametrize("compiled", [pytest.param(True, id="compiled", marks=pytest.mark.skipif(
-    not cpu_kernels.available(), reason="numba is not installed")), pytest.param(False, id="numpy")])
+@pytest.mark.parametrize("compiled", CPU_PATHS)
 @pytest.mark.parametrize("placement_kind", ["device", "cached"])
 def test_vertex_calls_and_track_roll_back_at_every_numpy_allocation(compiled, placement_kind, compact_early):
     """remove_vertices, add_vertices (reusing the freed ids) and track, each failed

@@ -1031,7 +1031,7 @@ class GPUBackend(Backend):
         if n <= _ONE_BLOCK_REMOVE:
             kernel("remove_arcs_block", (1, 2), _REMOVE_BLOCK_THREADS)
         else:
-            for phase in range(4):
+            for phase in range(len(cuda_kernels.REMOVE_KERNELS) - 1):      # (the phases remove_entries launches)
                 kernel("remove_arcs_phase", (_blocks(n), 2), _THREADS, np.int32(phase))
         return [removed for removed, _ in sides]
 

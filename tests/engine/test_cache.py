@@ -398,13 +398,16 @@ def test_a_batch_whose_cache_growth_fails_leaves_a_cache_that_works(monkeypatch)
 
     import cugraph_stream as cgs
     from cugraph_stream.engine import cache as cache_module
-    from failing_memory import FailingZeros
+    from failing_memory import AllocationFaults
 
     grow = cache_module.ensure_vertex_capacity
     armed = []
 
     def second_allocation_fails(xp, owner, names, n, journal=None):
-        return grow(FailingZeros(2) if armed and armed.pop() else xp, owner, names, n, journal)
+        if not (armed and armed.pop()):
+            return grow(xp, owner, names, n, journal)
+        with AllocationFaults(at=1):
+            return grow(xp, owner, names, n, journal)
 
     monkeypatch.setattr(cache_module, "ensure_vertex_capacity", second_allocation_fails)
     chain = pd.DataFrame({"source": np.arange(1000), "destination": np.arange(1, 1001)})

@@ -239,6 +239,45 @@ def test_apply_rolls_back_at_every_cupy_allocation(placement_kind, compact_early
     h.apply(random_batch(rng, h.model, ids, 15, weights))
 
 
+@pytest.mark.gpu
+def test_a_device_fault_of_a_rolled_back_batch_is_not_raised_by_the_next():
+    """A kernel of a batch reports a broken invariant on the device (it cannot raise),
+    and the batch then fails for another reason before its wait: the rollback
+    warns of the fault, and the next batch applies (its wait used to raise the
+    old fault)."""
+    from cugraph_stream.backends import available_backends
+    from cugraph_stream.engine.adjacency import Adjacency
+
+    if available_backends().get("gpu"):
+        pytest.skip(f"backend 'gpu' unavailable: {available_backends()['gpu']}")
+    h, rng, ids, weights = make_harness("gpu", "device", True, seed=3)
+    ops = h.g._ops
+    place_arcs = ops.place_arcs
+
+    def place_then_fault_then_fail(*args, **kwargs):
+        result = place_arcs(*args, **kwargs)
+        # a real fault: rows promised room (must_fit) in a list that lacks it
+        adj = Adjacency(ops, np.float64, with_twin=False)
+        adj.ensure_vertices(2)
+        adj.build(ops.asarray(np.array([0])), ops.asarray(np.array([1])), ops.asarray(np.array([1.0])))
+        rows = 4 * int(adj.capacity[0])
+        ops.place_entries(adj, ops.asarray(np.zeros(rows, np.int64)), ops.asarray(np.ones(rows, np.int64)),
+                          ops.asarray(np.ones(rows)), ops.asarray(np.full(rows, -1)), must_fit=True)
+        raise InjectedFault("after the device set a fault bit")
+
+    rows = random_batch(rng, h.model, ids, 20, weights) + [(ids[2], ids[3], 1, 2.5)]
+    before, hidden = h.state(), internals(h.g)
+    ops.place_arcs = place_then_fault_then_fail
+    try:
+        with pytest.warns(RuntimeWarning, match="given room"), pytest.raises(InjectedFault):
+            h.g.apply(_frame(rows), weight="weight")
+    finally:
+        del ops.place_arcs
+    h.assert_state(before, "the failed batch")
+    assert internals(h.g) == hidden
+    h.apply(rows)
+
+
 @pytest.mark.parametrize("kind", ["skipped", "partial", "cleared"])
 def test_refreshes_without_selection_roll_back(backend, kind, compact_early):
     """The cache refresh policy skipped the selection (see ``engine/cache_policy.py``): a

@@ -74,10 +74,11 @@ SYNC_OPERATORS = frozenset({
 BFS_ALPHA = 14
 BFS_BETA = 24
 
-#: Backend methods that do no device work: allocation, bookkeeping and timing
+#: Backend methods not counted as device calls: allocation, bookkeeping, timing
+#: and a rollback's cleanup (a rolled-back batch publishes no counts)
 UNCOUNTED_METHODS = frozenset({
-    "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "memory_bytes", "mark",
-    "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join", "no_items"})
+    "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "discard_faults", "memory_bytes",
+    "mark", "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join", "no_items"})
 
 #: Bytes a GPU read of pinned host memory moves at least: a zero-copy read of a
 #: short list costs the 64-byte blocks its bytes span.  ``benchmarks/transfer_paths.py``
@@ -695,6 +696,14 @@ class Backend(abc.ABC):
         """Forget the scratch arrays operators reuse between calls (they are made
         afresh when next needed).  After an operator failed halfway, scratch it
         leaves clean (zeroed flags) may not be."""
+
+    def discard_faults(self):
+        """Wait for the queued work and return, cleared, the broken invariants
+        its kernels reported (messages), instead of raising them as
+        :meth:`synchronize` does: for a rollback, whose own error is on its
+        way already, so that they are not raised by the next transaction's
+        wait.  A host backend raises where it finds one: nothing to return."""
+        return []
 
     @abc.abstractmethod
     def memory_bytes(self, *arrays):

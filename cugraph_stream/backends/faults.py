@@ -40,8 +40,8 @@ from .base import Backend
 #: the journal's gathers and scatters (``take``, ``put``: a failure there is one
 #: at the journal entry beside it, whose pre-image is entered after its gather
 #: and before its write)
-NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "unavailable_reason",
-                           "no_items", "mark", "elapsed", "take", "put", "spare"})
+NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "discard_faults",
+                           "unavailable_reason", "no_items", "mark", "elapsed", "take", "put", "spare"})
 
 
 def operator_names():

@@ -419,11 +419,20 @@ class GPUBackend(Backend):
 
     def synchronize(self):
         """Wait for the queued work, then raise what a kernel reported broken (see :meth:`_fault_word`)."""
-        self.xp.cuda.get_current_stream().synchronize()
-        if self._faults is not None and self._faults[1][0]:
-            bits, self._faults[1][0] = int(self._faults[1][0]), 0
-            broken = [fault for bit, fault in DEVICE_FAULTS.items() if bits & bit]
+        broken = self._wait_for_faults()
+        if broken:
             raise broken[0][0]("; ".join(message for _, message in broken))
+
+    def discard_faults(self):
+        return [message for _, message in self._wait_for_faults()]
+
+    def _wait_for_faults(self):
+        """Wait for the queued work; return the :data:`DEVICE_FAULTS` entries its kernels set, cleared."""
+        self.xp.cuda.get_current_stream().synchronize()
+        if self._faults is None or not self._faults[1][0]:
+            return []
+        bits, self._faults[1][0] = int(self._faults[1][0]), 0
+        return [fault for bit, fault in DEVICE_FAULTS.items() if bits & bit]
 
     def _fault_word(self):
         """A word of pinned, mapped host memory where kernels set :data:`DEVICE_FAULTS`

@@ -21,6 +21,7 @@ anywhere in a batch restores the graph and its results exactly.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -206,10 +207,16 @@ class GraphStore:
     def rollback(self):
         """Participant's part of a rollback (the journal restored the arrays): addresses
         derived from the lists are stale, operator scratch may be half written, and
-        the caches reload what they held before."""
+        the caches reload what they held before.  A broken invariant that the
+        failed work's kernels reported on the device is raised by no later
+        wait: it is warned of here (``RuntimeWarning``), beside the error
+        that failed the transaction."""
         for adj in (self.out, self.inn):
             adj.version += 1
         self.ops.discard_scratch()
+        for message in self.ops.discard_faults():
+            warnings.warn(f"the device reported a broken invariant in a transaction that failed and was rolled "
+                          f"back: {message} (a defect in cugraph_stream)", RuntimeWarning, stacklevel=2)
         snapshots = self._cache_snapshots
         if snapshots is None and self._cache_undo is not None:
             snapshots = self._caches_before()       # from the evictions' undo

@@ -295,6 +295,40 @@ def test_refreshes_without_selection_roll_back(backend, kind, compact_early):
         h.apply(random_batch(rng, h.model, ids, 15, weights))
 
 
+@pytest.mark.parametrize("kind", ["skipped", "partial"])
+def test_a_refresh_that_fails_right_after_evicting_restores_the_cache(backend, kind, monkeypatch):
+    """The first cache's eviction has evicted its lists and the cache's own counts
+    then fail to update (on the GPU, summing the freed slots allocates): the
+    rollback puts the lists back (the store is given the eviction before the
+    counts change), so the cache holds what it held and agrees with its chunks."""
+    from cugraph_stream.engine import cache as cache_module
+
+    h, rng, ids, weights = make_harness(backend, "cached", True, seed=12)
+    h.refresh_policy = ScriptedRefreshPolicy(("full",))
+    h.apply(random_batch(rng, h.model, ids, 15, weights))        # lists get hot
+    h.apply(random_batch(rng, h.model, ids, 15, weights))        # a full refresh fills the cache
+    h.refresh_policy = h.g._store.refresh_policy = ScriptedRefreshPolicy((kind,))
+    rows = random_batch(rng, h.model, ids, 20, weights) + tree_rows(h)
+    armed = [True]
+    set_field = cache_module.RefreshReport.__setattr__
+
+    def counting_the_eviction_fails(report, name, value):
+        if name == "evicted" and value and armed and armed.pop():
+            raise InjectedFault("the cache's counts, after its lists were evicted")
+        set_field(report, name, value)
+
+    monkeypatch.setattr(cache_module.RefreshReport, "__setattr__", counting_the_eviction_fails)
+    before, hidden = h.state(), internals(h.g)
+    with pytest.raises(InjectedFault):
+        h.g.apply(_frame(rows), weight="weight")
+    assert not armed                                    # (the failure was injected)
+    h.assert_state(before, f"{kind} refresh failed after evicting")
+    assert internals(h.g) == hidden
+    h.g._store.check_cache()
+    report = h.apply(rows)
+    assert report.cache_refresh == kind
+
+
 def test_remove_and_add_vertices_roll_back(backend, placement, compact_early):
     h, rng, ids, weights = make_harness(backend, placement, True, seed=2)
     removed = [v for v in ids[1:12] if v in h.model.vertices]

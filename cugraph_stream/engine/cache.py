@@ -459,7 +459,7 @@ class HotCache:
         report.evicted_changed = int(evicted_changed)
         self._drop(evicted, report, scanned)
 
-    def evict_changed(self, changed_vertices, adjacency, report, bound=None, hotness=None):
+    def evict_changed(self, changed_vertices, adjacency, report, bound=None, hotness=None, noted=None):
         """Refresh step 1 of a refresh without a selection (skipped or partial, see
         :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
         ``changed_vertices`` (and of vertices at or above ``bound`` if it came
@@ -471,7 +471,10 @@ class HotCache:
         Parameters as :meth:`evict`; with ``hotness`` (the
         :class:`~cugraph_stream.engine.hotness.Hotness` of this cache's
         adjacency) the eviction also prices reloading the lists in place.
-        Returns an :class:`Eviction`.
+        ``noted`` (a callable) is given the :class:`Eviction` as soon as the
+        lists are evicted, before the cache's counts change: a failure after
+        that still leaves a rollback the record of what to put back.
+        Returns the :class:`Eviction`.
         """
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
@@ -483,7 +486,7 @@ class HotCache:
         if scanned < upto:                    # vertices beyond the bound (removed) go too
             changed = xp.concatenate((changed, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
         price = None if hotness is None else hotness.price(adjacency.degree, self.read_itemsizes, scanned)
-        eviction = self._drop(changed, report, scanned, compact=False, price=price)
+        eviction = self._drop(changed, report, scanned, compact=False, price=price, noted=noted)
         report.evicted_changed = report.evicted if scanned == upto else int((eviction.vertices < scanned).sum())
         return eviction
 
@@ -511,12 +514,13 @@ class HotCache:
         report.not_loaded = report.evicted_changed - report.loaded_lists
         self.report_state(report, counted=True)
 
-    def _drop(self, vertices, report, scanned, compact=True, price=None):
+    def _drop(self, vertices, report, scanned, compact=True, price=None, noted=None):
         """Evict the cached lists of ``vertices`` (repeats allowed; those not cached
         are left alone): their slots become garbage; release the chunks left
         with garbage only and (``compact``) compact those left with more
         garbage than lists.  Counts the evictions in ``report`` and returns
-        them as an :class:`Eviction` (with ``price``, valued).
+        them as an :class:`Eviction` (with ``price``, valued), given to
+        ``noted`` first.
 
         A refresh without a selection (:meth:`evict_changed`) does not compact:
         a skipped one loads nothing, and a partial one reloads lists in place
@@ -526,6 +530,9 @@ class HotCache:
         ``"host"``."""
         evicted, places, held, lost, value = self.ops.uncache_lists(self, vertices, self.max_chunks,
                                                                     self.chunk_slots, price)
+        eviction = Eviction(evicted, places, held, value)
+        if noted is not None:
+            noted(eviction)
         report.evicted += int(evicted.size)
         self.garbage += lost
         self._held = (self._held[0] - int(evicted.size), self._held[1] - int(lost.sum()))
@@ -537,7 +544,7 @@ class HotCache:
                 report.released_chunks += 1
             elif compact and 2 * self.garbage[c] > self.fill[c]:
                 self._compact(c, report, scanned)
-        return Eviction(evicted, places, held, value)
+        return eviction
 
     def _compact(self, c, report, scanned):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage

@@ -21,6 +21,7 @@ anywhere in a batch restores the graph and its results exactly.
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -654,11 +655,11 @@ class GraphStore:
             candidates = [None] * len(caches)
         else:
             evictions = []
-            for (side, adj, hotness), report in zip(self.cached, reports):
+            for k, ((side, adj, hotness), report) in enumerate(zip(self.cached, reports)):
                 # (an empty cache has nothing to evict: no need to gather the changed lists)
                 changed = changed_lists(self.ops, delta, side) if adj.cache.chunks_held else self._no_vertices
-                evictions.append(adj.cache.evict_changed(changed, adj, report, bound, hotness=hotness))
-                self._note_eviction(len(evictions) - 1, evictions[-1])
+                evictions.append(adj.cache.evict_changed(changed, adj, report, bound, hotness=hotness,
+                                                         noted=functools.partial(self._note_eviction, k)))
             candidates = evictions
             if decision is None:
                 # the reads of the changed lists that fit their slots again, over the hotness window:

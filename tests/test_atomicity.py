@@ -255,7 +255,7 @@ def test_a_device_fault_of_a_rolled_back_batch_is_not_raised_by_the_next():
     place_arcs = ops.place_arcs
 
     def place_then_fault_then_fail(*args, **kwargs):
-        result = place_arcs(*args, **kwargs)
+        place_arcs(*args, **kwargs)         # placed, journaled: the rollback undoes it
         # a real fault: rows promised room (must_fit) in a list that lacks it
         adj = Adjacency(ops, np.float64, with_twin=False)
         adj.ensure_vertices(2)

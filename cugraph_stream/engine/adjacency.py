@@ -34,6 +34,7 @@ later insertion of the same batch writes there.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -153,6 +154,19 @@ def layout(xp, room, base, align):
     starts[order] = base + ends - room[order]
     total = int(ends[-1]) if ends.size else 0
     return starts, total + (-total) % align
+
+
+
+def _put_back_moved(ops, arrays, removed):
+    """Rollback step of a removal (``removed``, a ``RemovedEntries`` with its
+    pre-images): the entries that moved into holes get their values back at
+    their sources, their count read now.  ``arrays``: the adjacency's
+    ``(nbr, wgt, twin)`` when it removed them."""
+    (count,) = ops.read_counts(removed.count)
+    removed = removed.read(count)
+    for array, values in zip(arrays, removed.moved):
+        if array is not None:
+            array[removed.source] = values
 
 
 class Adjacency:
@@ -483,23 +497,23 @@ class Adjacency:
 
     def _journaled(self, removed):
         """``removed`` (a ``RemovedEntries`` of this adjacency), the pre-images of its
-        removed entries and degrees journaled where it kept them (the journal records)."""
+        removed entries and degrees journaled where it kept them (the journal
+        records), and those of the entries that moved into the holes: an
+        insertion launched before their count is read writes past the degrees,
+        over their sources, so a rollback puts them back itself, reading the
+        count then."""
         if removed.lists is not None:
-            for array, values in zip((self.nbr, self.wgt, self.twin), removed.removed):
+            arrays = (self.nbr, self.wgt, self.twin)
+            for array, values in zip(arrays, removed.removed):
                 if array is not None:
                     self.journal.saved(array, removed.slots, values)
             self.journal.saved(self.degree, removed.lists, removed.degree)
+            self.journal.undone_by(functools.partial(_put_back_moved, self.ops, arrays, removed))
         return removed
 
     def finish_remove(self, removed, moved_count):
-        """Journal the moved entries (``moved_count`` of them, read on the host: until
-        an insertion writes past the degrees, their sources hold them still) and
-        return their :class:`Moves`."""
+        """The :class:`Moves` of ``removed``, ``moved_count`` of them (read on the host)."""
         removed = removed.read(moved_count)
-        if removed.moved is not None:
-            for array, values in zip((self.nbr, self.wgt, self.twin), removed.moved):     # their pre-images
-                if array is not None:
-                    self.journal.saved(array, removed.source, values)
         return Moves(removed.owner, removed.source, removed.target)
 
     def release(self, vertices):

@@ -22,7 +22,9 @@ state is preceded by a journal entry that can undo it:
   :meth:`Journal.replace` does the same for an array whose contents nothing
   else needs (made during the transaction, or a free buffer), whose later
   writes then need no pre-image;
-* :meth:`Journal.on_rollback` registers an undo step computed by the caller.
+* :meth:`Journal.on_rollback` registers an undo step computed by the caller;
+  :meth:`Journal.undone_by` one for a write that already happened, whose
+  pre-images only the undo step reads (their count is still on the device).
 
 State that is recomputed rather than logged (the queries' working arrays,
 whose committed copies are journaled; the hot-list cache, reloaded from the
@@ -132,6 +134,13 @@ class Journal:
         (an operator that returns what it replaced)."""
         if self._entries is not None:
             self._entries.append((_put, array, index, values))
+
+    def undone_by(self, undo):
+        """Record that a write already happened and ``undo()`` undoes it (as :meth:`saved`,
+        no checkpoint between the write and its entry: for an operator's pre-images
+        whose count the undo step reads itself)."""
+        if self._entries is not None:
+            self._entries.append((_call, undo))
 
     def save_all(self, array):
         """Keep the whole of ``array`` once per transaction (later saves of it are free)."""

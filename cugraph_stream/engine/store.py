@@ -24,7 +24,7 @@ import contextlib
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -84,6 +84,16 @@ class StoreDelta:
     @property
     def changed_arcs(self):
         return int(self.inserted_u.size + self.deleted_u.size + self.updated_u.size)
+
+
+class _Removal(NamedTuple):
+    """A removal :meth:`GraphStore._begin_delete` started: the deleted arcs' ``weights``,
+    a ``RemovedEntries`` per adjacency (none without arcs), and the arcs' positions
+    ``at`` in the edge index."""
+
+    weights: Any
+    removed: Any
+    at: Any
 
 
 class GraphStore:
@@ -365,11 +375,20 @@ class GraphStore:
         # (an undirected graph's mirror arcs were not looked up by the reduction)
         delete_at, update_at = (changes.deleted_at, changes.updated_at) if self.directed else (None, None)
         du, dv, _ = self._arcs(changes.deleted_u, changes.deleted_v)
-        dw = self._delete(du, dv, delete_at)
         uu, uv, uw = self._arcs(changes.updated_u, changes.updated_v, changes.updated_weights)
-        old = self._reweight(uu, uv, uw, update_at)
         iu, iv, iw = self._arcs(changes.inserted_u, changes.inserted_v, changes.inserted_weights)
-        self._insert(iu, iv, iw, changes.inserted_keys if self.directed else None)    # (undirected: two arcs an edge)
+        # the removals and then the placements are launched before one read of what
+        # they left to do (the entries that moved into holes, the lists that outgrew
+        # their room): a batch that deletes and inserts waits once for both
+        removal = self._begin_delete(du, dv, delete_at)
+        pending = self._begin_insert(iu, iv, iw)
+        counts = [r.count for r in removal.removed] + [p.placement.count for p in pending]
+        counts = self.ops.read_counts(*counts) if counts else []
+        moved, outgrown = counts[:len(counts) - len(pending)], counts[len(counts) - len(pending):]
+        dw = self._finish_delete(removal, moved)
+        old = self._reweight(uu, uv, uw, update_at)       # (after the index follows the moved entries)
+        self._finish_insert(iu, iv, pending, outgrown,
+                            changes.inserted_keys if self.directed else None)    # (undirected: two arcs an edge)
         self.journal.assign(self, "num_edges",
                             self.num_edges + int(changes.inserted_u.size) - int(changes.deleted_u.size))
         self._compact_if_needed()
@@ -485,30 +504,37 @@ class GraphStore:
         if twin is not self.out.twin:
             self.out.twin[:end] = twin
 
-    def _delete(self, u, v, at=None):
-        """Remove arcs ``u -> v`` (present; at table positions ``at`` of the edge
-        index, when known); return their weights."""
+    def _begin_delete(self, u, v, at=None):
+        """Start removing arcs ``u -> v`` (present; at table positions ``at`` of the edge
+        index, when known): their weights are taken and both adjacencies remove
+        their entries (one operator call), without waiting for the device.
+        Returns the :class:`_Removal` for :meth:`_finish_delete`."""
         xp = self.ops.xp
         if u.size == 0:
-            return self.ops.no_items(self.weight_dtype)
+            return _Removal(self.ops.no_items(self.weight_dtype), (), at)
         if at is None:
             at = self.locate(u, v)               # deleted arcs are present (see reduce_batch)
         slots = self.index.slots_at(at)
         take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
         weights = take(self.out.wgt, slots)
-        in_slots = take(self.out.twin, slots, xp.int64) if self.directed else None
-        # both adjacencies remove (one operator call), then one read tells how many
-        # entries moved in each
         if self.directed:
+            in_slots = take(self.out.twin, slots, xp.int64)
             removed = Adjacency.begin_remove_arcs((self.out, self.inn), (u, v), (slots, in_slots))
         else:
             removed = [self.out.begin_remove(u, slots)]
-        moved = self.ops.read_counts(*(r.count for r in removed))
-        self._follow_out(self.out.finish_remove(removed[0], moved[0]))
-        self.index.erase(at)                  # moves changed slots only, not positions
-        if self.directed:
-            self._follow_in(self.inn.finish_remove(removed[1], moved[1]))
-        return weights
+        return _Removal(weights, removed, at)
+
+    def _finish_delete(self, removal, moved):
+        """Finish :meth:`_begin_delete`'s removal, given how many entries ``moved`` in
+        each adjacency (read on the host): the arc index follows the moved
+        out-entries and forgets the deleted arcs, the moved in-entries' twins
+        are rewritten.  Returns the deleted arcs' weights."""
+        if removal.removed:
+            self._follow_out(self.out.finish_remove(removal.removed[0], moved[0]))
+            self.index.erase(removal.at)          # moves changed slots only, not positions
+            if self.directed:
+                self._follow_in(self.inn.finish_remove(removal.removed[1], moved[1]))
+        return removal.weights
 
     def _reweight(self, u, v, w, at=None):
         """Give present arcs ``u -> v`` (at table positions ``at``, when known) weights
@@ -524,15 +550,25 @@ class GraphStore:
             self.journal.write(self.inn.wgt, self.ops.take(self.out.twin, slots, self.ops.xp.int64), w)
         return old
 
-    def _insert(self, u, v, w, keys=None):
-        """Insert arcs ``u -> v`` (absent) of weights ``w``; ``keys``: their arc keys, if known."""
+    def _begin_insert(self, u, v, w):
+        """Start inserting arcs ``u -> v`` (absent) of weights ``w``: each adjacency
+        places the entries its lists have room for (one operator call), without
+        waiting for the device.  Returns a ``PendingAppend`` per adjacency
+        (none without arcs) for :meth:`_finish_insert`."""
         if u.size == 0:
-            return
-        # both adjacencies place what fits, then one read tells which lists outgrew their
-        # room; both plan the moves of those, then one read tells how much room they take
+            return []
         adjacencies = (self.out, self.inn) if self.directed else (self.out,)
-        pending = Adjacency.begin_append_arcs(adjacencies, u, v, w)
-        outgrown = self.ops.read_counts(*(p.placement.count for p in pending))
+        return Adjacency.begin_append_arcs(adjacencies, u, v, w)
+
+    def _finish_insert(self, u, v, pending, outgrown, keys=None):
+        """Finish :meth:`_begin_insert`, given how many lists ``outgrown`` their room in
+        each adjacency (read on the host): both plan the moves of those, one read
+        tells how much room they take, the lists move and take the rest of their
+        entries; the arc index takes the new arcs (``keys``: their arc keys, if
+        known) and the twins are written."""
+        if not pending:
+            return
+        adjacencies = (self.out, self.inn) if self.directed else (self.out,)
         plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
         slots, moves = self.out.finish_append(pending[0], plans[0])
         self._follow_out(moves)

@@ -120,6 +120,19 @@ def test_a_small_batch_naming_a_new_vertex_is_reduced_again(backend, monkeypatch
     guessed.check_consistency()
 
 
+def test_a_batch_that_deletes_and_inserts_reads_its_removals_and_placements_at_once(backend):
+    """The removals (entries moved into holes) and the placements (lists outgrown)
+    are launched before one read of both counts: a batch that deletes a tree
+    edge and inserts one that improves nothing waits as often as the pinned
+    deletion alone (7)."""
+    g = _path_graph(backend)
+    g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
+    report = g.apply(pd.DataFrame({"src": [0, 0], "dst": [6, 40], "w": [1.0, 100.0], "op": [-1, 1]}), weight="w")
+    assert (report.deleted, report.inserted, report.invalidated) == (1, 1, 64 - 6)
+    assert report.syncs == 7
+    g.check_consistency()
+
+
 def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend):
     """Inserts that outgrow an out-list and an in-list (and improve nothing): a
     batch of more than SPECULATIVE_ROWS rows looks its vertices up in a wait

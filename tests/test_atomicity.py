@@ -252,11 +252,10 @@ def test_a_device_fault_of_a_rolled_back_batch_is_not_raised_by_the_next():
         pytest.skip(f"backend 'gpu' unavailable: {available_backends()['gpu']}")
     h, rng, ids, weights = make_harness("gpu", "device", True, seed=3)
     ops = h.g._ops
-    place_arcs = ops.place_arcs
 
-    def place_then_fault_then_fail(*args, **kwargs):
-        place_arcs(*args, **kwargs)         # placed, journaled: the rollback undoes it
-        # a real fault: rows promised room (must_fit) in a list that lacks it
+    def fault_then_fail(*args, **kwargs):
+        # a real fault: rows promised room (must_fit) in a list that lacks it; then
+        # the placement fails before it writes (as an operator that raises must)
         adj = Adjacency(ops, np.float64, with_twin=False)
         adj.ensure_vertices(2)
         adj.build(ops.asarray(np.array([0])), ops.asarray(np.array([1])), ops.asarray(np.array([1.0])))
@@ -267,7 +266,7 @@ def test_a_device_fault_of_a_rolled_back_batch_is_not_raised_by_the_next():
 
     rows = random_batch(rng, h.model, ids, 20, weights) + [(ids[2], ids[3], 1, 2.5)]
     before, hidden = h.state(), internals(h.g)
-    ops.place_arcs = place_then_fault_then_fail
+    ops.place_arcs = fault_then_fail
     try:
         with pytest.warns(RuntimeWarning, match="given room"), pytest.raises(InjectedFault):
             h.g.apply(_frame(rows), weight="weight")

@@ -35,7 +35,7 @@ from .engine.hotness import DEFAULT_TAU
 from .engine.journal import RollbackError
 from .engine.placement import Placement, device_footprint
 from .engine.bulk_load import EdgeRows
-from .engine.reduce import reduce_batch
+from .engine.reduce import reduce_batch, reduce_rows_of_ends
 from .engine.store import GraphStore
 from .engine.window import TimeWindow
 from .floats import ordered_bits
@@ -911,10 +911,8 @@ class StreamGraph:
         with the count of the unknown ones that insert rows name: ``(reduced,
         None)``, or ``(None, found)`` where there are some (``found``: the
         lookup, ``(ids, missing)``, for :meth:`_vertices_of`)."""
-        store, rows = self._store, int(src.size)
-        ids, missing = store.vertices.find_rows(src, dst, codes)
-        reduced = reduce_batch(store, ids[:rows], ids[rows:], w, codes, unresolved=missing.count)
-        return (reduced, None) if reduced is not None else (None, (ids, self._ops.read_counted(missing)))
+        reduced, ids, missing = reduce_rows_of_ends(self._store, src, dst, w, codes)
+        return (reduced, None) if reduced is not None else (None, (ids, missing))
 
     def _vertices_of(self, src, dst, codes, fresh=False, found=None):
         """Internal ids of each row's endpoints, creating the vertices that

@@ -2,7 +2,8 @@
 // named by a batch, from its rows (u, v) in any order (net_group, then
 // net_walk), or sorted by arc key with row order kept within a key
 // (net_changes: one row, or the fallback for keys that repeat more than
-// WALK_LIMIT times).  Each row's arc key is computed where it is read
+// WALK_LIMIT times); a few rows named by external ids are looked up and
+// reduced in one block (net_rows_block).  Each row's arc key is computed where it is read
 // (row_key); each changed edge is written out with its ends.
 #include "hash.cuh"
 
@@ -192,6 +193,58 @@ __global__ void net_walk(const long long* u, const long long* v, int undirected,
     order[j] = r;
   }
   cgs::settle_edge<W>(key, count, [&](long long j) { return order[j]; }, NET_OUTPUT_ARGS);
+}
+
+// A few rows (NET_ROWS_BLOCK at most) named by their ends' external ids, in
+// one block: every end is looked up among the vertex table's external ids
+// (`keys`, ascending; `values`: their internal ids) and its id written to
+// `ids` (the sources, then the destinations; -1 where absent); the ends of
+// insert rows that no vertex has go to `missing`, counted in
+// counters[NET_COUNTERS].  Where there are none, each edge is settled as
+// net_changes does, its key's first row walking the key's rows in row
+// order; else nothing is settled (the rows are reduced again once those
+// vertices exist).  The counters are cleared first.
+constexpr int NET_ROWS_BLOCK = 64;
+
+template <typename W>
+__global__ void net_rows_block(const long long* keys, const long long* values, long long size,
+                               const long long* src, const long long* dst, int undirected, long long rows,
+                               long long* ids, long long* missing, NET_OUTPUTS)
+{
+  __shared__ unsigned long long absent;
+  if (threadIdx.x == 0) {
+    for (int c = 0; c < cgs::NET_COUNTERS; ++c) counters[c] = 0;
+    absent = 0;
+  }
+  __syncthreads();
+  for (long long k = threadIdx.x; k < 2 * rows; k += blockDim.x) {
+    long long row = k < rows ? k : k - rows;
+    long long q = k < rows ? src[row] : dst[row];
+    long long low = 0, high = size;
+    while (low < high) {
+      long long mid = low + (high - low) / 2;
+      if (keys[mid] < q) low = mid + 1;
+      else high = mid;
+    }
+    long long found = (low < size && keys[low] == q) ? values[low] : -1;
+    ids[k] = found;
+    if (found < 0 && ops[row] == 1) missing[atomicAdd(&absent, 1ull)] = q;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) counters[cgs::NET_COUNTERS] = absent;
+  if (absent) return;
+  const long long *u = ids, *v = ids + rows;
+  for (long long first = threadIdx.x; first < rows; first += blockDim.x) {
+    long long key = cgs::row_key(u, v, first, undirected);
+    bool later = false;                  // (a row of this key came before: that one walks it)
+    for (long long j = 0; j < first && !later; ++j) later = cgs::row_key(u, v, j, undirected) == key;
+    if (later) continue;
+    long long order[NET_ROWS_BLOCK];
+    long long count = 0;
+    for (long long j = first; j < rows; ++j)
+      if (cgs::row_key(u, v, j, undirected) == key) order[count++] = j;
+    cgs::settle_edge<W>(key, count, [&](long long j) { return order[j]; }, NET_OUTPUT_ARGS);
+  }
 }
 
 #undef NET_OUTPUT_ARGS

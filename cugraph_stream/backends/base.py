@@ -59,7 +59,8 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "relax", "converge",
+    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "net_changes_of_ends", "relax",
+    "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "recache_in_place", "l1_deviation",
@@ -917,6 +918,45 @@ class Backend(abc.ABC):
         ends = self.xp.concatenate((src, dst))
         ids = self.lookup_sorted(keys, values, ends)
         return ids, self.missing_ends(ids, ends, codes)
+
+    def net_changes_of_ends(self, keys, values, src, dst, codes, weights, table, adj, undirected=False):
+        """:meth:`find_rows` and :meth:`net_changes` of the ids it finds, in one
+        operator call and one synchronisation (on the GPU, for a few rows, one
+        launch): the net changes of rows naming their ends by external id,
+        looked up among ``keys`` (ascending), whose internal ids are
+        ``values``.
+
+        Returns ``(changes, ids, missing)``: ``ids`` as :meth:`find_rows`
+        gives them (the sources', then the destinations'); ``changes`` as
+        :meth:`net_changes` gives them, and ``missing`` None, where every
+        insert row names known vertices; else ``changes`` None and
+        ``missing`` the ends of insert rows that no vertex has (repeats
+        kept, in no order), to create before the rows are reduced again.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.backends.rows import DELETE, INSERT
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> from cugraph_stream.engine.arc_index import ArcIndex
+        >>> ops = get_backend("cpu")
+        >>> adj = Adjacency(ops, np.float32, with_twin=False)
+        >>> adj.ensure_vertices(2)
+        >>> index = ArcIndex(ops, adj)
+        >>> index.build(np.array([1]), adj.build(np.array([0]), np.array([1]), np.array([2.0], np.float32)))
+        >>> keys, values = np.array([10, 20]), np.array([0, 1])     # external ids 10, 20: vertices 0, 1
+        >>> codes = np.array([DELETE, INSERT], dtype=np.int8)
+        >>> changes, ids, missing = ops.net_changes_of_ends(keys, values, np.array([10, 20]), np.array([20, 10]),
+        ...                                                  codes, np.ones(2, np.float32), index.table, adj)
+        >>> ids.tolist(), changes.counts["deleted"], changes.counts["inserted"], missing
+        ([0, 1, 1, 0], 1, 1, None)
+        >>> ops.net_changes_of_ends(keys, values, np.array([10]), np.array([30]), np.array([INSERT], dtype=np.int8),
+        ...                         np.ones(1, np.float32), index.table, adj)[2].tolist()
+        [30]
+        """
+        ids, missing = self.find_rows(keys, values, src, dst, codes)
+        rows = int(src.size)
+        changes = self.net_changes(ids[:rows], ids[rows:], codes, weights, table, adj, undirected,
+                                   unresolved=missing.count)
+        return (changes, ids, None) if changes is not None else (None, ids, self.read_counted(missing))
 
     def missing_ends(self, ids, ends, codes):
         """The ``ends`` of insert rows (op ``codes`` equal to

@@ -80,6 +80,8 @@ _PLAN_COLUMNS = 6                 # the columns plan_moves scans per list (PLAN_
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
 _ONE_BLOCK_PLACE = 1 << 12        # rows that place_arcs places in one block per adjacency, in one launch
 _ONE_BLOCK_CORRECTION = 1 << 12   # candidates that correction_frontier collects in one block, in one launch
+_NET_ROWS_BLOCK = 64              # rows net_changes_of_ends looks up and reduces in one block (kernels/batch.cu)
+_NET_ROWS_THREADS = 128
 _CORRECTION_GROUPS = 4            # the arc groups correction_block relaxes (kernels/relax.cu)
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
@@ -1310,10 +1312,7 @@ class GPUBackend(Backend):
         # one allocation: 8 counters, then 9 rows of n edges (see NetEdgeRow in kernels/batch.cu), then 2 rows
         # of n weights; the kernels index the rows by n
         weight_dtype = np.dtype(weights.dtype)
-        memory = xp.empty(8 + 9 * n + -(-2 * n * weight_dtype.itemsize // 8), dtype=xp.int64)
-        counters = _carve(memory, 0, 8, np.uint64)
-        edges = _carve(memory, 64, 9 * n, np.int64)
-        changed_w = _carve(memory, 64 + 72 * n, 2 * n, weight_dtype)
+        memory, counters, edges, changed_w = self._net_memory(xp, n, weight_dtype)
         if n <= 1:
             self._set_bytes(counters, 0)        # (for more rows net_group clears them)
         if isinstance(unresolved, xp.ndarray):
@@ -1355,6 +1354,20 @@ class GPUBackend(Backend):
                 + outputs)
             host = counters.get()
             DEVICE_CALLS.syncs += 1
+        return self._net_changes_read(memory, n, weight_dtype, host)
+
+    @staticmethod
+    def _net_memory(xp, n, weight_dtype, more=0):
+        """One allocation for the net changes of ``n`` rows, as kernels/batch.cu writes
+        them: ``(memory, counters, edges, changed_w)``, 8 counters, then 9 rows of
+        ``n`` edges (NetEdgeRow), then 2 rows of ``n`` weights, then ``more`` words."""
+        weight_words = -(-2 * n * weight_dtype.itemsize // 8)
+        memory = xp.empty(8 + 9 * n + weight_words + more, dtype=xp.int64)
+        return (memory, _carve(memory, 0, 8, np.uint64), _carve(memory, 64, 9 * n, np.int64),
+                _carve(memory, 64 + 72 * n, 2 * n, weight_dtype))
+
+    def _net_changes_read(self, memory, n, weight_dtype, host):
+        """The :class:`NetChanges` in ``memory`` (:meth:`_net_memory`), given its counters read on the host."""
         ins, dels, upd, unchanged, cancelled, ignored = (int(c) for c in host[:6])
         counts = dict(inserted=ins, deleted=dels, weight_updated=upd, unchanged=unchanged, cancelled=cancelled,
                       ignored=ignored)
@@ -1368,6 +1381,32 @@ class GPUBackend(Backend):
         return NetChanges(edge_row(1, ins), edge_row(2, ins), weight_row(0, ins), edge_row(0, ins),
                           edge_row(3, dels), edge_row(4, dels), edge_row(5, dels),
                           edge_row(6, upd), edge_row(7, upd), weight_row(1, upd), edge_row(8, upd), counts)
+
+    def net_changes_of_ends(self, keys, values, src, dst, codes, weights, table, adj, undirected=False):
+        # a few rows: the lookup and the reduction in one block (net_rows_block, kernels/batch.cu),
+        # one read of the counters, the missing ends' count among them
+        n = int(src.size)
+        if n == 0 or n > _NET_ROWS_BLOCK:
+            changes, ids, missing = super().net_changes_of_ends(keys, values, src, dst, codes, weights, table, adj,
+                                                                undirected)
+            if changes is None:
+                DEVICE_CALLS.syncs += 1         # (the reduction's read was a first wait)
+            return changes, ids, missing
+        xp, weight_dtype = self.xp, np.dtype(weights.dtype)
+        memory, counters, edges, changed_w = self._net_memory(xp, n, weight_dtype, more=4 * n)
+        ids_at = 64 + 72 * n + 8 * -(-2 * n * weight_dtype.itemsize // 8)
+        ids, missing = _carve(memory, ids_at, 2 * n, np.int64), _carve(memory, ids_at + 16 * n, 2 * n, np.int64)
+        _check_slot_pointers(table)
+        codes = codes if codes.dtype == np.int8 else codes.astype(xp.int8)
+        cuda_kernels.get_kernel("batch", f"net_rows_block<{cuda_kernels.WEIGHT_TYPES[weight_dtype]}>")(
+            (1,), (_NET_ROWS_THREADS,),
+            (keys, values, np.int64(keys.size), _int64(src), _int64(dst), np.int32(bool(undirected)), np.int64(n),
+             ids, missing, codes, weights, table, np.int64(table.size), adj.start, adj.degree, adj.nbr,
+             exact_astype(adj.wgt, weights.dtype), edges, changed_w, counters))
+        host = counters.get()                   # the one sync
+        if host[7]:
+            return None, ids, _carve(missing, 0, int(host[7]), np.int64)
+        return self._net_changes_read(memory, n, weight_dtype, host), ids, None
 
     # --------------------------------------------------------- graph operators
     def _relax_kernel(self, kernel, rule, weights):

@@ -46,3 +46,41 @@ def reduce_batch(store, u, v, w, op, unresolved=None):
     """
     return store.ops.net_changes(u, v, op, w, store.index.table, store.out, undirected=not store.directed,
                                  unresolved=unresolved)
+
+
+def reduce_rows_of_ends(store, src, dst, w, op):
+    """:func:`reduce_batch` of rows naming their ends by external id (``src``,
+    ``dst``), with the lookup of their internal ids, in one wait for both.
+
+    Returns ``(reduced, ids, missing)``: ``ids`` the ends' internal ids (the
+    sources', then the destinations'; -1 where absent); ``reduced`` as
+    :func:`reduce_batch` gives it and ``missing`` None, where every insert
+    row names known vertices; else ``reduced`` None and ``missing`` the
+    ends of insert rows that no vertex has (repeats kept, in no order): the
+    caller creates them and reduces the rows again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> from cugraph_stream.backends.rows import INSERT
+    >>> from cugraph_stream.engine.store import GraphStore
+    >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32)
+    >>> _ = store.add_vertices(np.array([10, 20]))
+    >>> reduced, ids, missing = reduce_rows_of_ends(store, np.array([10]), np.array([20]), np.ones(1, np.float32),
+    ...                                            np.array([INSERT], dtype=np.int8))
+    >>> ids.tolist(), reduced.counts["inserted"], missing
+    ([0, 1], 1, None)
+    >>> reduce_rows_of_ends(store, np.array([10]), np.array([30]), np.ones(1, np.float32),
+    ...                     np.array([INSERT], dtype=np.int8))[2].tolist()
+    [30]
+    """
+    vertices = store.vertices
+    if vertices.dense is None:            # (the ids are searched: one operator looks them up and reduces)
+        return store.ops.net_changes_of_ends(*vertices.sorted_ids(), src, dst, op, w, store.index.table, store.out,
+                                             undirected=not store.directed)
+    # (a dense map answers on the host: the missing ends' count is a host int already)
+    ids, missing = vertices.find_rows(src, dst, op)
+    rows = int(src.size)
+    reduced = reduce_batch(store, ids[:rows], ids[rows:], w, op, unresolved=missing.count)
+    return (reduced, ids, None) if reduced is not None else (None, ids, missing.read(missing.count))

@@ -1701,6 +1701,67 @@ def test_net_changes_reads_the_unresolved_count_with_its_own(ops, rows):
                     assert sorted(host(ops, a).tolist()) == sorted(host(ops, b).tolist())
 
 
+@pytest.mark.parametrize("rows", [1, 2, 5, 16, 64, 65, 300])      # (on the GPU one block up to 64 rows)
+@pytest.mark.parametrize("undirected", [False, True])
+@pytest.mark.parametrize("new_vertex", [False, True])
+def test_net_changes_of_ends_looks_up_and_reduces(ops, rows, undirected, new_vertex):
+    """Rows naming their ends by external id: each end's internal id, and the net
+    change of each edge through its rows in order (a model of the rows), or,
+    where an insert row names an end no vertex has, no changes and those ends."""
+    rng = np.random.default_rng(rows + 7 * undirected + 13 * new_vertex)
+    n = 12
+    external = rng.choice(np.arange(-2**40, 2**40, 2**30), n, replace=False)
+    order = np.argsort(external)
+    keys, values = external[order], np.arange(n)[order]
+    pairs = {(int(a), int(b)) for a, b in rng.integers(0, n, (15, 2))}
+    if undirected:
+        pairs = {(min(a, b), max(a, b)) for a, b in pairs}
+    stored = {pair: float(rng.integers(1, 4)) for pair in pairs}
+    arcs = dict(stored)
+    if undirected:
+        arcs.update({(b, a): w for (a, b), w in stored.items()})
+    adj, index = indexed_arcs(ops, n, arcs)
+    ends = np.concatenate((external, [2**62 + 1]))          # the last names no vertex
+    src, dst = rng.choice(ends, rows), rng.choice(ends, rows)
+    src[:rows // 2] = rng.choice(external, rows // 2)       # (most rows name edges that exist, or may)
+    codes = rng.choice(np.array([INSERT, DELETE], dtype=np.int8), rows)
+    codes[(src == ends[-1]) | (dst == ends[-1])] = DELETE   # unknown ends on delete rows only ...
+    if new_vertex:
+        src[rows - 1], codes[rows - 1] = ends[-1], INSERT   # ... but for one insert row
+    weights = rng.integers(1, 4, rows).astype(np.float64)
+
+    changes, ids, missing = ops.net_changes_of_ends(
+        ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst), ops.asarray(codes),
+        ops.asarray(weights), index.table, adj, undirected=undirected)
+    internal = dict(zip(external.tolist(), range(n)))
+    assert host(ops, ids).tolist() == [internal.get(x, -1) for x in np.concatenate((src, dst)).tolist()]
+    if new_vertex:
+        assert changes is None
+        inserting = codes == INSERT
+        unknown = int(((src == ends[-1]) & inserting).sum() + ((dst == ends[-1]) & inserting).sum())
+        assert host(ops, missing).tolist() == [ends[-1]] * unknown
+        return
+    assert missing is None
+    state, ignored = dict(stored), 0
+    for a, b, o, w in zip(src.tolist(), dst.tolist(), codes.tolist(), weights.tolist()):
+        edge = (internal.get(a, -1), internal.get(b, -1))
+        edge = (min(edge), max(edge)) if undirected and -1 not in edge else edge
+        if o == INSERT:
+            state[edge] = w
+        else:
+            ignored += edge not in state
+            state.pop(edge, None)
+    got = {name: sorted(zip(*(host(ops, a).tolist() for a in arrays)))
+           for name, arrays in (("inserted", (changes.inserted_u, changes.inserted_v, changes.inserted_weights)),
+                                ("deleted", (changes.deleted_u, changes.deleted_v)),
+                                ("updated", (changes.updated_u, changes.updated_v, changes.updated_weights)))}
+    assert got["inserted"] == sorted((a, b, w) for (a, b), w in state.items() if (a, b) not in stored)
+    assert got["deleted"] == sorted(edge for edge in stored if edge not in state)
+    assert got["updated"] == sorted((a, b, w) for (a, b), w in state.items() if stored.get((a, b), w) != w)
+    assert changes.counts["ignored"] == ignored
+    assert changes.counts["inserted"] == len(got["inserted"]) and changes.counts["deleted"] == len(got["deleted"])
+
+
 @pytest.mark.parametrize("undirected", [False, True])
 def test_arc_keys(ops, undirected):
     rng = np.random.default_rng(7)

@@ -192,6 +192,40 @@ def test_apply_rolls_back_at_every_numpy_allocation(compiled, placement_kind, co
 
 
 @pytest.mark.parametrize("compiled", CPU_PATHS)
+@pytest.mark.parametrize("graph", ["undirected", "pagerank"])
+def test_other_graphs_roll_back_at_every_numpy_allocation(compiled, graph, compact_early, monkeypatch):
+    """The sweep above on an undirected graph (one adjacency, each edge two arcs:
+    every kind of query) and on a cached graph tracking PageRank alone, weighted
+    and personalised, whose batch takes dense rounds."""
+    import pandas as pd
+
+    from cugraph_stream.engine.pagerank import PageRankEngine
+
+    ops = CPUBackend(compiled=compiled)
+    if graph == "undirected":
+        h, rng, ids, weights = make_harness(ops, "device", False, seed=4)
+    else:
+        h, rng, ids, weights = make_harness(ops, "cached", True, seed=5, kinds=("PageRank",),
+                                            modes=("incremental",))
+        chosen = [v for v in ids if v in h.model.vertices][:2]
+        h.track("PageRank", "incremental", personalization=pd.DataFrame({"vertex": chosen, "values": [1.0, 3.0]}))
+    fresh = [rng.randrange(-2**62, 2**62) for _ in range(3)]
+    rows = random_batch(rng, h.model, ids + fresh, 30, weights)
+    rows += tree_rows(h) if graph == "undirected" else []
+    rows += [(ids[2], v, 1, 1.5) for v in ids[3:15]] + [(fresh[0], ids[5], 1, 0.0), (ids[1], ids[1], 1, 2.0)]
+    spreads = []
+    spread = PageRankEngine._spread
+    monkeypatch.setattr(PageRankEngine, "_spread", lambda engine, *args: spreads.append(1) or spread(engine, *args))
+    batch, before = _frame(rows), h.snapshot()
+    _, allocations = sweep_allocations(h, lambda g: g.apply(batch, weight="weight"), where=f"{graph} batch")
+    assert allocations > 100, allocations
+    assert spreads                           # (dense rounds ran, in the batch that went through at least)
+    h.model.apply_rows(rows)
+    h.check_all(f"{graph} batch", before)
+    h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
+
+
+@pytest.mark.parametrize("compiled", CPU_PATHS)
 @pytest.mark.parametrize("placement_kind", ["device", "cached"])
 def test_vertex_calls_and_track_roll_back_at_every_numpy_allocation(compiled, placement_kind, compact_early):
     """remove_vertices, add_vertices (reusing the freed ids) and track, each failed

@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "converge",
     "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
-    "reached", "correction_frontier", "uncache_lists", "recache_in_place", "l1_deviation",
+    "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
     "pagerank_spread", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
@@ -234,6 +234,16 @@ def undo_removal(adj, removed):
         if array is not None:
             array[removed.slots] = values
     adj.degree[removed.lists] = removed.degree
+
+
+def recache_at(lists, vertices, places, held, chunk_slots):
+    """Undo :meth:`Backend.uncache_lists`: ``vertices`` cached again at their former
+    ``places`` (``chunk * chunk_slots + offset``), holding ``held`` entries, in the
+    per-vertex arrays of ``lists`` (their copies in the chunks were not touched)."""
+    lists.in_cache[vertices] = True
+    lists.chunk_id[vertices] = places // chunk_slots
+    lists.chunk_offset[vertices] = places % chunk_slots
+    lists.cached_degree[vertices] = held
 
 
 class Counted(NamedTuple):
@@ -1210,6 +1220,36 @@ class Backend(abc.ABC):
         lists.chunk_offset[evicted] = 0
         lists.cached_degree[evicted] = 0
         return evicted, places, held, lost, value
+
+    def uncache_lists_in(self, requests):
+        """:meth:`uncache_lists` in several caches, in one operator call (on the GPU
+        one synchronisation for all): ``requests`` holds each cache's arguments
+        ``(lists, ids, chunks, chunk_slots, price)``; returns each one's result.
+
+        All or nothing: where one fails, those made before it are undone (their
+        vertices cached again where they were) before the error is raised.
+
+        >>> from types import SimpleNamespace
+        >>> from cugraph_stream.backends import get_backend
+        >>> def cache():
+        ...     return SimpleNamespace(in_cache=np.array([True, True]), chunk_id=np.array([0, 0], np.int32),
+        ...                            chunk_offset=np.array([0, 8], np.int32),
+        ...                            cached_degree=np.array([3, 2], np.int32))
+        >>> out, inn = cache(), cache()
+        >>> results = get_backend("cpu").uncache_lists_in([(out, np.array([1]), 1, 64, None),
+        ...                                                (inn, np.array([0, 1]), 1, 64, None)])
+        >>> [(evicted.tolist(), lost.tolist()) for evicted, _, _, lost, _ in results]
+        [([1], [2]), ([0, 1], [5])]
+        """
+        results = []
+        try:
+            for request in requests:
+                results.append(self.uncache_lists(*request))
+        except BaseException:
+            for (lists, _, _, chunk_slots, _), (evicted, places, held, _, _) in zip(requests, results):
+                recache_at(lists, evicted, places, held, chunk_slots)
+            raise
+        return results
 
     def recache_in_place(self, lists, vertices, places, held, adjacency, chunk_slots, weight_itemsize):
         """Cache again, in the slots they held, the lists of ``vertices`` just evicted

@@ -774,32 +774,56 @@ class GPUBackend(Backend):
         return self._kept(out, kept)
 
     def uncache_lists(self, lists, ids, chunks, chunk_slots, price=None):
-        # one launch (kernels/cache.cu) and one read-back: the evictions' count, value and losses per chunk
+        return self.uncache_lists_in([(lists, ids, chunks, chunk_slots, price)])[0]
+
+    def uncache_lists_in(self, requests):
+        # a launch per cache (kernels/cache.cu) and one read-back of every tally: the
+        # evictions' count, value and losses per chunk; every argument made before
+        # the first launch
         xp = self.xp
-        n = int(ids.size)
+        if not all(self._uncaches_here(lists, price) for lists, _, _, _, price in requests):
+            return super().uncache_lists_in(requests)
+        sizes = [int(ids.size) for _, ids, _, _, _ in requests]
+        tallies = [2 + int(chunks) for _, _, chunks, _, _ in requests]
+        parts = _carved(xp, *[(3 * n, np.int64) for n in sizes], (sum(tallies), np.uint64))
+        tally = parts[-1]
+        self._set_bytes(tally, 0)
+        launches, outputs, at = [], [], 0
+        for (lists, ids, chunks, chunk_slots, price), n, out, words in zip(requests, sizes, parts, tallies):
+            if price is None:
+                degree, bits, fields, field_bits, itemsizes = np.uint64(0), np.uint64(0), 0, 0, (0, 0)
+            else:
+                degree, bits, fields, field_bits = price.degree, price.words, price.fields, price.field_bits
+                itemsizes = (tuple(price.itemsizes) + (0, 0))[:2]
+            evicted, places, held = (_carve(out, 8 * n * k, n, np.int64) for k in range(3))
+            outputs.append((evicted, places, held))
+            if n:
+                launches.append((n, (_int64(ids), np.int64(n), lists.in_cache, lists.chunk_id, lists.chunk_offset,
+                                     lists.cached_degree, np.int64(chunk_slots), degree, bits, np.int32(fields),
+                                     np.int32(field_bits), np.int64(itemsizes[0]), np.int64(itemsizes[1]),
+                                     np.int64(READ_UNIT_BYTES), evicted, places, held,
+                                     _carve(tally, 8 * at, words, np.uint64))))
+            at += words
+        kernel = cuda_kernels.get_kernel("cache", "uncache_lists")
+        for n, args in launches:
+            kernel((_blocks(n),), (_THREADS,), args)
+        counts = tally.get().astype(np.int64)           # the one sync
+        results, at = [], 0
+        for (evicted, places, held), words in zip(outputs, tallies):
+            k = int(counts[at])
+            results.append((_carve(evicted, 0, k, np.int64), _carve(places, 0, k, np.int64),
+                            _carve(held, 0, k, np.int64), counts[at + 2:at + words], int(counts[at + 1])))
+            at += words
+        return results
+
+    @staticmethod
+    def _uncaches_here(lists, price):
+        """Whether the uncache_lists kernel takes a cache's arrays (and its price) as they are."""
         arrays = (lists.in_cache, lists.chunk_id, lists.chunk_offset, lists.cached_degree)
-        if (any(not a.flags.c_contiguous for a in arrays) or lists.in_cache.dtype != np.bool_
-                or any(a.dtype != np.int32 for a in arrays[1:])
-                or (price is not None and (len(price.itemsizes) > 2 or price.words.dtype != np.uint32
-                                           or price.degree.dtype != np.int64))):
-            return super().uncache_lists(lists, ids, chunks, chunk_slots, price)
-        if price is None:
-            degree, words, fields, field_bits, itemsizes = np.uint64(0), np.uint64(0), 0, 0, (0, 0)
-        else:
-            degree, words, fields, field_bits = price.degree, price.words, price.fields, price.field_bits
-            itemsizes = (tuple(price.itemsizes) + (0, 0))[:2]
-        evicted, places, held = (xp.empty(n, dtype=xp.int64) for _ in range(3))
-        tally = xp.zeros(2 + int(chunks), dtype=xp.uint64)
-        if n:
-            cuda_kernels.get_kernel("cache", "uncache_lists")(
-                (_blocks(n),), (_THREADS,),
-                (_int64(ids), np.int64(n)) + arrays + (
-                    np.int64(chunk_slots), degree, words, np.int32(fields), np.int32(field_bits),
-                    np.int64(itemsizes[0]), np.int64(itemsizes[1]), np.int64(READ_UNIT_BYTES), evicted, places,
-                    held, tally))
-        counts = tally.get().astype(np.int64)
-        k = counts[0]
-        return evicted[:k], places[:k], held[:k], counts[2:], int(counts[1])
+        return (all(a.flags.c_contiguous for a in arrays) and lists.in_cache.dtype == np.bool_
+                and all(a.dtype == np.int32 for a in arrays[1:])
+                and (price is None or (len(price.itemsizes) <= 2 and price.words.dtype == np.uint32
+                                       and price.degree.dtype == np.int64)))
 
     def recache_in_place(self, lists, vertices, places, held, adjacency, chunk_slots, weight_itemsize):
         # one launch (kernels/cache.cu) and one read-back: the count, the loads' transactions, entries per chunk

@@ -185,6 +185,43 @@ class Eviction(NamedTuple):
         return cls(empty, empty, empty, 0)
 
 
+class _EvictionRequest(NamedTuple):
+    """A cache's part of :func:`evict_changed_together`: the arguments of
+    ``uncache_lists`` and the bounds of the vertices scanned."""
+
+    arguments: tuple
+    scanned: int
+    upto: int
+
+
+def evict_changed_together(ops, requests, bound=None, noted=None):
+    """:meth:`HotCache.evict_changed` in several caches, their lists evicted by one
+    operator call (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists_in`:
+    one synchronisation on the GPU, where each cache would make one).
+
+    ``requests`` holds each cache's ``(cache, changed_vertices, adjacency,
+    report, hotness)``; ``noted(k, eviction)`` is given cache ``k``'s
+    :class:`Eviction` once every cache has evicted, before any cache's
+    counts change (a failure after that leaves a rollback the record of
+    what to put back).  Returns the evictions, in the order of ``requests``.
+    """
+    asked = [cache._eviction_request(changed, adjacency, bound, hotness)
+             for cache, changed, adjacency, _, hotness in requests]
+    pending = [(k, request) for k, request in enumerate(asked) if request is not None]
+    results = ops.uncache_lists_in([request.arguments for _, request in pending]) if pending else []
+    evictions = [cache._no_eviction for cache, *_ in requests]
+    for (k, _), (evicted, places, held, _, value) in zip(pending, results):
+        evictions[k] = Eviction(evicted, places, held, value)
+        if noted is not None:
+            noted(k, evictions[k])
+    for (k, request), result in zip(pending, results):
+        cache, report = requests[k][0], requests[k][3]
+        cache._account(result, report, request.scanned, compact=False)
+        report.evicted_changed = (report.evicted if request.scanned == request.upto
+                                  else int((evictions[k].vertices < request.scanned).sum()))
+    return evictions
+
+
 # ---------------------------------------------------------------------------- cache
 class HotCache:
     """Neighbour lists of one adjacency, in fixed-size chunks under a byte budget.
@@ -466,7 +503,8 @@ class HotCache:
         down since the last refresh), so that the cache serves no stale list.
         One launch and one synchronisation on the GPU
         (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists`), at the
-        cost of the batch, not of the vertices.
+        cost of the batch, not of the vertices; several caches' evictions wait
+        once together (:func:`evict_changed_together`).
 
         Parameters as :meth:`evict`; with ``hotness`` (the
         :class:`~cugraph_stream.engine.hotness.Hotness` of this cache's
@@ -476,19 +514,24 @@ class HotCache:
         that still leaves a rollback the record of what to put back.
         Returns the :class:`Eviction`.
         """
+        told = None if noted is None else (lambda k, eviction: noted(eviction))
+        return evict_changed_together(self.ops, [(self, changed_vertices, adjacency, report, hotness)], bound,
+                                      told)[0]
+
+    def _eviction_request(self, changed_vertices, adjacency, bound, hotness):
+        """What :meth:`evict_changed` asks ``uncache_lists`` for (an :class:`_EvictionRequest`),
+        or None where the cache holds nothing."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
         scanned = self._scan_bound(bound)
         upto, self._bound_seen = max(scanned, self._bound_seen), scanned
         if self.chunks_held == 0:
-            return self._no_eviction
+            return None
         changed = changed_vertices.astype(xp.int64, copy=False)
         if scanned < upto:                    # vertices beyond the bound (removed) go too
             changed = xp.concatenate((changed, xp.flatnonzero(self.in_cache[scanned:upto]) + scanned))
         price = None if hotness is None else hotness.price(adjacency.degree, self.read_itemsizes, scanned)
-        eviction = self._drop(changed, report, scanned, compact=False, price=price, noted=noted)
-        report.evicted_changed = report.evicted if scanned == upto else int((eviction.vertices < scanned).sum())
-        return eviction
+        return _EvictionRequest((self, changed, self.max_chunks, self.chunk_slots, price), scanned, upto)
 
     def reload_in_place(self, eviction, adjacency, report):
         """Refresh step 2 of a partial refresh (after :meth:`evict_changed`): cache again
@@ -514,13 +557,12 @@ class HotCache:
         report.not_loaded = report.evicted_changed - report.loaded_lists
         self.report_state(report, counted=True)
 
-    def _drop(self, vertices, report, scanned, compact=True, price=None, noted=None):
+    def _drop(self, vertices, report, scanned, compact=True, price=None):
         """Evict the cached lists of ``vertices`` (repeats allowed; those not cached
         are left alone): their slots become garbage; release the chunks left
         with garbage only and (``compact``) compact those left with more
         garbage than lists.  Counts the evictions in ``report`` and returns
-        them as an :class:`Eviction` (with ``price``, valued), given to
-        ``noted`` first.
+        them as an :class:`Eviction` (with ``price``, valued).
 
         A refresh without a selection (:meth:`evict_changed`) does not compact:
         a skipped one loads nothing, and a partial one reloads lists in place
@@ -528,11 +570,16 @@ class HotCache:
         SSSP alone, compactions at eviction cost 12.3 ms a batch (0.4 a batch,
         about 31 ms each) against 10.8 ms for the whole batch in placement
         ``"host"``."""
-        evicted, places, held, lost, value = self.ops.uncache_lists(self, vertices, self.max_chunks,
-                                                                    self.chunk_slots, price)
-        eviction = Eviction(evicted, places, held, value)
-        if noted is not None:
-            noted(eviction)
+        result = self.ops.uncache_lists(self, vertices, self.max_chunks, self.chunk_slots, price)
+        self._account(result, report, scanned, compact)
+        evicted, places, held, _, value = result
+        return Eviction(evicted, places, held, value)
+
+    def _account(self, result, report, scanned, compact):
+        """The cache's counts after ``uncache_lists`` evicted lists (``result``, the
+        operator's): garbage, lists held, chunks released and (``compact``)
+        compacted, and ``report``'s count of evictions."""
+        evicted, _, _, lost, _ = result
         report.evicted += int(evicted.size)
         self.garbage += lost
         self._held = (self._held[0] - int(evicted.size), self._held[1] - int(lost.sum()))
@@ -544,7 +591,6 @@ class HotCache:
                 report.released_chunks += 1
             elif compact and 2 * self.garbage[c] > self.fill[c]:
                 self._compact(c, report, scanned)
-        return eviction
 
     def _compact(self, c, report, scanned):
         """Step 2, for chunk ``c``: its live lists slide down, in offset order, over the garbage

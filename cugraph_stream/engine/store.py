@@ -21,7 +21,6 @@ anywhere in a batch restores the graph and its results exactly.
 from __future__ import annotations
 
 import contextlib
-import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -31,7 +30,7 @@ import numpy as np
 from ..backends.base import NetChanges
 from ..log import logger
 from .adjacency import Adjacency, list_room, read_plans
-from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, evict_changed_together
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
 from .arc_index import ArcIndex
@@ -690,12 +689,12 @@ class GraphStore:
                 cache.clear()
             candidates = [None] * len(caches)
         else:
-            evictions = []
-            for k, ((side, adj, hotness), report) in enumerate(zip(self.cached, reports)):
-                # (an empty cache has nothing to evict: no need to gather the changed lists)
-                changed = changed_lists(self.ops, delta, side) if adj.cache.chunks_held else self._no_vertices
-                evictions.append(adj.cache.evict_changed(changed, adj, report, bound, hotness=hotness,
-                                                         noted=functools.partial(self._note_eviction, k)))
+            # (an empty cache has nothing to evict: no need to gather the changed lists)
+            evictions = evict_changed_together(
+                self.ops, [(adj.cache, changed_lists(self.ops, delta, side) if adj.cache.chunks_held
+                            else self._no_vertices, adj, report, hotness)
+                           for (side, adj, hotness), report in zip(self.cached, reports)], bound,
+                noted=self._note_eviction)
             candidates = evictions
             if decision is None:
                 # the reads of the changed lists that fit their slots again, over the hotness window:

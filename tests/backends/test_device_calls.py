@@ -133,6 +133,35 @@ def test_a_batch_that_deletes_and_inserts_reads_its_removals_and_placements_at_o
     g.check_consistency()
 
 
+def test_both_caches_evict_a_batchs_changed_lists_in_one_synchronisation(backend):
+    """Placement "cached", a refresh without a selection: the out- and the in-cache,
+    both holding lists, evict the lists a batch changed in one operator call, so the
+    batch waits once more than on a graph whose caches hold nothing."""
+    from reference import ScriptedRefreshPolicy
+
+    def graph(load):
+        src = np.arange(63)
+        g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.full(63, 1.5)}),
+                                          source="src", destination="dst", weight="w", backend=backend,
+                                          placement="cached", cache_budget=1 << 16, chunk_bytes=1 << 12)
+        g.track(cgs.SSSP(0, mode="incremental"))
+        g.track(cgs.WCC(mode="incremental"))
+        for kind, rows in (("skipped", {"src": [10, 10], "dst": [11, 12], "w": [1.5, 1.5], "op": [-1, 1]}),
+                           ("full" if load else "skipped", {"src": [1], "dst": [9], "w": [50.0], "op": [1]})):
+            g._store.refresh_policy = ScriptedRefreshPolicy((kind,))
+            g.apply(pd.DataFrame(rows), weight="w")
+        g._store.refresh_policy = ScriptedRefreshPolicy(("skipped",))
+        return g
+
+    loaded, empty = graph(True), graph(False)
+    assert [adj.cache.chunks_held > 0 for _, adj, _ in loaded._store.cached] == [True, True]
+    assert [adj.cache.chunks_held for _, adj, _ in empty._store.cached] == [0, 0]
+    batch = pd.DataFrame({"src": [0], "dst": [5], "w": [10.0], "op": [1]})
+    report = loaded.apply(batch, weight="w")
+    assert report.cache_refresh == "skipped" and report.syncs == empty.apply(batch, weight="w").syncs + 1
+    loaded._store.check_cache()
+
+
 def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend):
     """Inserts that outgrow an out-list and an in-list (and improve nothing): a
     batch of more than SPECULATIVE_ROWS rows looks its vertices up in a wait

@@ -1887,6 +1887,57 @@ def test_uncache_lists_evicts_each_cached_id_once_and_prices_it(ops, cached, ids
         assert host(ops, getattr(lists, name)).tolist() == a.tolist(), name
 
 
+def _random_cache_lists(rng, n, chunks, slots):
+    """Per-vertex arrays of a cache holding about half of ``n`` vertices' lists (host arrays)."""
+    in_cache = rng.random(n) < 0.5
+    return {"in_cache": in_cache, "chunk_id": np.where(in_cache, rng.integers(0, chunks, n), -1).astype(np.int32),
+            "chunk_offset": np.where(in_cache, rng.integers(0, slots - 10, n), 0).astype(np.int32),
+            "cached_degree": np.where(in_cache, rng.integers(1, 10, n), 0).astype(np.int32)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_uncache_lists_in_several_caches_equals_a_call_for_each(ops, seed):
+    """Several caches' evictions in one operator call (one wait on the GPU) give what
+    a call for each gives, and leave each cache's arrays as it leaves them."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(seed)
+    n, chunks, slots = 40, 3, 100
+    states = [_random_cache_lists(rng, n, chunks, slots) for _ in range(3)]
+    ids = [rng.integers(0, n, 25), np.zeros(0, np.int64), rng.integers(0, n, 60)]
+
+    def caches():
+        return [SimpleNamespace(**{name: ops.asarray(a.copy()) for name, a in state.items()}) for state in states]
+    together, apart = caches(), caches()
+    results = ops.uncache_lists_in([(lists, ops.asarray(i), chunks, slots, None) for lists, i in zip(together, ids)])
+    assert len(results) == 3
+    for lists, i, result, alone_lists in zip(together, ids, results, apart):
+        alone = ops.uncache_lists(alone_lists, ops.asarray(i), chunks, slots, None)
+        order, alone_order = np.argsort(host(ops, result[0])), np.argsort(host(ops, alone[0]))
+        for got, want in zip(result[:3], alone[:3]):
+            assert host(ops, got)[order].tolist() == host(ops, want)[alone_order].tolist()
+        assert result[3].tolist() == alone[3].tolist() and result[4] == alone[4]
+        for name in states[0]:
+            assert host(ops, getattr(lists, name)).tolist() == host(ops, getattr(alone_lists, name)).tolist()
+
+
+def test_uncache_lists_in_undoes_the_caches_before_one_that_fails():
+    """All or nothing: the second cache's eviction fails (an id beyond its arrays),
+    and the first cache's evicted lists are cached again where they were."""
+    from types import SimpleNamespace
+
+    from cugraph_stream.backends import get_backend
+
+    rng = np.random.default_rng(4)
+    state = _random_cache_lists(rng, 40, 3, 100)
+    first, second = (SimpleNamespace(**{name: a.copy() for name, a in state.items()}) for _ in range(2))
+    with pytest.raises(IndexError):
+        get_backend("cpu").uncache_lists_in([(first, np.arange(40), 3, 100, None),
+                                             (second, np.array([3, 400]), 3, 100, None)])
+    for name, a in state.items():
+        assert getattr(first, name).tolist() == a.tolist() and getattr(second, name).tolist() == a.tolist(), name
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(evicted=st.dictionaries(st.integers(0, 29), st.tuples(st.integers(0, 3), st.integers(0, 99), st.integers(1, 9)),
                                max_size=20),

@@ -5,6 +5,7 @@
 // WALK_LIMIT times); a few rows named by external ids are looked up and
 // reduced in one block (net_rows_block).  Each row's arc key is computed where it is read
 // (row_key); each changed edge is written out with its ends.
+#include "common.cuh"
 #include "hash.cuh"
 
 namespace cgs {
@@ -220,13 +221,7 @@ __global__ void net_rows_block(const long long* keys, const long long* values, l
   for (long long k = threadIdx.x; k < 2 * rows; k += blockDim.x) {
     long long row = k < rows ? k : k - rows;
     long long q = k < rows ? src[row] : dst[row];
-    long long low = 0, high = size;
-    while (low < high) {
-      long long mid = low + (high - low) / 2;
-      if (keys[mid] < q) low = mid + 1;
-      else high = mid;
-    }
-    long long found = (low < size && keys[low] == q) ? values[low] : -1;
+    long long found = cgs::sorted_value(keys, values, size, q);
     ids[k] = found;
     if (found < 0 && ops[row] == 1) missing[atomicAdd(&absent, 1ull)] = q;
   }

@@ -415,6 +415,21 @@ __device__ __forceinline__ long long block_sum(const long long* values, long lon
   return sum;
 }
 
+// ---- sorted lookup ----------------------------------------------------------
+// The value paired with key q in (keys, values), `size` of them, the keys
+// distinct and ascending (binary search); -1 where no key equals q.
+__device__ __forceinline__ long long sorted_value(const long long* keys, const long long* values, long long size,
+                                                  long long q)
+{
+  long long low = 0, high = size;
+  while (low < high) {
+    long long mid = low + (high - low) / 2;
+    if (keys[mid] < q) low = mid + 1;
+    else high = mid;
+  }
+  return (low < size && keys[low] == q) ? values[low] : -1;
+}
+
 // ---- atomic best (min or max); returns the value held before -------------
 template <int ORDER>
 __device__ __forceinline__ int atomic_best(int* p, int v)

@@ -66,14 +66,7 @@ __global__ void sorted_lookup(const long long* queries, long long count, const l
     found[k] = known[k];
     return;
   }
-  long long q = queries[k];
-  long long low = 0, high = size;
-  while (low < high) {
-    long long mid = low + (high - low) / 2;
-    if (keys[mid] < q) low = mid + 1;
-    else high = mid;
-  }
-  found[k] = (low < size && keys[low] == q) ? values[low] : -1;
+  found[k] = cgs::sorted_value(keys, values, size, queries[k]);
 }
 
 // Merge two ascending key arrays, with the values paired to them (a stable
@@ -273,13 +266,7 @@ __global__ void lookup_rows(const long long* keys, const long long* values, long
   if (k >= 2 * rows) return;
   long long row = k < rows ? k : k - rows;
   long long q = k < rows ? src[row] : dst[row];
-  long long low = 0, high = size;
-  while (low < high) {
-    long long mid = low + (high - low) / 2;
-    if (keys[mid] < q) low = mid + 1;
-    else high = mid;
-  }
-  long long found = (low < size && keys[low] == q) ? values[low] : -1;
+  long long found = cgs::sorted_value(keys, values, size, q);
   ids[k] = found;
   if (found < 0 && codes[row] == insert) missing[atomicAdd(missing_count, 1ull)] = q;
 }

@@ -62,7 +62,7 @@ STEPS = [
     ("cugraph_stream.engine.store", "GraphStore.record_reads"),
     ("cugraph_stream.engine.store", "GraphStore.refresh_cache"),
     ("cugraph_stream.engine.hotness", "Hotness.record"), ("cugraph_stream.engine.hotness", "Hotness.advance"),
-    ("cugraph_stream.engine.cache", "HotCache.evict_changed"), ("cugraph_stream.engine.cache", "HotCache.evict"),
+    ("cugraph_stream.engine.store", "evict_changed"), ("cugraph_stream.engine.cache", "HotCache.evict"),
     ("cugraph_stream.engine.cache", "HotCache.load"), ("cugraph_stream.engine.cache", "HotCache.report_state"),
     ("cugraph_stream.engine.reads", "ReadCounters.add"), ("cugraph_stream.engine.cache", "HotCache._drop"),
     ("cugraph_stream.engine.cache", "HotCache._compact"), ("cugraph_stream.engine.cache", "HotCache._place"),

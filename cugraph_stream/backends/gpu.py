@@ -774,6 +774,8 @@ class GPUBackend(Backend):
         return self._kept(out, kept)
 
     def uncache_lists(self, lists, ids, chunks, chunk_slots, price=None):
+        if not self._uncaches_here(lists, price):
+            return super().uncache_lists(lists, ids, chunks, chunk_slots, price)
         return self.uncache_lists_in([(lists, ids, chunks, chunk_slots, price)])[0]
 
     def uncache_lists_in(self, requests):
@@ -782,7 +784,7 @@ class GPUBackend(Backend):
         # the first launch
         xp = self.xp
         if not all(self._uncaches_here(lists, price) for lists, _, _, _, price in requests):
-            return super().uncache_lists_in(requests)
+            return super().uncache_lists_in(requests)       # (a call each: uncache_lists takes its own way)
         sizes = [int(ids.size) for _, ids, _, _, _ in requests]
         tallies = [2 + int(chunks) for _, _, chunks, _, _ in requests]
         parts = _carved(xp, *[(3 * n, np.int64) for n in sizes], (sum(tallies), np.uint64))

@@ -156,7 +156,6 @@ def layout(xp, room, base, align):
     return starts, total + (-total) % align
 
 
-
 def _put_back_moved(ops, arrays, removed):
     """Rollback step of a removal (``removed``, a ``RemovedEntries`` with its
     pre-images): the entries that moved into holes get their values back at

@@ -11,7 +11,7 @@ arrays backends read it through
 (:class:`~cugraph_stream.backends.base.CachedLists`), and the steps that
 bring it up to date: :meth:`HotCache.evict` and :meth:`HotCache.load`
 (Grapin's Algorithm 3: evict, compact, consolidate, allocate, load) for a
-full refresh, :meth:`HotCache.evict_changed` and
+full refresh, :func:`evict_changed` and
 :meth:`HotCache.reload_in_place` for the cheaper ones
 (:mod:`cugraph_stream.engine.cache_policy` decides), each counted in a
 :class:`RefreshReport`.  (What the queries read, from the
@@ -155,7 +155,7 @@ class RefreshReport:
 
 
 class Eviction(NamedTuple):
-    """What :meth:`HotCache.evict_changed` evicted, for :meth:`HotCache.reload_in_place`
+    """What :func:`evict_changed` evicted, for :meth:`HotCache.reload_in_place`
     and for a rollback snapshot (:meth:`HotCache.snapshot`).
 
     Attributes
@@ -186,7 +186,7 @@ class Eviction(NamedTuple):
 
 
 class _EvictionRequest(NamedTuple):
-    """A cache's part of :func:`evict_changed_together`: the arguments of
+    """A cache's part of :func:`evict_changed`: the arguments of
     ``uncache_lists`` and the bounds of the vertices scanned."""
 
     arguments: tuple
@@ -194,16 +194,26 @@ class _EvictionRequest(NamedTuple):
     upto: int
 
 
-def evict_changed_together(ops, requests, bound=None, noted=None):
-    """:meth:`HotCache.evict_changed` in several caches, their lists evicted by one
-    operator call (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists_in`:
-    one synchronisation on the GPU, where each cache would make one).
+def evict_changed(ops, requests, bound=None, noted=None):
+    """Refresh step 1 of a refresh without a selection (skipped or partial, see
+    :mod:`cugraph_stream.engine.cache_policy`), in every cache: evict only the
+    cached lists of the vertices whose lists changed (and of vertices at or
+    above ``bound`` if it came down since the last refresh), so that no cache
+    serves a stale list.  One operator call for all
+    (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists_in`: a launch
+    per cache and one synchronisation on the GPU), at the cost of the batch,
+    not of the vertices.
 
     ``requests`` holds each cache's ``(cache, changed_vertices, adjacency,
-    report, hotness)``; ``noted(k, eviction)`` is given cache ``k``'s
-    :class:`Eviction` once every cache has evicted, before any cache's
-    counts change (a failure after that leaves a rollback the record of
-    what to put back).  Returns the evictions, in the order of ``requests``.
+    report, hotness)``: the :class:`HotCache`, the vertices whose list changed
+    (repeats allowed; see :func:`changed_lists`), the host store of its
+    direction, the :class:`RefreshReport` to add to, and its adjacency's
+    :class:`~cugraph_stream.engine.hotness.Hotness` (or None), with which
+    the eviction also prices reloading the lists in place.
+    ``noted(k, eviction)`` is given cache ``k``'s :class:`Eviction` once
+    every cache has evicted, before any cache's counts change (a failure
+    after that leaves a rollback the record of what to put back).  Returns
+    the evictions, in the order of ``requests``.
     """
     asked = [cache._eviction_request(changed, adjacency, bound, hotness)
              for cache, changed, adjacency, _, hotness in requests]
@@ -496,30 +506,8 @@ class HotCache:
         report.evicted_changed = int(evicted_changed)
         self._drop(evicted, report, scanned)
 
-    def evict_changed(self, changed_vertices, adjacency, report, bound=None, hotness=None, noted=None):
-        """Refresh step 1 of a refresh without a selection (skipped or partial, see
-        :mod:`cugraph_stream.engine.cache_policy`): evict only the cached lists of
-        ``changed_vertices`` (and of vertices at or above ``bound`` if it came
-        down since the last refresh), so that the cache serves no stale list.
-        One launch and one synchronisation on the GPU
-        (:meth:`~cugraph_stream.backends.base.Backend.uncache_lists`), at the
-        cost of the batch, not of the vertices; several caches' evictions wait
-        once together (:func:`evict_changed_together`).
-
-        Parameters as :meth:`evict`; with ``hotness`` (the
-        :class:`~cugraph_stream.engine.hotness.Hotness` of this cache's
-        adjacency) the eviction also prices reloading the lists in place.
-        ``noted`` (a callable) is given the :class:`Eviction` as soon as the
-        lists are evicted, before the cache's counts change: a failure after
-        that still leaves a rollback the record of what to put back.
-        Returns the :class:`Eviction`.
-        """
-        told = None if noted is None else (lambda k, eviction: noted(eviction))
-        return evict_changed_together(self.ops, [(self, changed_vertices, adjacency, report, hotness)], bound,
-                                      told)[0]
-
     def _eviction_request(self, changed_vertices, adjacency, bound, hotness):
-        """What :meth:`evict_changed` asks ``uncache_lists`` for (an :class:`_EvictionRequest`),
+        """What :func:`evict_changed` asks ``uncache_lists`` for (an :class:`_EvictionRequest`),
         or None where the cache holds nothing."""
         xp = self.ops.xp
         self.ensure_vertices(int(adjacency.start.size))
@@ -534,7 +522,7 @@ class HotCache:
         return _EvictionRequest((self, changed, self.max_chunks, self.chunk_slots, price), scanned, upto)
 
     def reload_in_place(self, eviction, adjacency, report):
-        """Refresh step 2 of a partial refresh (after :meth:`evict_changed`): cache again
+        """Refresh step 2 of a partial refresh (after :func:`evict_changed`): cache again
         the evicted lists that still fit the slots they held (their new list is no
         longer, and their chunk was not released), copied from the host store.
         The others stay evicted until a full refresh.  Nothing moves and no chunk
@@ -564,7 +552,7 @@ class HotCache:
         garbage than lists.  Counts the evictions in ``report`` and returns
         them as an :class:`Eviction` (with ``price``, valued).
 
-        A refresh without a selection (:meth:`evict_changed`) does not compact:
+        A refresh without a selection (:func:`evict_changed`) does not compact:
         a skipped one loads nothing, and a partial one reloads lists in place
         (:meth:`reload_in_place`).  On the lent H200 at R-MAT scale 24,
         SSSP alone, compactions at eviction cost 12.3 ms a batch (0.4 a batch,

@@ -30,7 +30,7 @@ import numpy as np
 from ..backends.base import NetChanges
 from ..log import logger
 from .adjacency import Adjacency, list_room, read_plans
-from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, evict_changed_together
+from .cache import DEFAULT_CHUNK_BYTES, HotCache, RefreshReport, changed_lists, evict_changed
 from .cache_policy import RefreshDecision, RefreshOutcome, RefreshPolicy
 from .cache_selection import select_in_chunks
 from .arc_index import ArcIndex
@@ -690,7 +690,7 @@ class GraphStore:
             candidates = [None] * len(caches)
         else:
             # (an empty cache has nothing to evict: no need to gather the changed lists)
-            evictions = evict_changed_together(
+            evictions = evict_changed(
                 self.ops, [(adj.cache, changed_lists(self.ops, delta, side) if adj.cache.chunks_held
                             else self._no_vertices, adj, report, hotness)
                            for (side, adj, hotness), report in zip(self.cached, reports)], bound,

@@ -1896,23 +1896,31 @@ def _random_cache_lists(rng, n, chunks, slots):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_uncache_lists_in_several_caches_equals_a_call_for_each(ops, seed):
+@pytest.mark.parametrize("itemsizes", [None, (4,), (4, 4, 8)])     # (three sizes: the GPU's kernel takes two)
+def test_uncache_lists_in_several_caches_equals_a_call_for_each(ops, seed, itemsizes):
     """Several caches' evictions in one operator call (one wait on the GPU) give what
-    a call for each gives, and leave each cache's arrays as it leaves them."""
+    a call for each gives, and leave each cache's arrays as it leaves them; priced
+    or not (a price the GPU's kernel does not take goes the base class's way)."""
     from types import SimpleNamespace
+
+    from cugraph_stream.backends.base import ListPrice
 
     rng = np.random.default_rng(seed)
     n, chunks, slots = 40, 3, 100
     states = [_random_cache_lists(rng, n, chunks, slots) for _ in range(3)]
     ids = [rng.integers(0, n, 25), np.zeros(0, np.int64), rng.integers(0, n, 60)]
+    price = None if itemsizes is None else ListPrice(
+        ops.asarray(rng.integers(0, 12, n).astype(np.int64)),
+        ops.asarray(rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)), 3, 10, itemsizes)
 
     def caches():
         return [SimpleNamespace(**{name: ops.asarray(a.copy()) for name, a in state.items()}) for state in states]
     together, apart = caches(), caches()
-    results = ops.uncache_lists_in([(lists, ops.asarray(i), chunks, slots, None) for lists, i in zip(together, ids)])
+    results = ops.uncache_lists_in([(lists, ops.asarray(i), chunks, slots, price)
+                                    for lists, i in zip(together, ids)])
     assert len(results) == 3
     for lists, i, result, alone_lists in zip(together, ids, results, apart):
-        alone = ops.uncache_lists(alone_lists, ops.asarray(i), chunks, slots, None)
+        alone = ops.uncache_lists(alone_lists, ops.asarray(i), chunks, slots, price)
         order, alone_order = np.argsort(host(ops, result[0])), np.argsort(host(ops, alone[0]))
         for got, want in zip(result[:3], alone[:3]):
             assert host(ops, got)[order].tolist() == host(ops, want)[alone_order].tolist()

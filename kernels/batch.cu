@@ -3,8 +3,8 @@
 // net_walk), or sorted by arc key with row order kept within a key
 // (net_changes: one row, or the fallback for keys that repeat more than
 // WALK_LIMIT times); a few rows named by external ids are looked up and
-// reduced in one block (net_rows_block).  Each row's arc key is computed where it is read
-// (row_key); each changed edge is written out with its ends.
+// reduced in one block (net_rows_block).  Each row's arc key is computed
+// where it is read (row_key); each changed edge is written out with its ends.
 #include "common.cuh"
 #include "hash.cuh"
 

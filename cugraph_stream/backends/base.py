@@ -59,9 +59,8 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "net_changes_of_ends", "relax",
-    "converge",
-    "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
+    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "net_changes_of_ends",
+    "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
     "pagerank_spread", "last_rows_by_arc"})

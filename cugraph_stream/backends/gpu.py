@@ -80,7 +80,7 @@ _PLAN_COLUMNS = 6                 # the columns plan_moves scans per list (PLAN_
 _ONE_BLOCK_REMOVE = 1 << 12       # rows that remove_entries removes in one block, in one launch
 _ONE_BLOCK_PLACE = 1 << 12        # rows that place_arcs places in one block per adjacency, in one launch
 _ONE_BLOCK_CORRECTION = 1 << 12   # candidates that correction_frontier collects in one block, in one launch
-_NET_ROWS_BLOCK = 64              # rows net_changes_of_ends looks up and reduces in one block (kernels/batch.cu)
+_NET_ROWS_BLOCK = 64              # rows net_changes_of_ends reduces in one block (kernels/batch.cu's NET_ROWS_BLOCK)
 _NET_ROWS_THREADS = 128
 _CORRECTION_GROUPS = 4            # the arc groups correction_block relaxes (kernels/relax.cu)
 _REMOVE_BLOCK_THREADS = 1024
@@ -1338,7 +1338,7 @@ class GPUBackend(Backend):
         # one allocation: 8 counters, then 9 rows of n edges (see NetEdgeRow in kernels/batch.cu), then 2 rows
         # of n weights; the kernels index the rows by n
         weight_dtype = np.dtype(weights.dtype)
-        memory, counters, edges, changed_w = self._net_memory(xp, n, weight_dtype)
+        memory, counters, edges, changed_w, _ = self._net_memory(xp, n, weight_dtype)
         if n <= 1:
             self._set_bytes(counters, 0)        # (for more rows net_group clears them)
         if isinstance(unresolved, xp.ndarray):
@@ -1385,12 +1385,14 @@ class GPUBackend(Backend):
     @staticmethod
     def _net_memory(xp, n, weight_dtype, more=0):
         """One allocation for the net changes of ``n`` rows, as kernels/batch.cu writes
-        them: ``(memory, counters, edges, changed_w)``, 8 counters, then 9 rows of
-        ``n`` edges (NetEdgeRow), then 2 rows of ``n`` weights, then ``more`` words."""
+        them: ``(memory, counters, edges, changed_w, extra)``, 8 counters, then 9 rows
+        of ``n`` edges (NetEdgeRow), then 2 rows of ``n`` weights, then ``more``
+        int64 words for the caller."""
         weight_words = -(-2 * n * weight_dtype.itemsize // 8)
         memory = xp.empty(8 + 9 * n + weight_words + more, dtype=xp.int64)
         return (memory, _carve(memory, 0, 8, np.uint64), _carve(memory, 64, 9 * n, np.int64),
-                _carve(memory, 64 + 72 * n, 2 * n, weight_dtype))
+                _carve(memory, 64 + 72 * n, 2 * n, weight_dtype),
+                _carve(memory, 8 * (8 + 9 * n + weight_words), more, np.int64))
 
     def _net_changes_read(self, memory, n, weight_dtype, host):
         """The :class:`NetChanges` in ``memory`` (:meth:`_net_memory`), given its counters read on the host."""
@@ -1419,9 +1421,8 @@ class GPUBackend(Backend):
                 DEVICE_CALLS.syncs += 1         # (the reduction's read was a first wait)
             return changes, ids, missing
         xp, weight_dtype = self.xp, np.dtype(weights.dtype)
-        memory, counters, edges, changed_w = self._net_memory(xp, n, weight_dtype, more=4 * n)
-        ids_at = 64 + 72 * n + 8 * -(-2 * n * weight_dtype.itemsize // 8)
-        ids, missing = _carve(memory, ids_at, 2 * n, np.int64), _carve(memory, ids_at + 16 * n, 2 * n, np.int64)
+        memory, counters, edges, changed_w, extra = self._net_memory(xp, n, weight_dtype, more=4 * n)
+        ids, missing = _carve(extra, 0, 2 * n, np.int64), _carve(extra, 16 * n, 2 * n, np.int64)
         _check_slot_pointers(table)
         codes = codes if codes.dtype == np.int8 else codes.astype(xp.int8)
         cuda_kernels.get_kernel("batch", f"net_rows_block<{cuda_kernels.WEIGHT_TYPES[weight_dtype]}>")(

@@ -58,9 +58,10 @@ LOAD_PROGRESS_ROWS = 20_000_000
 #: batches of up to this many rows are reduced before their new vertices are known to
 #: be none (the usual case for a few rows): one wait reads the lookup's count of
 #: unknown vertices and the reduction's counts.  A guess that fails (an insert row
-#: names a new vertex) costs a wait and a reduction more; where 0.5% of the rows
-#: name a new vertex (the benchmarks' R-MAT 2^22 streams: 46 new vertices in 10,000
-#: rows) it fails for about 8% of 16-row batches.
+#: names a new vertex) costs a reduction more, not a wait: that wait gives the ends
+#: to create, as a lookup alone would (``Backend.net_changes_of_ends``).  Where 0.5%
+#: of the rows name a new vertex (the benchmarks' R-MAT 2^22 streams: 46 new
+#: vertices in 10,000 rows) it fails for about 8% of 16-row batches.
 SPECULATIVE_ROWS = 16
 #: the phases of a bulk load, as ``BatchReport.times`` names them (the bar's steps)
 _LOAD_PHASES = ("validate", "reduce", "store")

@@ -49,10 +49,12 @@ def test_every_sync_operator_is_a_backend_method():
     assert UNCOUNTED_METHODS - {"unavailable_reason"} <= set(dir(Backend))   # (a GPU classmethod)
 
 
-def _path_graph(backend, n=64, query=None, weight=1.5):
+def _path_graph(backend, n=64, query=None, weight=1.5, **options):
+    """A path 0 -> 1 -> ... -> n-1 of ``weight``s tracking ``query`` (SSSP from 0 by
+    default); ``options`` go to ``from_edgelist`` (a placement, say)."""
     src = np.arange(n - 1)
     g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.full(n - 1, weight)}),
-                                      weight="w", backend=backend)
+                                      weight="w", backend=backend, **options)
     g.track(query if query is not None else cgs.SSSP(0, mode="incremental"))
     return g
 
@@ -140,11 +142,7 @@ def test_both_caches_evict_a_batchs_changed_lists_in_one_synchronisation(backend
     from reference import ScriptedRefreshPolicy
 
     def graph(load):
-        src = np.arange(63)
-        g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"src": src, "dst": src + 1, "w": np.full(63, 1.5)}),
-                                          source="src", destination="dst", weight="w", backend=backend,
-                                          placement="cached", cache_budget=1 << 16, chunk_bytes=1 << 12)
-        g.track(cgs.SSSP(0, mode="incremental"))
+        g = _path_graph(backend, placement="cached", cache_budget=1 << 16, chunk_bytes=1 << 12)
         g.track(cgs.WCC(mode="incremental"))
         for kind, rows in (("skipped", {"src": [10, 10], "dst": [11, 12], "w": [1.5, 1.5], "op": [-1, 1]}),
                            ("full" if load else "skipped", {"src": [1], "dst": [9], "w": [50.0], "op": [1]})):

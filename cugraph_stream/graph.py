@@ -644,14 +644,19 @@ class StreamGraph:
             return store.weight_dtype
         return weight_dtype_of(None if columns.weight is None else column_dtype(batch, columns.weight))
 
-    def _read(self, batch, columns, weight_dtype):
+    def _read(self, batch, columns, weight_dtype, verify=True):
         """The batch's validated rows (vertex keys as int64 ids), and the
         :class:`~cugraph_stream.frame.keys.KeyEncoder` holding its new keys
-        (committed by the transaction that applies the rows)."""
+        (committed by the transaction that applies the rows).  ``verify=False``:
+        the one-pass check of the op and weight columns is settled by the
+        caller (:meth:`~cugraph_stream.frame.batch.Rows.verify`; on the GPU
+        with the batch's first wait), except on a graph that records times,
+        whose time column is checked against the ops."""
         keys = self._keys.encoder()
         rows = read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
                          self._ops, nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,
-                         missing_weight=columns.missing_weight, keys=keys)
+                         missing_weight=columns.missing_weight, keys=keys,
+                         verify=verify or self._times is not None)
         if self._times is not None:         # each row's time, checked with the other columns
             rows.time = read_times(batch, self._times[0], rows.op == INSERT, columns.time)
         return rows, keys
@@ -725,7 +730,7 @@ class StreamGraph:
         columns = self._schema.columns(present, source, destination, weight, edge_attr, op, default_weight,
                                        time)
         weight_dtype = self._weight_dtype_for(batch, columns)
-        rows, keys = self._read(batch, columns, weight_dtype)
+        rows, keys = self._read(batch, columns, weight_dtype, verify=False)     # (verified by _apply_rows)
         report = BatchReport(rows=len(rows), ignored_columns=self._schema.ignored(present, columns))
         src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
@@ -743,13 +748,12 @@ class StreamGraph:
                 first_columns = not self._schema.recorded
                 if first_columns:                   # the first batch's columns, with the batch
                     self._store.journal.assign(self, "_schema", self._schema.recording(columns))
-                self._store.note_weights(rows.largest_weight, rows.fractional_weights)
                 if first_columns and columns.weight is not None:
                     for query in self._queries:     # PageRank(weighted=None) follows the graph's weights
                         follow = getattr(query, "_graph_became_weighted", None)
                         if follow is not None:
                             follow(self._store.journal)
-                self._apply_rows(src, dst, w, codes, report, clock, rows.time)
+                self._apply_rows(src, dst, w, codes, report, clock, rows)
         except BaseException:
             if swapped and not began:
                 self._store = store
@@ -774,22 +778,26 @@ class StreamGraph:
         self.last_report = report
         log_report(what, report)
 
-    def _apply_rows(self, src, dst, w, codes, report, clock, times=None):
-        """The changing part of :meth:`apply`, on validated rows (inside a transaction)."""
+    def _apply_rows(self, src, dst, w, codes, report, clock, rows):
+        """The changing part of :meth:`apply`, on the arrays of :class:`Rows` ``rows``
+        (inside a transaction).  The rows' check is verified after the batch's
+        first wait (which brings its summary from the GPU), before the store
+        changes: a bad batch raises ``ValueError`` there and rolls back."""
         ops, store = self._ops, self._store
         empty = store.num_edges == 0 and store.out.end == 0
         reduced = found = None
         if not empty and self._times is None and int(src.size) <= SPECULATIVE_ROWS:
             reduced, found = self._reduce_if_known(src, dst, w, codes)
+            rows.verify()
         if reduced is not None:                 # (the rows named known vertices only)
             new_vertices = ops.no_items()
         else:
             only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # (one read, first batch only)
             fresh = only_inserts and store.num_vertices == 0
-            u, v, new_vertices = self._vertices_of(src, dst, codes, fresh, found)
+            u, v, new_vertices = self._vertices_of(src, dst, codes, fresh, found, rows.verify)
             if self._times is not None:
                 clock.lap("reduce")             # (the id mapping, as without a window)
-                u, v, w, codes = self._expire(u, v, w, codes, times, report)
+                u, v, w, codes = self._expire(u, v, w, codes, rows.time, report)
                 clock.lap("window")
                 only_inserts = empty and bool(ops.host_ints((codes == INSERT).all())[0])   # expired rows delete
             if only_inserts:                    # an empty store loads the rows at once
@@ -804,6 +812,7 @@ class StreamGraph:
             delta = store.apply(reduced)
         delta.new_vertices = new_vertices
         clock.lap("store")
+        store.note_weights(rows.largest_weight, rows.fractional_weights)
         for name, count in counts.items():
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)
@@ -915,26 +924,31 @@ class StreamGraph:
         reduced, ids, missing = reduce_rows_of_ends(self._store, src, dst, w, codes)
         return (reduced, None) if reduced is not None else (None, (ids, missing))
 
-    def _vertices_of(self, src, dst, codes, fresh=False, found=None):
+    def _vertices_of(self, src, dst, codes, fresh=False, found=None, verify=None):
         """Internal ids of each row's endpoints, creating the vertices that
         insert rows (op ``codes``) name; -1 for unknown vertices named only by
         delete rows.
         ``fresh``: the graph has no vertices and every row inserts (a bulk
         load), so every endpoint is new and none is looked up first.
         ``found``: the rows' lookup when it was made already, ``(ids, missing)``
-        as ``VertexTable.lookup_rows`` gives it.
+        as ``VertexTable.lookup_rows`` gives it.  ``verify``: called after the
+        lookup's wait, before any vertex is created.
 
         Returns ``(u, v, new_vertices)``.
         """
         xp, store = self._ops.xp, self._store
         rows = int(src.size)
         if fresh:
+            if verify is not None:
+                verify()
             ends = xp.concatenate((src, dst))
             created = self._ops.sorted_distinct(ends)
             new_vertices = store.add_vertices(created)
             ids = store.vertices.lookup(ends)          # every endpoint is in the table now
             return ids[:rows], ids[rows:], new_vertices
         ids, creating = store.vertices.lookup_rows(src, dst, codes) if found is None else found
+        if verify is not None:
+            verify()
         new_vertices = self._ops.no_items()
         if creating.size:          # rarely: most batches name known vertices only
             created = self._ops.sorted_distinct(creating)

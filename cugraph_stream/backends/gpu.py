@@ -46,7 +46,7 @@ from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST
                    RemovedEntries, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
-from .rows import INSERT, RowCheck
+from .rows import INSERT, RowCheck, RowSummary
 
 #: bits of the fault word (:meth:`GPUBackend._fault_word`) and what :meth:`GPUBackend.synchronize` raises for each
 DEVICE_FAULTS = {1: (KeyError, "arc_locate: an arc is not in the index at its slot"),
@@ -275,6 +275,35 @@ class _DeviceArcTableBuilder(ArcTableBuilder):
             self.table = self.target
 
 
+def _row_summary(host):
+    """The :class:`RowSummary` of ``check_rows``' three summary words (kernels/validate.cu)."""
+    return RowSummary(bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
+
+
+class _LaterRead:
+    """A small device array read to the host with its backend's next wait
+    (:meth:`GPUBackend._wait_for_copies`, which every count, scalar and
+    kept-size read goes through) instead of a wait of its own; :meth:`get`
+    gives ``convert`` of its host copy, and waits (counted) only where no
+    such wait came first, so counts never depend on the device's speed."""
+
+    def __init__(self, backend, array, convert):
+        self._backend, self._array, self._convert, self._value = backend, array, convert, None
+
+    def get(self):
+        """``convert`` of the array's host copy (made once)."""
+        if self._value is None:
+            self._backend._wait_for_copies([])      # (reads every read still waiting: this one too)
+            DEVICE_CALLS.syncs += 1
+            if self._value is None:                 # (dropped by a wait that failed)
+                self._take(self._array.get())
+        return self._value
+
+    def _take(self, host):
+        """Keep ``convert`` of ``host``, the array's words copied to the host."""
+        self._value, self._array = self._convert(host), None
+
+
 class GPUBackend(Backend):
     """Operators on CuPy arrays in GPU memory (see the module docstring)."""
 
@@ -307,6 +336,7 @@ class GPUBackend(Backend):
         self._faults = None
         self._staging_buffer = self._staged = None     # see _staging
         self._counts_read = None                        # see _count_buffer
+        self._riders = []                               # see _read_later
         self.discard_scratch()
 
     def __reduce__(self):
@@ -502,7 +532,7 @@ class GPUBackend(Backend):
     def _kept(self, out, kept):
         """The first ``kept[0]`` entries of 1-D contiguous ``out`` (one copy to the host;
         the array made directly, as :func:`_carve` does, not by slicing)."""
-        return _carve(out, 0, int(kept.get()[0]), out.dtype)
+        return _carve(out, 0, int(self._fetch(kept)[0]), out.dtype)
 
     def _lists(self, adj: AdjacencyLists):
         """``(nbr_at, wgt_at)``: per vertex, the device addresses of its
@@ -1272,9 +1302,12 @@ class GPUBackend(Backend):
 
     def _wait_for_copies(self, arrays):
         """Copy each device array of ``arrays`` (None: none) whole into pinned host
-        memory, from an 8-byte word of its own, queued, and wait once for all.
+        memory, from an 8-byte word of its own, queued, and wait once for all;
+        the reads waiting for a wait (:meth:`_read_later`) are made with them.
         Returns the pinned int64 words (valid until the next read) and the word
         each array starts at."""
+        riders, self._riders = self._riders, []
+        arrays = list(arrays) + [rider._array for rider in riders]
         at, words = [], 0
         for array in arrays:
             at.append(words)
@@ -1286,7 +1319,9 @@ class GPUBackend(Backend):
             if array is not None and array.nbytes:
                 copy(host.ctypes.data + 8 * word, array.data.ptr, array.nbytes, device_to_host, stream.ptr)
         stream.synchronize()
-        return host, at
+        for rider, word in zip(riders, at[len(at) - len(riders):]):
+            rider._take(host[word:word + -(-rider._array.nbytes // 8)].view(rider._array.dtype).copy())
+        return host, at[:len(at) - len(riders)]
 
     def _count_buffer(self, n):
         """``n`` int64 words of pinned host memory that :meth:`read_counts` copies into
@@ -1298,11 +1333,24 @@ class GPUBackend(Backend):
             self._counts_read = held
         return held
 
+    def _fetch(self, array):
+        """A host copy of small device array ``array``, read as :meth:`_wait_for_copies` reads."""
+        host, (word,) = self._wait_for_copies([array])
+        return host[word:word + -(-array.nbytes // 8)].view(array.dtype)[:array.size].copy()
+
+    def _read_later(self, array, convert):
+        """A read of small device array ``array`` made with this backend's next wait:
+        a :class:`_LaterRead` whose ``get()`` gives ``convert`` of its host copy."""
+        rider = _LaterRead(self, array, convert)
+        self._riders.append(rider)
+        return rider
+
     # ------------------------------------------------------ batch reduction
     def check_rows(self, ops, weights, weight_dtype, nonnegative=False):
         """One launch of ``kernels/validate.cu`` for CuPy columns of the types it
-        reads (codes, converted weights, and the summary by atomics) and one
-        read of the summary; other columns take the base class's array code."""
+        reads (codes, converted weights, and the summary by atomics), whose
+        summary is read with the batch's next wait (:meth:`_read_later`);
+        other columns take the base class's array code."""
         xp = self.xp
         if (_column_type(weights) is None or (ops is not None and _column_type(ops) is None)
                 or np.dtype(weight_dtype) not in cuda_kernels.WEIGHT_TYPES):
@@ -1310,7 +1358,7 @@ class GPUBackend(Backend):
         n = int(weights.size)
         codes, converted = xp.empty(n, dtype=xp.int8), xp.empty(n, dtype=weight_dtype)
         if n == 0:
-            return RowCheck(codes, converted, False, 0.0, False)
+            return RowCheck.of(codes, converted, False, 0.0, False)
         op_type = _COLUMN_NONE if ops is None else _column_type(ops)
         ops = codes if ops is None else xp.ascontiguousarray(ops)      # (codes: not read without an op column)
         summary = xp.zeros(3, dtype=xp.uint64)
@@ -1319,9 +1367,7 @@ class GPUBackend(Backend):
             (min(_blocks(n), _CHECK_ROWS_BLOCKS),), (_THREADS,),
             (ops, np.int32(op_type), xp.ascontiguousarray(weights), np.int32(_column_type(weights)), np.int64(n),
              np.int32(bool(nonnegative)), codes, converted, summary))
-        host = summary.get()            # the one sync: (bad, the largest weight's bits, fractional)
-        DEVICE_CALLS.syncs += 1
-        return RowCheck(codes, converted, bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
+        return RowCheck(codes, converted, self._read_later(summary, _row_summary))
 
     def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
         # rows in any order: net_group puts each key's rows on a list in a batch
@@ -1430,7 +1476,7 @@ class GPUBackend(Backend):
             (keys, values, np.int64(keys.size), _int64(src), _int64(dst), np.int32(bool(undirected)), np.int64(n),
              ids, missing, codes, weights, table, np.int64(table.size), adj.start, adj.degree, adj.nbr,
              exact_astype(adj.wgt, weights.dtype), edges, changed_w, counters))
-        host = counters.get()                   # the one sync
+        host = self._fetch(counters)            # the one sync
         if host[7]:
             return None, ids, _carve(missing, 0, int(host[7]), np.int64)
         return self._net_changes_read(memory, n, weight_dtype, host), ids, None

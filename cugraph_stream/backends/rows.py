@@ -22,13 +22,9 @@ INSERT = 1
 DELETE = -1
 
 
-class RowCheck(NamedTuple):
-    """What :meth:`Backend.check_rows` returns (arrays where the columns are)."""
+class RowSummary(NamedTuple):
+    """What :meth:`Backend.check_rows` found in a whole batch (host values)."""
 
-    #: per row (int8): 1 insert, -1 delete, 0 an unknown op
-    codes: Any
-    #: per row, in the weight dtype: the insert rows' weights, 0 on the others
-    weights: Any
     #: whether some row holds an unknown op, some insert row a weight that is not
     #: finite in the weight dtype or, where weights must be non-negative, a negative one
     bad: bool
@@ -36,6 +32,45 @@ class RowCheck(NamedTuple):
     largest: float
     #: whether some weight is not a whole number; of a batch that is not bad
     fractional: bool
+
+
+class RowCheck(NamedTuple):
+    """What :meth:`Backend.check_rows` returns (arrays where the columns are).
+
+    ``summary`` is a :class:`RowSummary`, or, where the check ran on a device,
+    a read of it still under way (its ``get()`` gives the :class:`RowSummary`:
+    without a wait once the device has passed the check, as after the batch's
+    next wait; see :meth:`Backend.check_rows`).  ``bad``, ``largest`` and
+    ``fractional`` read it.
+    """
+
+    #: per row (int8): 1 insert, -1 delete, 0 an unknown op
+    codes: Any
+    #: per row, in the weight dtype: the insert rows' weights, 0 on the others
+    weights: Any
+    summary: Any
+
+    @classmethod
+    def of(cls, codes, weights, bad, largest, fractional):
+        """A check whose summary is known on the host."""
+        return cls(codes, weights, RowSummary(bool(bad), float(largest), bool(fractional)))
+
+    def read(self):
+        """The :class:`RowSummary` (read from the device if it is still there)."""
+        summary = self.summary
+        return summary if type(summary) is RowSummary else summary.get()
+
+    @property
+    def bad(self):
+        return self.read().bad
+
+    @property
+    def largest(self):
+        return self.read().largest
+
+    @property
+    def fractional(self):
+        return self.read().fractional
 
 
 def array_module(values):
@@ -93,7 +128,7 @@ def _check_few_rows(ops, values, weight_dtype, nonnegative):
             weights[i] = weight
             bad = bad or not np.isfinite(weight) or (nonnegative and weight < 0)   # (-0.0 is not below 0)
             fractional = fractional or weight != np.floor(weight)
-    return RowCheck(codes, weights, bool(bad), float(np.abs(weights).max()) if n else 0.0, bool(fractional))
+    return RowCheck.of(codes, weights, bad, float(np.abs(weights).max()) if n else 0.0, fractional)
 
 
 def check_rows(ops, values, weight_dtype, nonnegative=False):
@@ -119,9 +154,9 @@ def check_rows(ops, values, weight_dtype, nonnegative=False):
         problems |= negative(weights)          # delete rows hold 0; -1e-45 is negative on the GPU too
     fractional = weights != xp.floor(weights)      # (NaN and infinities are problems anyway)
     if xp is np:
-        return RowCheck(codes, weights, bool(problems.any()), float(np.abs(weights).max()) if n else 0.0,
-                        bool(fractional.any())), False
+        return RowCheck.of(codes, weights, problems.any(), float(np.abs(weights).max()) if n else 0.0,
+                           fractional.any()), False
     largest = xp.abs(weights).max() if n else xp.zeros((), dtype=weights.dtype)
     bad, largest, fractional = xp.stack((problems.any(), largest, fractional.any())).astype(
         xp.float64).tolist()                                                        # one transfer
-    return RowCheck(codes, weights, bool(bad), largest, bool(fractional)), True
+    return RowCheck.of(codes, weights, bad, largest, fractional), True

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..arrays import is_cudf
-from ..backends.rows import DELETE, INSERT, array_module, op_codes
+from ..backends.rows import DELETE, INSERT, RowCheck, array_module, op_codes
 from ..floats import exact_astype, negative
 from .columns import column_names, num_rows, read_column, require_columns
 
@@ -39,18 +39,42 @@ def row_error(message, row):
 
 @dataclass
 class Rows:
-    """Validated rows of a batch (NumPy arrays, or CuPy arrays for device input)."""
+    """Validated rows of a batch (NumPy arrays, or CuPy arrays for device input).
+
+    ``check``: what the one pass over the op and weight columns found (a
+    :class:`~cugraph_stream.backends.rows.RowCheck`), and ``reject``: what
+    raises the ``ValueError`` naming the first offending row when it found
+    one.  :func:`read_rows` settles it (:meth:`verify`) before it returns,
+    unless asked not to: then the caller does, and on the GPU the check's
+    summary comes to the host with the batch's next wait.
+    """
 
     src: object      # int64 external ids
     dst: object      # int64 external ids
     weight: object   # graph weight dtype; 0 on delete rows
     op: object       # int8: 1 insert, -1 delete
-    largest_weight: float = 1.0    # the largest weight magnitude of any row (0 on delete rows)
-    fractional_weights: bool = False   # whether some row's weight is not a whole number
+    check: RowCheck = None
+    reject: object = None           # callable; raises the error of a bad batch
     time: object = None            # each row's time (frame.times.read_times), for a graph that records times
 
     def __len__(self):
         return int(self.src.size)
+
+    def verify(self):
+        """Raise the batch's ``ValueError`` (naming the column and row) if the check
+        found a row in error; else nothing (the check's summary read on the host)."""
+        if self.check.bad:
+            self.reject()
+
+    @property
+    def largest_weight(self):
+        """The largest weight magnitude of any row (0 on delete rows)."""
+        return self.check.largest
+
+    @property
+    def fractional_weights(self):
+        """Whether some row's weight is not a whole number."""
+        return self.check.fractional
 
 
 def _first(mask):
@@ -299,7 +323,7 @@ def _plain_numbers(column):
 
 
 def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnegative_for=None,
-              default_weight=1.0, missing_weight=None, keys=None):
+              default_weight=1.0, missing_weight=None, keys=None, verify=True):
     """Validate ``table`` and return its :class:`Rows`.
 
     ``weight=None`` gives every insert the weight ``default_weight``;
@@ -319,7 +343,10 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
     columns of numbers there; columns of strings or objects, or with nulls,
     are first parsed into numbers here.  Only a batch that fails it is
     checked again, column by column, to name the first offending row.
-    Without a weight column the ops are checked all the same.
+    Without a weight column the ops are checked all the same.  ``verify=False``
+    leaves the pass's verdict to the caller (:meth:`Rows.verify`, before
+    anything changes): on the GPU it then comes with the batch's next wait
+    instead of a wait of its own.
     """
     require_columns(table, _flat([source, destination, weight, op]))
     n = num_rows(table)
@@ -346,10 +373,10 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
                 and n and is_insert.any():
             raise ValueError(f"default_weight is {default_weight}, but {nonnegative_for} needs "
                              "non-negative weights")
+        weights = xp.where(is_insert, default_weight, 0).astype(weight_dtype)
         largest = abs(float(default_weight)) if n else 0.0
         fractional = bool(n) and not float(default_weight).is_integer()
-        return Rows(src, dst, xp.where(is_insert, default_weight, 0).astype(weight_dtype), codes, largest,
-                    fractional)
+        return Rows(src, dst, weights, codes, RowCheck.of(codes, weights, False, largest, fractional))
     weight_column = read_column(table, weight)
     if _plain_numbers(op_column) and _plain_numbers(weight_column):     # the columns as they are
         values = xp.asarray(weight_column[0])
@@ -360,11 +387,16 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
         is_insert = codes == INSERT if codes is not None else True      # (no op column: every row inserts)
         values = xp.asarray(weight_numbers(*weight_column, weight, is_insert))
         checked = ops.check_rows(codes, values, weight_dtype, nonnegative_for is not None)
-    if checked.bad:                         # name the first offending row
+
+    def reject():                           # name the first offending row
         if op is not None:
             parse_ops(*op_column, op)
         parse_weights(values, None, weight, checked.codes == INSERT, weight_dtype)
         row = _first(negative(checked.weights))
         raise row_error(f"column {weight!r} holds a negative weight {float(checked.weights[row])} at row {row}, "
                         f"but {nonnegative_for} needs non-negative weights", row)
-    return Rows(src, dst, checked.weights, checked.codes, checked.largest, checked.fractional)
+
+    rows = Rows(src, dst, checked.weights, checked.codes, checked, reject)
+    if verify:
+        rows.verify()
+    return rows

@@ -177,6 +177,37 @@ def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(b
     g.check_consistency()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("rows", [2, 100])
+def test_device_columns_are_checked_without_a_wait_of_their_own(rows):
+    """CuPy columns are checked on the GPU by one kernel whose verdict comes to the
+    host with the batch's first wait (the speculative reduction of a few rows,
+    the vertex lookup of more): as many waits as the same rows in a pandas frame,
+    checked on the host."""
+    from cugraph_stream.backends import available_backends
+
+    if available_backends()["gpu"]:
+        pytest.skip("no GPU backend here")
+    import cupy
+
+    frame = pd.DataFrame({"src": np.arange(rows) % 50, "dst": np.arange(rows) % 50 + 3,
+                          "w": np.full(rows, 100.0), "op": np.ones(rows, dtype=np.int8)})
+    device = {name: cupy.asarray(frame[name].to_numpy()) for name in frame}
+    def edges(g):
+        return host(g.edges()).sort_values(["src", "dst"], ignore_index=True)
+
+    on_host, on_device = _path_graph("gpu"), _path_graph("gpu")
+    on_device.apply({name: column[:1] for name, column in device.items()}, weight="w")     # (kernels compiled)
+    on_host.apply(frame.iloc[:1], weight="w")
+    assert on_device.apply(device, weight="w").syncs == on_host.apply(frame, weight="w").syncs
+    pd.testing.assert_frame_equal(edges(on_device), edges(on_host))
+    bad = dict(device, w=cupy.asarray(np.where(np.arange(rows) == rows - 1, -1.0, 100.0)))
+    with pytest.raises(ValueError, match=f"negative weight -1.0 at row {rows - 1}"):
+        on_device.apply(bad, weight="w")
+    pd.testing.assert_frame_equal(edges(on_device), edges(on_host))
+    on_device.check_consistency()
+
+
 def test_the_cost_model_requests_no_synchronisation(backend):
     """``mode="auto"`` choosing the incremental path (rates injected) requests
     exactly the pinned synchronisations: the choice reads host scalars only."""

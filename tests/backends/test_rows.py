@@ -233,6 +233,40 @@ def test_read_rows_of_device_columns_is_one_launch_and_one_sync():
 
 
 @pytest.mark.gpu
+def test_an_unverified_device_check_is_read_with_the_next_wait():
+    """``verify=False``: the check's summary is read by the next wait, with no wait
+    of its own; without one between, reading it waits (counted, so counts never
+    depend on the device's speed); two checks waiting read their own words."""
+    gpu = _gpu()
+    xp = gpu.xp
+    n = 5_000
+
+    def table(weight, op=1):
+        return {"src": xp.arange(n, dtype=xp.int64), "dst": xp.arange(n, dtype=xp.int64) + 1,
+                "weight": xp.full(n, weight, dtype=xp.float64), "op": xp.full(n, op, dtype=xp.int8)}
+
+    read_rows(table(1.0), "src", "dst", "weight", "op", np.float32, gpu, verify=False).verify()     # compiled
+    before = gpu.calls.snapshot()
+    rows = read_rows(table(2.5), "src", "dst", "weight", "op", np.float32, gpu, verify=False)
+    assert gpu.calls.since(before) == (1, 0)
+    assert gpu.host_ints(xp.ones(1, dtype=xp.int64).sum()) == [1]         # a wait of something else
+    rows.verify()
+    assert gpu.calls.since(before) == (2, 1)                # (host_ints' one)
+    assert (rows.largest_weight, rows.fractional_weights) == (2.5, True)
+
+    before = gpu.calls.snapshot()
+    rows = read_rows(table(3.0), "src", "dst", "weight", "op", np.float32, gpu, verify=False)
+    assert (rows.largest_weight, rows.fractional_weights) == (3.0, False)
+    assert gpu.calls.since(before) == (1, 1)                # read with a wait of its own
+
+    first = read_rows(table(4.0, op=1), "src", "dst", "weight", "op", np.float32, gpu, verify=False)
+    second = read_rows(table(5.0, op=3), "src", "dst", "weight", "op", np.float32, gpu, verify=False)
+    assert (first.check.bad, first.largest_weight) == (False, 4.0)       # its own words, not the second's
+    with pytest.raises(ValueError, match="column 'op' holds an unknown op 3 at row 0"):
+        second.verify()
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("weight_dtype", WEIGHT_DTYPES)
 def test_a_gpu_graph_applies_device_columns_as_the_cpu_applies_them(weight_dtype):
     """Batches of CuPy columns on a GPU graph (the fused check) and the same columns as an

@@ -229,6 +229,12 @@ class CPUBackend(Backend):
             return self.kernels.lookup_dense(table, queries)
         return super().lookup_dense(table, queries)
 
+    def missing_ends(self, ids, ends, codes):
+        if self.kernels is not None:        # (one pass; the array code is six NumPy calls)
+            missing = self.kernels.missing_ends(ids, ends, codes)
+            return Counted(missing, int(missing.size))
+        return super().missing_ends(ids, ends, codes)
+
     def merge_sorted(self, keys, values, more_keys, more_values):
         if self.kernels is not None:
             return self.kernels.merge_sorted(keys, values, more_keys, more_values)

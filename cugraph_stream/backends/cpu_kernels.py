@@ -38,6 +38,7 @@ import numpy as np
 
 from .base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, NetChanges, RemovedEntries
 from .cpu_threads import split, thread_count
+from .rows import INSERT
 
 try:                                  # optional: the fast-cpu extra
     import numba
@@ -410,6 +411,18 @@ def _lookup_dense(table, queries):
         q = queries[i]
         out[i] = table[q] if 0 <= q < n else -1
     return out
+
+
+@_jit
+def _missing_ends(ids, ends, codes, insert):
+    rows = codes.size
+    out = np.empty(ends.size, dtype=np.int64)
+    k = 0
+    for i in range(ends.size):
+        if ids[i] < 0 and codes[i % rows] == insert:
+            out[k] = ends[i]
+            k += 1
+    return out[:k]
 
 
 @_jit
@@ -1005,6 +1018,9 @@ class Kernels:
 
     def lookup_dense(self, table, queries):
         return _lookup_dense(np.ascontiguousarray(table), _i64(queries).ravel()).reshape(queries.shape)
+
+    def missing_ends(self, ids, ends, codes):
+        return _missing_ends(_i64(ids), _i64(ends), np.ascontiguousarray(codes), np.int8(INSERT))
 
     def merge_sorted(self, keys, values, more_keys, more_values):
         return _merge_sorted(_i64(keys), _i64(values), _i64(more_keys), _i64(more_values))

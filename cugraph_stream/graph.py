@@ -648,10 +648,10 @@ class StreamGraph:
         """The batch's validated rows (vertex keys as int64 ids), and the
         :class:`~cugraph_stream.frame.keys.KeyEncoder` holding its new keys
         (committed by the transaction that applies the rows).  ``verify=False``:
-        the one-pass check of the op and weight columns is settled by the
-        caller (:meth:`~cugraph_stream.frame.batch.Rows.verify`; on the GPU
-        with the batch's first wait), except on a graph that records times,
-        whose time column is checked against the ops."""
+        a check of the op and weight columns still on the GPU is settled by
+        the caller (:meth:`~cugraph_stream.frame.batch.Rows.verify`, with the
+        batch's first wait), except on a graph that records times, whose time
+        column is checked against the ops."""
         keys = self._keys.encoder()
         rows = read_rows(batch, columns.source, columns.destination, columns.weight, columns.op, weight_dtype,
                          self._ops, nonnegative_for=self._nonnegative_for(), default_weight=columns.default_weight,

@@ -55,10 +55,14 @@ class RowCheck(NamedTuple):
         """A check whose summary is known on the host."""
         return cls(codes, weights, RowSummary(bool(bad), float(largest), bool(fractional)))
 
+    @property
+    def pending(self):
+        """Whether the summary is still on the device (a read waiting for a wait)."""
+        return type(self.summary) is not RowSummary
+
     def read(self):
         """The :class:`RowSummary` (read from the device if it is still there)."""
-        summary = self.summary
-        return summary if type(summary) is RowSummary else summary.get()
+        return self.summary.get() if self.pending else self.summary
 
     @property
     def bad(self):

@@ -45,8 +45,9 @@ class Rows:
     :class:`~cugraph_stream.backends.rows.RowCheck`), and ``reject``: what
     raises the ``ValueError`` naming the first offending row when it found
     one.  :func:`read_rows` settles it (:meth:`verify`) before it returns,
-    unless asked not to: then the caller does, and on the GPU the check's
-    summary comes to the host with the batch's next wait.
+    unless asked not to for a check still on the device (columns on the GPU):
+    then the caller does, and the check's summary comes to the host with the
+    batch's next wait.
     """
 
     src: object      # int64 external ids
@@ -344,9 +345,9 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
     are first parsed into numbers here.  Only a batch that fails it is
     checked again, column by column, to name the first offending row.
     Without a weight column the ops are checked all the same.  ``verify=False``
-    leaves the pass's verdict to the caller (:meth:`Rows.verify`, before
-    anything changes): on the GPU it then comes with the batch's next wait
-    instead of a wait of its own.
+    leaves a verdict still on the device to the caller (:meth:`Rows.verify`,
+    before anything changes): on the GPU it then comes with the batch's next
+    wait instead of a wait of its own.
     """
     require_columns(table, _flat([source, destination, weight, op]))
     n = num_rows(table)
@@ -397,6 +398,6 @@ def read_rows(table, source, destination, weight, op, weight_dtype, ops, nonnega
                         f"but {nonnegative_for} needs non-negative weights", row)
 
     rows = Rows(src, dst, checked.weights, checked.codes, checked, reject)
-    if verify:
+    if verify or not checked.pending:       # (a verdict on the host already: at once)
         rows.verify()
     return rows

@@ -193,6 +193,7 @@ def test_device_columns_are_checked_without_a_wait_of_their_own(rows):
     frame = pd.DataFrame({"src": np.arange(rows) % 50, "dst": np.arange(rows) % 50 + 3,
                           "w": np.full(rows, 100.0), "op": np.ones(rows, dtype=np.int8)})
     device = {name: cupy.asarray(frame[name].to_numpy()) for name in frame}
+
     def edges(g):
         return host(g.edges()).sort_values(["src", "dst"], ignore_index=True)
 

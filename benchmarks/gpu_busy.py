@@ -2,10 +2,11 @@
 
     python -m benchmarks.gpu_busy --scale 22 --rows 10000 --batches 3
     python -m benchmarks.gpu_busy --scale 22 --rows 1 --batches 20
+    python -m benchmarks.gpu_busy --scale 22 --rows 10000 --batches 3 --queries pagerank
 
 A diagnostic for issue 17 (the per-batch floor), not a comparison.  Like
 ``benchmarks/batch_profile.py`` it builds an R-MAT graph, tracks SSSP from
-its hub and applies 5 untimed batches of ``--rows`` rows (pandas frames for
+its hub (or the ``--queries`` given: sssp, pagerank) and applies 5 untimed batches of ``--rows`` rows (pandas frames for
 a single row, column dicts of CuPy arrays otherwise).  Then it runs twice:
 
 * plainly, timing ``--batches`` batches (wall time, the device synchronised
@@ -77,7 +78,7 @@ def run_batches(args):
     ops = get_backend("gpu")
     xp = ops.xp
     graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + WARM_BATCHES,
-                                         args.seed, warm=WARM_BATCHES)
+                                         args.seed, warm=WARM_BATCHES, queries=args.queries.split(","))
     ops.synchronize()
     if args.child == "profile":
         xp.cuda.runtime.profilerStart()
@@ -101,6 +102,8 @@ def main(argv=None):
     ap.add_argument("--batches", type=int, default=3, help="measured batches (after 5 untimed ones)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=12, help="kernels listed")
+    ap.add_argument("--queries", default="sssp", help="tracked queries, comma-separated: sssp, pagerank "
+                                                       "(unweighted, as the benchmarks track it)")
     ap.add_argument("--out", help="write the figures as JSON here")
     ap.add_argument("--child", choices=("time", "profile"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -112,7 +115,8 @@ def main(argv=None):
         print("ncu (Nsight Compute) not found: this diagnostic reads kernel durations from it", file=sys.stderr)
         return 2
     child = [sys.executable, "-m", "benchmarks.gpu_busy", "--scale", str(args.scale), "--edge-factor",
-             str(args.edge_factor), "--rows", str(args.rows), "--batches", str(args.batches), "--seed", str(args.seed)]
+             str(args.edge_factor), "--rows", str(args.rows), "--batches", str(args.batches), "--seed", str(args.seed),
+             "--queries", args.queries]
     plain = subprocess.run(child + ["--child", "time"], capture_output=True, text=True)
     profiled = subprocess.run([ncu, "--profile-from-start", "off", "--metrics", "gpu__time_duration.sum", "--csv"]
                               + child + ["--child", "profile"], capture_output=True, text=True)
@@ -124,7 +128,8 @@ def main(argv=None):
     total, launches, per_kernel = kernel_times(profiled.stdout)
     n = args.batches
     busy = total / n
-    print(f"R-MAT scale {args.scale}, {timed['edges']:,} edges, SSSP from {timed['hub']}; {n} batches of "
+    tracked = args.queries.replace("sssp", f"SSSP from {timed['hub']}")
+    print(f"R-MAT scale {args.scale}, {timed['edges']:,} edges, {tracked}; {n} batches of "
           f"{args.rows} rows: wall {timed['wall_us']:,.0f} us a batch, kernels {busy:,.0f} us a batch "
           f"({launches / n:.1f} launches), busy {busy / timed['wall_us']:.0%}; last report {timed['syncs']} syncs, "
           f"{timed['launches']} operator calls")

@@ -79,6 +79,14 @@ def test_both_sides_apply_every_batch_with_equal_results(tmp_path, capsys, rows,
     assert "this tree / base: p50" in capsys.readouterr().out
 
 
+def test_pagerank_sides_agree_within_their_error_bounds(tmp_path):
+    out = tmp_path / "ab.json"
+    assert ab_revisions.main(TINY + ["--base", "HEAD", "--queries", "pagerank", "--rows", "20", "--batches", "4",
+                                     "--warmup", "1", "--out", str(out)]) == 0
+    figures = json.loads(out.read_text())["queries"]["pagerank"]
+    assert figures["checked"] and [side["batches"] for side in figures["sides"]] == [4, 4]
+
+
 def test_results_unlike_the_base_fail_the_run(monkeypatch, capsys):
     values_of = ab_revisions.values_of
 

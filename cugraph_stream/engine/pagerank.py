@@ -20,7 +20,8 @@ Pushing an amount ``a`` at ``u`` adds ``a`` to ``p[u]``, takes it from
 ``s[u]`` and sends ``alpha * a * P[u, w]`` to each out-neighbour ``w``;
 ``g`` follows from ``sum(p)`` and ``D(p)``.  Any amount keeps the invariant.
 The engine pushes the residual ``r[u] = s[u] + g v[u]`` at the few vertices
-a batch touched while they are few (pushing ``s[u]`` alone, as it once did,
+a batch touched while they are few and a push or two there can meet the
+bound (pushing ``s[u]`` alone, as it once did,
 moved the teleport share ``g v[u]`` every vertex holds at the fixpoint:
 after a one-row batch the bound grew a thousandfold and dense rounds had to
 take it back), then the whole residual everywhere: a power-iteration
@@ -96,6 +97,13 @@ _WEIGHTED = ("out_weight",)
 _PERSONALISED = ("teleport",)
 #: push only the touched vertices while they are fewer than this share of all vertices
 SPARSE_SHARE = 1 / 16
+#: ... and while this many pushes there would bring the bound down to the goal, each shrinking it by
+#: ``alpha`` at best (the pushed residual moves on, times ``alpha``, where a dense round shrinks the
+#: bound 5-6x by letting residuals of either sign cancel); else dense rounds at once.  Chosen by
+#: ``benchmarks.ab_constants --queries pagerank`` (R-MAT 22 on an H200, R-MAT 16 on the CPU, 1 to
+#: 10,000 rows): 2 was 0.72-0.96x the time of pushing while the support stayed small, and never
+#: slower by more than noise
+SPARSE_LEVELS = 2
 #: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
 RESCALE_FACTOR = 2.0 ** 20
 #: the residual is recomputed exactly once ``sum(p)`` has shrunk this much since it last was
@@ -734,7 +742,8 @@ class PageRankEngine:
                     self.converged = True
                     break
             goal = aim
-            sparse = sparse and 0 < self.support.size < SPARSE_SHARE * n
+            sparse = (sparse and 0 < self.support.size < SPARSE_SHARE * n
+                      and bound * self.alpha ** SPARSE_LEVELS <= goal)
             if not sparse and spreads == self.max_iter:
                 self.converged = self.error_bound() <= self.tol
                 if self.converged:

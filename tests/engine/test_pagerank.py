@@ -240,4 +240,6 @@ def test_a_warm_restart_reads_about_what_corrections_do_and_removed_vertices_los
         if path == "warm restart":          # (a cold one resets the live vertices only)
             assert engine.rank[[7, 8]].tolist() == [0.0, 0.0]
         assert np.abs(every_rank(store, engine) - exact_pagerank(store, 0.85)).sum() <= 1e-9, path
-    assert read["incremental"] <= read["warm restart"] < min(1.25 * read["incremental"], read["cold restart"]), read
+    # (the incremental path also reads the batch's 3 arcs, and its rounds may end where the restart's do)
+    assert read["incremental"] <= read["warm restart"] + 3, read
+    assert read["warm restart"] < min(1.25 * read["incremental"], read["cold restart"]), read

@@ -249,3 +249,52 @@ __global__ void spread_amounts(const double* amount, const double* factor, const
     sums[gridDim.x + blockIdx.x] = held;
   }
 }
+
+// A batch's residual corrections (Backend.pagerank_correct), in two launches.
+// First over the batch's distinct sources k < count (u = sources[k], its
+// out-total from t_old[k] to t_new[k]): per_unit[k] = alpha * rank[u] / T
+// (T the old total, the new one where the old is 0; 0 where both are), then
+// a source keeping out-arcs has its rank rescaled by t_new / t_old and the
+// difference taken from its residual; per block, the sums of the rank added,
+// of the rank of sources turned dangling and of those no longer dangling
+// (sums[blockIdx.x], [gridDim.x + blockIdx.x], [2 * gridDim.x + blockIdx.x],
+// in a fixed order as block_sums makes them).  Then over the arcs k < count:
+// residual[arc_v[k]] += per_unit[at[k]] * gain[k].  The sources are distinct:
+// the first launch writes each one's rank and residual alone.
+__global__ void correct_sources(const long long* sources, long long count, const double* t_old,
+                                const double* t_new, double alpha, double* rank, double* residual, double* per_unit,
+                                double* sums)
+{
+  __shared__ double partial[32];
+  double changed = 0.0, joined = 0.0, left = 0.0;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
+    long long u = sources[k];
+    double before = rank[u], old_total = t_old[k], new_total = t_new[k];
+    double base = old_total > 0.0 ? old_total : new_total;
+    per_unit[k] = base > 0.0 ? alpha * before / base : 0.0;
+    double after = (old_total > 0.0 && new_total > 0.0) ? before * (new_total / old_total) : before;
+    rank[u] = after;
+    residual[u] += before - after;
+    changed += after - before;
+    if (new_total == 0.0 && old_total > 0.0) joined += before;
+    if (old_total == 0.0 && new_total > 0.0) left += before;
+  }
+  changed = block_total(changed, partial);
+  __syncthreads();                   // (partial is reused)
+  joined = block_total(joined, partial);
+  __syncthreads();
+  left = block_total(left, partial);
+  if (threadIdx.x == 0) {
+    sums[blockIdx.x] = changed;
+    sums[gridDim.x + blockIdx.x] = joined;
+    sums[2 * gridDim.x + blockIdx.x] = left;
+  }
+}
+
+__global__ void correct_arcs(const long long* at, const long long* arc_v, const double* gain, long long count,
+                             const double* per_unit, double* residual)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k < count) atomicAdd(residual + arc_v[k], per_unit[at[k]] * gain[k]);
+}

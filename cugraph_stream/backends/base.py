@@ -2012,6 +2012,44 @@ class Backend(abc.ABC):
         residual[index] += received - amount
         return added, added_dangling, read
 
+    def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
+        """PageRank's residual corrections for a batch's changed arcs (``PageRankEngine.correct``).
+
+        ``sources`` are the batch's distinct arc sources, whose out-totals
+        (out-degrees, or weighted out-weight totals, float64) went from
+        ``t_old`` to ``t_new``; arc ``k`` leaves ``sources[at[k]]`` for
+        ``arc_v[k]`` and gained ``gain[k]`` of weight (``-1`` for a removed
+        arc unweighted).  Each arc's end receives ``alpha * rank[u] / T(u)``
+        per unit gained (``T`` the old total, the new one where the old is 0;
+        nothing where both are 0); then a source keeping out-arcs has its
+        rank rescaled by ``t_new / t_old``, the difference taken from its
+        residual.  Returns ``(sum of rank added, rank of sources that became
+        dangling, rank of sources that stopped being dangling)`` as Python
+        floats (one host read; the ranks as they were before the rescale).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> rank, residual = np.array([1.0, 1.0, 1.0]), np.zeros(3)
+        >>> # vertex 0 (2 out-arcs before) gains an arc to 2: 2 -> 3 arcs
+        >>> get_backend("cpu").pagerank_correct(rank, residual, np.array([0]), np.array([2.0]), np.array([3.0]),
+        ...                                     np.array([0]), np.array([2]), np.array([1.0]), 0.5)
+        [0.5, 0.0, 0.0]
+        >>> rank.tolist(), residual.tolist()
+        ([1.5, 1.0, 1.0], [-0.5, 0.0, 0.25])
+        """
+        xp = self.xp
+        before = rank[sources]
+        # what u sent per unit of weight before; kept neighbours keep getting it
+        base = xp.where(t_old > 0, t_old, t_new)
+        per_unit = xp.where(base > 0, alpha * before / xp.where(base > 0, base, 1.0), 0.0)
+        self.scatter_add(residual, arc_v, per_unit[at] * gain)
+        rescale = (t_old > 0) & (t_new > 0)
+        after = xp.where(rescale, before * (t_new / xp.where(t_old > 0, t_old, 1.0)), before)
+        rank[sources] = after
+        residual[sources] += before - after
+        return self.host_floats((after - before).sum(), xp.where((t_new == 0) & (t_old > 0), before, 0.0).sum(),
+                                xp.where((t_old == 0) & (t_new > 0), before, 0.0).sum())
+
     @abc.abstractmethod
     def pagerank_push(self, adj: AdjacencyLists, active, amount, rank, residual, alpha, out_weight=None):
         """Forward push of ``amount[i]`` at each ``active[i]`` (distinct vertices).

@@ -92,8 +92,10 @@ PLACE_ARCS_KERNELS = ("place_arcs_block", "take_arc_tickets", "place_arc_tickets
 
 SOURCES = {"relax": relax_name_expressions,
            "invalidate": lambda: ["invalidate_children", "invalidate_block", "invalidate_grid"],
-           "pagerank": lambda: ["bin_gather_lists", "block_sums", "block_deviations", "spread_amounts"] + [pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
-                                                       for w in WEIGHT_TYPES.values() for weighted in (False, True)],
+           "pagerank": lambda: ["bin_gather_lists", "block_sums", "block_deviations", "spread_amounts",
+                                "correct_sources", "correct_arcs"] + [
+               pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
+               for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate"],
            "cache": lambda: ["copy_id_lists", "uncache_lists", "recache_in_place"] + [

@@ -104,12 +104,18 @@ def _column_type(values):
 # calls that do no work: a conversion to the dtype an array already has, and
 # the slices and views of one allocation.
 _INT64 = np.dtype(np.int64)
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _int64(array):
     """``array.astype(int64, copy=False)``: the array itself where it is int64
     already (a dtype comparison, where ``astype`` is a CuPy call)."""
     return array if array.dtype == _INT64 else array.astype(_INT64)
+
+
+def _float64(array):
+    """``array.astype(float64, copy=False)``, as :func:`_int64`."""
+    return array if array.dtype == _FLOAT64 else array.astype(_FLOAT64)
 
 
 def _carve(buffer, offset, size, dtype):
@@ -1874,6 +1880,27 @@ class GPUBackend(Backend):
         read = self._gather(plan, share, None, into=residual, less=amount)
         host = self._read_floats(sums)
         return float(host[:parts].sum()), float(host[parts:].sum()), read
+
+    def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
+        # two launches of kernels/pagerank.cu (the sources, then the arcs' atomic adds) and one
+        # read of the sources' per-block sums
+        count = int(sources.size)
+        if count == 0:
+            return [0.0, 0.0, 0.0]
+        xp = self.xp
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        sums = self._scratch("correct_sums", 3 * _DEVIATION_BLOCKS, xp.float64)[:3 * parts]
+        per_unit = self._scratch("per_unit", count, xp.float64)
+        kernel = functools.partial(cuda_kernels.get_kernel, "pagerank")
+        kernel("correct_sources")((parts,), (_THREADS,),
+                                  (_int64(sources), np.int64(count), _float64(t_old), _float64(t_new),
+                                   np.float64(alpha), rank, residual, per_unit, sums))
+        if arc_v.size:
+            kernel("correct_arcs")((_blocks(arc_v.size),), (_THREADS,),
+                                   (_int64(at), _int64(arc_v), _float64(gain), np.int64(arc_v.size), per_unit,
+                                    residual))
+        host = self._read_floats(sums)
+        return [float(host[i * parts:(i + 1) * parts].sum()) for i in range(3)]
 
     def l1_deviation(self, values, index, weights=None, divisor=None):
         # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,

@@ -242,6 +242,20 @@ class PageRankEngine:
         # sum(p) when the residual was last computed exactly (see :meth:`_refresh_residual`)
         self.exact_rank_sum = 0.0
 
+    @property
+    def support(self):
+        """The distinct vertices the batch gave residual to (sparse pushes start
+        there), made from the parts :meth:`correct` left when first read: an
+        update that goes to dense rounds at once never reads it."""
+        if self._support_parts is not None:
+            parts, self._support_parts = self._support_parts, None
+            self._support = self.ops.unique(self.ops.xp.concatenate(parts), self.rank.size)
+        return self._support
+
+    @support.setter
+    def support(self, vertices):
+        self._support, self._support_parts = vertices, None
+
     def _ensure(self):
         """Per-vertex arrays for every vertex below the store's bound; join the
         store's open transaction."""
@@ -578,19 +592,9 @@ class PageRankEngine:
                 arc_u, arc_v, gain = arc_u[keep], arc_v[keep], gain[keep]
                 sources, t_old, t_new = sources[~extreme], t_old[~extreme], t_new[~extreme]
                 at = xp.searchsorted(sources, arc_u)
-            before = self.rank[sources]
-            # what u sent per unit of weight before; kept neighbours keep getting it
-            base = xp.where(t_old > 0, t_old, t_new)
-            per_unit = xp.where(base > 0, self.alpha * before / xp.where(base > 0, base, 1.0), 0.0)
-            ops.scatter_add(self.residual, arc_v, per_unit[at] * gain)
-            rescale = (t_old > 0) & (t_new > 0)
-            after = xp.where(rescale, before * (t_new / xp.where(t_old > 0, t_old, 1.0)), before)
-            self.rank[sources] = after
-            self.residual[sources] += before - after
             # sources that became dangling join D(p); those that stopped leave it
-            changed, joined, left = ops.host_floats(
-                (after - before).sum(), xp.where((t_new == 0) & (t_old > 0), before, 0.0).sum(),
-                xp.where((t_old == 0) & (t_new > 0), before, 0.0).sum())
+            changed, joined, left = ops.pagerank_correct(self.rank, self.residual, sources, t_old, t_new, at,
+                                                         arc_v, gain, self.alpha)
             self.rank_sum += changed
             self.dangling_rank += joined - left
             touched += [sources, arc_v]
@@ -605,7 +609,7 @@ class PageRankEngine:
             self.rank[removed] = 0.0
             self.residual[removed] = 0.0
             self._clear_out_weight(removed)
-        self.support = ops.unique(xp.concatenate(touched), self.rank.size)
+        self._support_parts = touched           # (made distinct if read: see support)
         return work
 
     def _restart(self, delta):
@@ -742,8 +746,8 @@ class PageRankEngine:
                     self.converged = True
                     break
             goal = aim
-            sparse = (sparse and 0 < self.support.size < SPARSE_SHARE * n
-                      and bound * self.alpha ** SPARSE_LEVELS <= goal)
+            sparse = (sparse and bound * self.alpha ** SPARSE_LEVELS <= goal
+                      and 0 < self.support.size < SPARSE_SHARE * n)
             if not sparse and spreads == self.max_iter:
                 self.converged = self.error_bound() <= self.tol
                 if self.converged:

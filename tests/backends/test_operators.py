@@ -183,6 +183,33 @@ def test_l1_deviation_is_the_distance_from_the_sum_spread_as_p(ops, count, index
     assert got == pytest.approx(np.abs(x - x.sum() * p).sum(), rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("count", [1, 300, 200_000])     # (200,000: more blocks than the GPU's launch has)
+def test_pagerank_correct_matches_its_definition(ops, count):
+    # against the corrections written out in plain NumPy: totals that appear (0 -> t),
+    # vanish (t -> 0), stay 0, and arcs sharing ends (the GPU adds them atomically)
+    rng = np.random.default_rng(count)
+    n = 2 * count + 10
+    sources = rng.choice(n, count, replace=False)
+    t_old, t_new = rng.integers(0, 4, count).astype(float), rng.integers(0, 4, count).astype(float)
+    arcs = 3 * count
+    at, arc_v, gain = rng.integers(0, count, arcs), rng.integers(0, 10, arcs), rng.normal(size=arcs)
+    rank, residual = rng.random(n), rng.normal(size=n)
+    arrays = [ops.asarray(a.copy()) for a in (rank, residual)]
+    got = ops.pagerank_correct(*arrays, *(ops.asarray(a) for a in (sources, t_old, t_new, at, arc_v, gain)), 0.85)
+    before = rank[sources].copy()
+    base = np.where(t_old > 0, t_old, t_new)
+    per_unit = np.divide(0.85 * before, base, out=np.zeros(count), where=base > 0)
+    np.add.at(residual, arc_v, per_unit[at] * gain)
+    after = np.where((t_old > 0) & (t_new > 0), before * np.divide(t_new, t_old, out=np.ones(count),
+                                                                   where=t_old > 0), before)
+    rank[sources] = after
+    residual[sources] += before - after
+    assert got == pytest.approx([(after - before).sum(), before[(t_new == 0) & (t_old > 0)].sum(),
+                                 before[(t_old == 0) & (t_new > 0)].sum()], rel=1e-12, abs=1e-9)
+    np.testing.assert_allclose(host(ops, arrays[0]), rank, rtol=1e-15)
+    np.testing.assert_allclose(host(ops, arrays[1]), residual, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("indexed", [False, True])
 def test_pagerank_spread_is_one_pull_round(ops, indexed):
     # against its definition in plain NumPy (a GPU backend fuses it into two launches)

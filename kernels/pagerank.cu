@@ -298,3 +298,27 @@ __global__ void correct_arcs(const long long* at, const long long* arc_v, const 
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k < count) atomicAdd(residual + arc_v[k], per_unit[at[k]] * gain[k]);
 }
+
+// Backend.masked_sums over the entries k < count (vertex index[k], or first + k
+// when index is null): per block, the sum of values[v] and, where mask is not
+// null, of those with mask[k] set (sums[blockIdx.x], sums[gridDim.x +
+// blockIdx.x], in a fixed order as block_sums makes them).
+__global__ void masked_sums(const double* values, const long long* index, long long first, long long count,
+                            const bool* mask, double* sums)
+{
+  __shared__ double partial[32];
+  double total = 0.0, masked = 0.0;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
+    double x = values[index ? index[k] : first + k];
+    total += x;
+    if (mask && mask[k]) masked += x;
+  }
+  total = block_total(total, partial);
+  __syncthreads();                   // (partial is reused)
+  masked = block_total(masked, partial);
+  if (threadIdx.x == 0) {
+    sums[blockIdx.x] = total;
+    sums[gridDim.x + blockIdx.x] = masked;
+  }
+}

@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
-    "pagerank_spread", "last_rows_by_arc"})
+    "pagerank_spread", "pagerank_correct", "masked_sums", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -1976,6 +1976,23 @@ class Backend(abc.ABC):
         else:
             deviation = xp.abs(x - x.sum() * (weights[index] / divisor)).sum()
         return self.host_floats(deviation)[0] if x.size else 0.0
+
+    def masked_sums(self, values, index, mask=None):
+        """``[sum(values[index]), sum(values[index][mask])]`` as Python floats, in one
+        host read: PageRank's ``sum(p)`` and ``D(p)`` (``mask``: the dangling
+        vertices, a bool per entry of ``index``; None: the second sum is 0).
+        ``index`` is an int64 array or a slice.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").masked_sums(np.array([1.0, 2.0, 4.0]), slice(1, 3), np.array([False, True]))
+        [6.0, 4.0]
+        """
+        xp = self.xp
+        x = values[index]
+        if mask is None:
+            return self.host_floats(x.sum()) + [0.0]
+        return self.host_floats(x.sum(), xp.where(mask, x, 0.0).sum())
 
     @abc.abstractmethod
     def gather_plan(self, adj: AdjacencyLists, vertices, weighted=False):

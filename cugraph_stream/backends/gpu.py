@@ -1902,6 +1902,22 @@ class GPUBackend(Backend):
         host = self._read_floats(sums)
         return [float(host[i * parts:(i + 1) * parts].sum()) for i in range(3)]
 
+    def masked_sums(self, values, index, mask=None):
+        # one launch of kernels/pagerank.cu over the entries in place, one read of its per-block sums
+        first, at = _slice_or_index(self.xp, index, values.size)
+        if at is None and first is None:
+            return super().masked_sums(values, index, mask)
+        count = int(at.size) if at is not None else len(range(*index.indices(values.size)))
+        if count == 0:
+            return [0.0, 0.0]
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        sums = self._scratch("masked_sums", 2 * _DEVIATION_BLOCKS, self.xp.float64)[:2 * parts]
+        cuda_kernels.get_kernel("pagerank", "masked_sums")(
+            (parts,), (_THREADS,), (values, np.uint64(0) if at is None else at, np.int64(first or 0), np.int64(count),
+                                    np.uint64(0) if mask is None else mask, sums))
+        host = self._read_floats(sums)
+        return [float(host[:parts].sum()), float(host[parts:].sum())]
+
     def l1_deviation(self, values, index, weights=None, divisor=None):
         # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,
         # no temporaries), a fixed grid, and one read of the last pass's partial sums

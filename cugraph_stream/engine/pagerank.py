@@ -347,7 +347,21 @@ class PageRankEngine:
         self._refresh_needed = False
 
     def _alive(self):
-        return self.store.vertices.sorted_ids()[1]
+        """The live vertices' internal ids: ``arange(n)`` when they are all of
+        ``0 .. n - 1`` (no vertex removed; the sorted ids, whose merge of a
+        batch's new vertices costs a sort, are not read), else as the vertex
+        table sorts them."""
+        store = self.store
+        if store.num_vertices == store.vertex_bound:
+            return self.ops.xp.arange(store.vertex_bound, dtype=self.ops.xp.int64)
+        return store.vertices.sorted_ids()[1]
+
+    def _live_index(self):
+        """:meth:`_index` of the live vertices, without making them when it is a slice."""
+        store = self.store
+        if store.num_vertices == store.vertex_bound:
+            return slice(0, store.vertex_bound)
+        return store.vertices.sorted_ids()[1]
 
     def _index(self, alive):
         """``alive`` (a set) as an index into per-vertex arrays: ``slice(0, n)`` when
@@ -515,7 +529,6 @@ class PageRankEngine:
         holding most of the rank were removed) leave roundoff in ``s`` that can
         exceed what ``tol`` allows at the current scale; dense rounds cannot
         remove it, a fresh residual does."""
-        xp = self.ops.xp
         weights_read = self._refresh_out_weight(alive)
         if plan is None or self.weighted:
             plan = self._spread_plan(alive)
@@ -526,7 +539,7 @@ class PageRankEngine:
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
         read += self._push_tiny(plan, p)
-        self.rank_sum, self.dangling_rank = self.ops.host_floats(p.sum(), xp.where(dangling, p, 0.0).sum())
+        self.rank_sum, self.dangling_rank = self.ops.masked_sums(self.rank, alive, dangling)
         self.exact_rank_sum = self.rank_sum
         return Work(activated=int(p.size), edges_scanned=read + weights_read), plan
 
@@ -538,9 +551,7 @@ class PageRankEngine:
         """Push ``amount`` at the few vertices ``active``, keeping ``sum(p)`` and
         ``D(p)`` current.  Returns the :class:`Work` and the vertices that
         received residual."""
-        xp = self.ops.xp
-        added, added_dangling = self.ops.host_floats(
-            amount.sum(), xp.where(self._dangling(active), amount, 0.0).sum())
+        added, added_dangling = self.ops.masked_sums(amount, slice(0, amount.size), self._dangling(active))
         self.rank_sum += added
         self.dangling_rank += added_dangling
         receivers, read = self.ops.pagerank_push(self.store.out, active, amount, self.rank, self.residual,
@@ -673,7 +684,7 @@ class PageRankEngine:
             return
         self.store.journal.save(self.teleport, removed)
         self.teleport[removed] = 0.0
-        (self.teleport_total,) = ops.host_floats(self.teleport[self._index(self._alive())].sum())
+        (self.teleport_total,) = ops.host_floats(self.teleport[self._live_index()].sum())
         if not self.teleport_total > 0.0:
             raise ValueError("personalization: the batch removes every vertex of the personalization "
                              "(PageRank's teleport vector would be empty)")
@@ -692,7 +703,7 @@ class PageRankEngine:
         rank_sum = self.rank_sum if rank_sum is None else rank_sum
         if rank_sum <= 0.0:
             return float("inf")
-        deviation = self.ops.l1_deviation(self.residual, self._index(self._alive()),
+        deviation = self.ops.l1_deviation(self.residual, self._live_index(),
                                           self.teleport if self.personalised else None, self.teleport_total)
         return deviation / ((1.0 - self.alpha) * rank_sum)
 
@@ -710,7 +721,7 @@ class PageRankEngine:
         work = Work()
         alive = self._alive()
         n = self.store.num_vertices
-        (self.rank_sum,) = self.ops.host_floats(self.rank[self._index(alive)].sum())   # exact once per update
+        self.rank_sum = self.ops.masked_sums(self.rank, self._index(alive))[0]     # exact once per update
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
             alive = self._alive()
@@ -738,9 +749,8 @@ class PageRankEngine:
             if first:
                 self.start_bound, first = bound, False
             if bound <= goal:
-                p = self.rank[index]
-                self.rank_sum, self.dangling_rank = self.ops.host_floats(
-                    p.sum(), xp.where(self._dangling(index), p, 0.0).sum())
+                self.rank_sum, self.dangling_rank = self.ops.masked_sums(
+                    self.rank, index, self._dangling(index) if plan is None else plan[3])
                 bound = self.error_bound()
                 if bound <= goal:
                     self.converged = True

@@ -277,12 +277,12 @@ def test_the_gpu_hides_no_synchronisation_from_the_report(monkeypatch):
 # A PageRank batch recomputed by a warm restart (mode="auto" with rates that always
 # recompute), one row inserted between known vertices, requests
 #   3: net_changes (with the lookup's count), both placements' room (one read_counts), the commit
-#   +1: sum(p) read once per update (host_floats)
+#   +1: sum(p) read once per update (masked_sums)
 #   +3: the residual recomputed exactly: the spread plan (gather_plan), the pull
-#       (gather_sum), sum(p) and D(p) (host_floats)
+#       (gather_sum), sum(p) and D(p) (masked_sums)
 #   +1: the first error bound (l1_deviation)
 #   +2 per dense round: its sums (pagerank_spread) and the next error bound
-#   +2: sum(p) and D(p) read exactly once the bound holds, and the bound again
+#   +2: sum(p) and D(p) read exactly once the bound holds (masked_sums), and the bound again
 # Issue 17 asks for two per batch; one read per round (the sums with the bound) is
 # the next step down.
 def test_a_pagerank_warm_restart_requests_two_synchronisations_a_round(backend, monkeypatch):

@@ -183,6 +183,19 @@ def test_l1_deviation_is_the_distance_from_the_sum_spread_as_p(ops, count, index
     assert got == pytest.approx(np.abs(x - x.sum() * p).sum(), rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("count", [0, 1, 300, 200_000])
+@pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.parametrize("masked", [False, True])
+def test_masked_sums_are_the_sum_and_the_sum_where_the_mask_is_set(ops, count, indexed, masked):
+    rng = np.random.default_rng(count)
+    values, mask = rng.normal(size=count + 5), rng.random(count) < 0.3
+    index = rng.choice(count + 5, count, replace=False) if indexed else slice(3, 3 + count)
+    got = ops.masked_sums(ops.asarray(values), ops.asarray(index) if indexed else index,
+                          ops.asarray(mask) if masked else None)
+    x = values[index]
+    assert got == pytest.approx([x.sum(), x[mask].sum() if masked else 0.0], rel=1e-12, abs=1e-12)
+
+
 @pytest.mark.parametrize("count", [1, 300, 200_000])     # (200,000: more blocks than the GPU's launch has)
 def test_pagerank_correct_matches_its_definition(ops, count):
     # against the corrections written out in plain NumPy: totals that appear (0 -> t),

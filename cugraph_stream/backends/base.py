@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
-    "pagerank_spread", "pagerank_correct", "masked_sums", "last_rows_by_arc"})
+    "pagerank_correct", "masked_sums", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -188,6 +188,24 @@ class NetChanges(NamedTuple):
     updated_at: Any
     #: ``inserted``, ``deleted``, ``weight_updated``, ``unchanged``, ``cancelled``, ``ignored``
     counts: dict
+
+
+class Known:
+    """A value an operator computed on the host, with the ``get()`` of a device
+    read that waits for the next synchronisation (``GPUBackend._read_later``):
+    operators that may leave a read to a later wait return either.
+
+    >>> Known([1.0, 2.0]).get()
+    [1.0, 2.0]
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def get(self):
+        return self.value
 
 
 class RemovedEntries(NamedTuple):
@@ -2017,17 +2035,19 @@ class Backend(abc.ABC):
         ``residual[index] += gather_sum(plan, share) - amount``.  ``plan`` is
         :meth:`gather_plan` of the in-adjacency over the vertices of
         ``index`` (an int64 array, or a slice) in its order; ``dangling``
-        flags the dangling ones.  Returns ``(sum(amount), sum of amount at
-        dangling vertices, edges read)``, the sums as Python floats (one host
-        read).
+        flags the dangling ones.  Returns ``(sums, edges read)``: ``sums.get()``
+        gives ``[sum(amount), sum of amount at dangling vertices]`` as Python
+        floats, read from a device with the next operator that waits for it
+        (no wait of its own unless ``get()`` comes first: a :class:`Known`
+        value on the CPU).
         """
         xp = self.xp
-        added, added_dangling = self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
+        sums = Known(self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum()))
         rank[index] += amount
         share[index] = amount * factor
         received, read = self.gather_sum(plan, share)
         residual[index] += received - amount
-        return added, added_dangling, read
+        return sums, read
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
         """PageRank's residual corrections for a batch's changed arcs (``PageRankEngine.correct``).

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, NetChanges, RemovedEntries
+from .base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, Known, NetChanges, RemovedEntries
 from .cpu_threads import split, thread_count
 from .rows import INSERT
 
@@ -981,7 +981,7 @@ class Kernels:
         first = 0 if not isinstance(index, slice) else index.indices(rank.size)[0]
         added, held = _spread_amounts(amount, factor, dangling, at, first, rank, share)
         read = self._gather(plan, share, residual, residual, amount, True)      # (sums: not written)
-        return float(added), float(held), read
+        return Known([float(added), float(held)]), read
 
     def arc_claim(self, table, keys, slots):
         return _arc_claim(table, _i64(keys), _i64(slots))

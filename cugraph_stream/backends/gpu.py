@@ -42,8 +42,8 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
-                   SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend, Counted, MovePlan, NetChanges, Placement,
-                   RemovedEntries, marks_fit)
+                   SLOT_DTYPE, AdjacencyLists, ArcTableBuilder, Backend, Counted, Known, MovePlan, NetChanges,
+                   Placement, RemovedEntries, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import INSERT, RowCheck, RowSummary
@@ -284,6 +284,19 @@ class _DeviceArcTableBuilder(ArcTableBuilder):
 def _row_summary(host):
     """The :class:`RowSummary` of ``check_rows``' three summary words (kernels/validate.cu)."""
     return RowSummary(bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
+
+
+def _copied_from(host, word, array):
+    """A host copy of device array ``array`` from the pinned words ``host``, into which
+    :meth:`GPUBackend._wait_for_copies` copied it from ``word`` on."""
+    return host[word:word + -(-array.nbytes // 8)].view(array.dtype)[:array.size].copy()
+
+
+def _halves_summed(parts, host):
+    """The sums of the first ``parts`` and the next ``parts`` float64 words of ``host``
+    (two kernels' per-block partial sums, as a wait copied them), in order."""
+    values = host.view(np.float64)[:2 * parts]
+    return [float(values[:parts].sum()), float(values[parts:].sum())]
 
 
 class _LaterRead:
@@ -1326,7 +1339,7 @@ class GPUBackend(Backend):
                 copy(host.ctypes.data + 8 * word, array.data.ptr, array.nbytes, device_to_host, stream.ptr)
         stream.synchronize()
         for rider, word in zip(riders, at[len(at) - len(riders):]):
-            rider._take(host[word:word + -(-rider._array.nbytes // 8)].view(rider._array.dtype).copy())
+            rider._take(_copied_from(host, word, rider._array))
         return host, at[:len(at) - len(riders)]
 
     def _count_buffer(self, n):
@@ -1342,7 +1355,7 @@ class GPUBackend(Backend):
     def _fetch(self, array):
         """A host copy of small device array ``array``, read as :meth:`_wait_for_copies` reads."""
         host, (word,) = self._wait_for_copies([array])
-        return host[word:word + -(-array.nbytes // 8)].view(array.dtype)[:array.size].copy()
+        return _copied_from(host, word, array)
 
     def _read_later(self, array, convert):
         """A read of small device array ``array`` made with this backend's next wait:
@@ -1865,21 +1878,20 @@ class GPUBackend(Backend):
 
     def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
         # one launch for the amounts (and their per-block sums), the gather adding into the
-        # residual, then one read of the sums
+        # residual; the sums are read with the next wait (the round's error bound)
         count = int(amount.size)
         if count == 0:
-            return 0.0, 0.0, 0
+            return Known([0.0, 0.0]), 0
         first, at = _slice_or_index(self.xp, index, rank.size)
         if at is None and first is None:
             return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
         parts = min(_blocks(count), _DEVIATION_BLOCKS)
-        sums = self._scratch("spread_sums", 2 * _DEVIATION_BLOCKS, self.xp.float64)[:2 * parts]
+        sums = self.xp.empty(2 * parts, dtype=self.xp.float64)     # (its own: read at a later wait)
         cuda_kernels.get_kernel("pagerank", "spread_amounts")(
             (parts,), (_THREADS,), (amount, factor, dangling, np.uint64(0) if at is None else at,
                                     np.int64(first or 0), np.int64(count), rank, share, sums))
         read = self._gather(plan, share, None, into=residual, less=amount)
-        host = self._read_floats(sums)
-        return float(host[:parts].sum()), float(host[parts:].sum()), read
+        return self._read_later(sums, functools.partial(_halves_summed, parts)), read
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
         # two launches of kernels/pagerank.cu (the sources, then the arcs' atomic adds) and one

@@ -237,6 +237,7 @@ class PageRankEngine:
         self._new = None                    # vertices this update adds (None: all, a first computation)
         self.rank_sum = 0.0
         self.dangling_rank = 0.0                        # D(p)
+        self._unsettled = []            # spreads' sums not yet added to them (see _settle)
         self._written = []              # vertices this update wrote (besides ``support``), or None: all
         self._before = None             # the scalars when the open transaction began
         # sum(p) when the residual was last computed exactly (see :meth:`_refresh_residual`)
@@ -344,6 +345,7 @@ class PageRankEngine:
          self.published_rank_sum, self._last_written, self._new, self.teleport_total) = self._before
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         self._written = []
+        self._unsettled = []
         self._refresh_needed = False
 
     def _alive(self):
@@ -447,6 +449,7 @@ class PageRankEngine:
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
         work = self._spread(self._spread_plan(alive), self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64))
+        self._settle()
         self.exact_rank_sum = self.rank_sum          # a spread from zero computes the residual exactly
         self._record_spreads(alive, 1)
         work.edges_scanned += read
@@ -498,12 +501,21 @@ class PageRankEngine:
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
         alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
-        added, added_dangling, read = self.ops.pagerank_spread(gather, amount, factor, dangling, self.rank,
-                                                               self.residual, share, alive)
-        self.rank_sum += added
-        self.dangling_rank += added_dangling
+        sums, read = self.ops.pagerank_spread(gather, amount, factor, dangling, self.rank, self.residual, share,
+                                              alive)
+        self._unsettled.append(sums)
         read += self._push_tiny(plan, amount)
         return Work(activated=int(amount.size), edges_scanned=read)
+
+    def _settle(self):
+        """Add what the spreads since the last call put into ``p`` and ``D(p)`` to
+        ``sum(p)`` and ``D(p)``: their sums, read from a GPU with the wait that
+        followed (the round's error bound), not with a wait of their own."""
+        for sums in self._unsettled:
+            added, added_dangling = sums.get()
+            self.rank_sum += added
+            self.dangling_rank += added_dangling
+        self._unsettled = []
 
     def _rescale(self, index, n):
         """Bring ``sum(p)`` back near ``n`` when it has drifted by more than
@@ -539,6 +551,7 @@ class PageRankEngine:
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
         read += self._push_tiny(plan, p)
+        self._settle()                  # (the exact sums below replace whatever was added to them)
         self.rank_sum, self.dangling_rank = self.ops.masked_sums(self.rank, alive, dangling)
         self.exact_rank_sum = self.rank_sum
         return Work(activated=int(p.size), edges_scanned=read + weights_read), plan
@@ -689,7 +702,7 @@ class PageRankEngine:
             raise ValueError("personalization: the batch removes every vertex of the personalization "
                              "(PageRank's teleport vector would be empty)")
 
-    def error_bound(self, rank_sum=None):
+    def error_bound(self):
         """Bound on the L1 distance between ``p / sum(p)`` and the exact PageRank.
 
         ``|r|_1 / ((1 - alpha) sum(p))`` with ``r = s - sum(s) * v`` (the
@@ -699,13 +712,14 @@ class PageRankEngine:
         ``r`` is ``s``'s deviation from its mean.
         """
         if self.store.num_vertices == 0:
+            self._settle()
             return 0.0
-        rank_sum = self.rank_sum if rank_sum is None else rank_sum
-        if rank_sum <= 0.0:
-            return float("inf")
         deviation = self.ops.l1_deviation(self.residual, self._live_index(),
                                           self.teleport if self.personalised else None, self.teleport_total)
-        return deviation / ((1.0 - self.alpha) * rank_sum)
+        self._settle()              # (after the deviation's wait, which read the spreads' sums too)
+        if self.rank_sum <= 0.0:
+            return float("inf")
+        return deviation / ((1.0 - self.alpha) * self.rank_sum)
 
     def converge(self):
         """Push until the error bound is at most ``tol``, then commit.
@@ -721,6 +735,7 @@ class PageRankEngine:
         work = Work()
         alive = self._alive()
         n = self.store.num_vertices
+        self._settle()
         self.rank_sum = self.ops.masked_sums(self.rank, self._index(alive))[0]     # exact once per update
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
@@ -748,7 +763,7 @@ class PageRankEngine:
             bound = self.error_bound()
             if first:
                 self.start_bound, first = bound, False
-            if bound <= goal:
+            if bound <= goal:           # (error_bound settled every spread)
                 self.rank_sum, self.dangling_rank = self.ops.masked_sums(
                     self.rank, index, self._dangling(index) if plan is None else plan[3])
                 bound = self.error_bound()
@@ -789,6 +804,7 @@ class PageRankEngine:
             self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
         self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
         self.end_bound = bound            # (the last one computed: exact when the update converged)
+        self._settle()                    # (error_bound did, unless max_iter stopped the rounds first)
         self._commit()
         self.published_rank_sum = self.rank_sum
         self.support = xp.empty(0, dtype=xp.int64)
@@ -884,6 +900,7 @@ class PageRankEngine:
         # (checkpoints before exact_rank_sum existed: as if the saved residual were exact)
         self.exact_rank_sum = float(state.get("exact_rank_sum", self.rank_sum))
         self.published_rank_sum = self.rank_sum
+        self._unsettled = []
         self.previous_rank_sum = float(state.get("previous_rank_sum", self.rank_sum))
         self.support = xp.empty(0, dtype=xp.int64)
         self._written = []

@@ -241,8 +241,9 @@ def test_pagerank_spread_is_one_pull_round(ops, indexed):
     share = np.zeros(n)
     plan = ops.gather_plan(adj, ops.asarray(vertices))
     arrays = [ops.asarray(a.copy()) for a in (rank, residual, share)]
-    added, held, read = ops.pagerank_spread(plan, ops.asarray(amount), ops.asarray(factor), ops.asarray(dangling),
-                                            *arrays, ops.asarray(index) if indexed else index)
+    sums, read = ops.pagerank_spread(plan, ops.asarray(amount), ops.asarray(factor), ops.asarray(dangling),
+                                     *arrays, ops.asarray(index) if indexed else index)
+    added, held = sums.get()
     share[vertices] = amount * factor
     received = np.zeros(n)
     for (a, b), _ in edges.items():     # unweighted pull over b's in-list

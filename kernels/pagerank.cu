@@ -322,3 +322,87 @@ __global__ void masked_sums(const double* values, const long long* index, long l
     sums[gridDim.x + blockIdx.x] = masked;
   }
 }
+
+// Unweighted corrections for a batch's arcs (Backend.pagerank_correct_arcs),
+// in four launches over arcs k < count: the first `inserted` of them are
+// inserted_u/v[k] (gain 1), the others deleted_u/v[k - inserted] (gain -1).
+// `change` is a per-vertex scratch, zero before and after.
+__device__ __forceinline__ void batch_arc(long long k, long long inserted, const long long* inserted_u,
+                                          const long long* inserted_v, const long long* deleted_u,
+                                          const long long* deleted_v, long long& u, long long& v, double& gain)
+{
+  bool in = k < inserted;
+  u = in ? inserted_u[k] : deleted_u[k - inserted];
+  v = in ? inserted_v[k] : deleted_v[k - inserted];
+  gain = in ? 1.0 : -1.0;
+}
+
+// 1. change[u] += gain; each source's first arc (by the stamp) appends u to sources (kept[0] of them)
+__global__ void tally_arcs(const long long* inserted_u, const long long* inserted_v, long long inserted,
+                           const long long* deleted_u, const long long* deleted_v, long long count, double* change,
+                           unsigned int* stamp, unsigned int epoch, long long* sources, unsigned long long* kept)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long u, v;
+  double gain;
+  batch_arc(k, inserted, inserted_u, inserted_v, deleted_u, deleted_v, u, v, gain);
+  atomicAdd(change + u, gain);
+  if (atomicExch(stamp + u, epoch) != epoch) sources[atomicAdd(kept, 1ull)] = u;
+}
+
+// 2. correct_sources for sources[k], k < kept[0] (a grid-stride loop; the out-degree
+// before the batch is degree[u] - change[u]), leaving per_unit in change[u]
+__global__ void correct_tallied(const long long* sources, const unsigned long long* kept, const long long* degree,
+                                double alpha, double* rank, double* residual, double* change, double* sums)
+{
+  __shared__ double partial[32];
+  double changed = 0.0, joined = 0.0, left = 0.0;
+  long long count = static_cast<long long>(kept[0]);
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
+    long long u = sources[k];
+    double before = rank[u], new_total = static_cast<double>(degree[u]);
+    double old_total = new_total - change[u];
+    double base = old_total > 0.0 ? old_total : new_total;
+    change[u] = base > 0.0 ? alpha * before / base : 0.0;
+    double after = (old_total > 0.0 && new_total > 0.0) ? before * (new_total / old_total) : before;
+    rank[u] = after;
+    residual[u] += before - after;
+    changed += after - before;
+    if (new_total == 0.0 && old_total > 0.0) joined += before;
+    if (old_total == 0.0 && new_total > 0.0) left += before;
+  }
+  changed = block_total(changed, partial);
+  __syncthreads();
+  joined = block_total(joined, partial);
+  __syncthreads();
+  left = block_total(left, partial);
+  if (threadIdx.x == 0) {
+    sums[blockIdx.x] = changed;
+    sums[gridDim.x + blockIdx.x] = joined;
+    sums[2 * gridDim.x + blockIdx.x] = left;
+  }
+}
+
+// 3. residual[v] += per_unit of u (change[u]) * gain
+__global__ void spread_tallied(const long long* inserted_u, const long long* inserted_v, long long inserted,
+                               const long long* deleted_u, const long long* deleted_v, long long count,
+                               const double* change, double* residual)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long u, v;
+  double gain;
+  batch_arc(k, inserted, inserted_u, inserted_v, deleted_u, deleted_v, u, v, gain);
+  atomicAdd(residual + v, change[u] * gain);
+}
+
+// 4. change[u] = 0 again at every source
+__global__ void clear_tallied(const long long* sources, const unsigned long long* kept, double* change)
+{
+  long long count = static_cast<long long>(kept[0]);
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride)
+    change[sources[k]] = 0.0;
+}

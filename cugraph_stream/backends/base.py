@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
-    "pagerank_correct", "masked_sums", "last_rows_by_arc"})
+    "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -2048,6 +2048,40 @@ class Backend(abc.ABC):
         received, read = self.gather_sum(plan, share)
         residual[index] += received - amount
         return sums, read
+
+    def pagerank_correct_arcs(self, rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
+                              alpha):
+        """Unweighted PageRank's residual corrections for a batch that inserted the arcs
+        ``inserted_u -> inserted_v`` and deleted ``deleted_u -> deleted_v``
+        (distinct arcs), ``degree`` the out-degrees after it: :meth:`pagerank_correct`
+        with each arc gaining 1 or -1 and each source's out-degree before the batch
+        recovered from them.  Returns ``(sources, sums)``: the distinct sources (in
+        any order) and :meth:`pagerank_correct`'s sums (one host read).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> rank, residual = np.array([1.0, 1.0, 1.0]), np.zeros(3)
+        >>> # vertex 0 (out-arcs to 1 and 2 before) loses the one to 1
+        >>> sources, sums = get_backend("cpu").pagerank_correct_arcs(
+        ...     rank, residual, np.array([1, 0, 0]), np.zeros(0, np.int64), np.zeros(0, np.int64),
+        ...     np.array([0]), np.array([1]), 0.5)
+        >>> sources.tolist(), sums, rank.tolist(), residual.tolist()
+        ([0], [-0.5, 0.0, 0.0], [0.5, 1.0, 1.0], [0.5, -0.25, 0.0])
+        """
+        xp = self.xp
+        arc_u = xp.concatenate((inserted_u, deleted_u))
+        if not arc_u.size:
+            return arc_u.astype(xp.int64), [0.0, 0.0, 0.0]
+        arc_v = xp.concatenate((inserted_v, deleted_v))
+        gain = xp.concatenate((xp.ones(inserted_u.size, dtype=xp.float64),
+                               -xp.ones(deleted_u.size, dtype=xp.float64)))
+        sources = xp.sort(self.unique(arc_u, rank.size))
+        at = xp.searchsorted(sources, arc_u)
+        change = xp.zeros(sources.size, dtype=xp.float64)
+        self.scatter_add(change, at, gain)
+        t_new = degree[sources].astype(xp.float64)
+        return sources, self.pagerank_correct(rank, residual, sources, t_new - change, t_new, at, arc_v, gain,
+                                              alpha)
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
         """PageRank's residual corrections for a batch's changed arcs (``PageRankEngine.correct``).

@@ -93,7 +93,8 @@ PLACE_ARCS_KERNELS = ("place_arcs_block", "take_arc_tickets", "place_arc_tickets
 SOURCES = {"relax": relax_name_expressions,
            "invalidate": lambda: ["invalidate_children", "invalidate_block", "invalidate_grid"],
            "pagerank": lambda: ["bin_gather_lists", "block_sums", "block_deviations", "spread_amounts",
-                                "correct_sources", "correct_arcs", "masked_sums"] + [
+                                "correct_sources", "correct_arcs", "masked_sums", "tally_arcs",
+                                "correct_tallied", "spread_tallied", "clear_tallied"] + [
                pagerank_name(k, w, weighted) for k in PAGERANK_KERNELS
                for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],

@@ -292,11 +292,12 @@ def _copied_from(host, word, array):
     return host[word:word + -(-array.nbytes // 8)].view(array.dtype)[:array.size].copy()
 
 
-def _halves_summed(parts, host):
-    """The sums of the first ``parts`` and the next ``parts`` float64 words of ``host``
-    (two kernels' per-block partial sums, as a wait copied them), in order."""
-    values = host.view(np.float64)[:2 * parts]
-    return [float(values[:parts].sum()), float(values[parts:].sum())]
+def _block_sums(parts, groups, host):
+    """The sums of ``groups`` runs of ``parts`` float64 words each at the start of
+    ``host``: a kernel's per-block partial sums (``parts`` blocks), as a wait
+    copied them, each run added up in order."""
+    values = host.view(np.float64)[:groups * parts]
+    return [float(values[i * parts:(i + 1) * parts].sum()) for i in range(groups)]
 
 
 class _LaterRead:
@@ -1891,7 +1892,7 @@ class GPUBackend(Backend):
             (parts,), (_THREADS,), (amount, factor, dangling, np.uint64(0) if at is None else at,
                                     np.int64(first or 0), np.int64(count), rank, share, sums))
         read = self._gather(plan, share, None, into=residual, less=amount)
-        return self._read_later(sums, functools.partial(_halves_summed, parts)), read
+        return self._read_later(sums, functools.partial(_block_sums, parts, 2)), read
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
         # two launches of kernels/pagerank.cu (the sources, then the arcs' atomic adds) and one
@@ -1911,8 +1912,33 @@ class GPUBackend(Backend):
             kernel("correct_arcs")((_blocks(arc_v.size),), (_THREADS,),
                                    (_int64(at), _int64(arc_v), _float64(gain), np.int64(arc_v.size), per_unit,
                                     residual))
-        host = self._read_floats(sums)
-        return [float(host[i * parts:(i + 1) * parts].sum()) for i in range(3)]
+        return _block_sums(parts, 3, self._read_floats(sums))
+
+    def pagerank_correct_arcs(self, rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
+                              alpha):
+        # four launches of kernels/pagerank.cu over the arcs as they are (no concatenation, no
+        # sort: a per-vertex tally, the sources found by the stamps), one read of the sums and
+        # the number of sources
+        xp = self.xp
+        inserted, count = int(inserted_u.size), int(inserted_u.size) + int(deleted_u.size)
+        if count == 0:
+            return xp.empty(0, dtype=xp.int64), [0.0, 0.0, 0.0]
+        bound = int(rank.size)
+        stamp, epoch = self._stamps(bound)
+        change = self._scratch("pagerank_tally", bound, xp.float64, zeroed=True)
+        sources, kept = xp.empty(count, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        sums = xp.empty(3 * parts, dtype=xp.float64)
+        arcs = (_int64(inserted_u), _int64(inserted_v), np.int64(inserted), _int64(deleted_u), _int64(deleted_v),
+                np.int64(count))
+        kernel = functools.partial(cuda_kernels.get_kernel, "pagerank")
+        kernel("tally_arcs")((_blocks(count),), (_THREADS,), arcs + (change, stamp, epoch, sources, kept))
+        kernel("correct_tallied")((parts,), (_THREADS,),
+                                  (sources, kept, degree, np.float64(alpha), rank, residual, change, sums))
+        kernel("spread_tallied")((_blocks(count),), (_THREADS,), arcs + (change, residual))
+        kernel("clear_tallied")((parts,), (_THREADS,), (sources, kept, change))
+        host, (at_sums, at_kept) = self._wait_for_copies([sums, kept])
+        return sources[:int(host[at_kept])], _block_sums(parts, 3, host[at_sums:])
 
     def masked_sums(self, values, index, mask=None):
         # one launch of kernels/pagerank.cu over the entries in place, one read of its per-block sums
@@ -1927,8 +1953,7 @@ class GPUBackend(Backend):
         cuda_kernels.get_kernel("pagerank", "masked_sums")(
             (parts,), (_THREADS,), (values, np.uint64(0) if at is None else at, np.int64(first or 0), np.int64(count),
                                     np.uint64(0) if mask is None else mask, sums))
-        host = self._read_floats(sums)
-        return [float(host[:parts].sum()), float(host[parts:].sum())]
+        return _block_sums(parts, 2, self._read_floats(sums))
 
     def l1_deviation(self, values, index, weights=None, divisor=None):
         # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,

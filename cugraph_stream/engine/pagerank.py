@@ -574,7 +574,7 @@ class PageRankEngine:
 
     def correct(self, delta):
         """Residual corrections for the batch's :class:`StoreDelta` (O(changed edges))."""
-        xp, ops = self.ops.xp, self.ops
+        ops = self.ops
         self._ensure()
         self._new = delta.new_vertices          # (added vertices: changed, whatever their rank)
         journal = self.store.journal
@@ -592,36 +592,19 @@ class PageRankEngine:
         work = Work()
         touched = [self.support, new]
         if self.weighted:
-            arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u, delta.updated_u))
-            arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v, delta.updated_v))
-            # (exact_astype: CuPy's float32 -> float64 astype reads a subnormal weight as 0, and a vertex
-            # whose only out-weights are subnormal would pass for dangling)
-            inserted, deleted, new_w, old_w = (exact_astype(w, xp.float64) for w in (
-                delta.inserted_w, delta.deleted_w, delta.updated_new, delta.updated_old))
-            gain = xp.concatenate((inserted, -deleted, new_w - old_w))
+            sources, arc_v, read, sums = self._correct_weighted(delta)
+            touched += [sources, arc_v]
         else:                                   # reweighting changes nothing unweighted
-            arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u))
-            arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v))
-            gain = xp.concatenate((xp.ones(delta.inserted_u.size, dtype=xp.float64),
-                                   -xp.ones(delta.deleted_u.size, dtype=xp.float64)))
-        if arc_u.size:
-            sources = xp.sort(ops.unique(arc_u, self.rank.size))
-            at = xp.searchsorted(sources, arc_u)
-            change = xp.zeros(sources.size, dtype=xp.float64)
-            ops.scatter_add(change, at, gain)
-            t_old, t_new, read, extreme = self._new_totals(sources, at, gain, change)
-            if extreme is not None:      # not corrected there: s is recomputed before converging
-                self._refresh_needed = True
-                keep = ~extreme[at]
-                arc_u, arc_v, gain = arc_u[keep], arc_v[keep], gain[keep]
-                sources, t_old, t_new = sources[~extreme], t_old[~extreme], t_new[~extreme]
-                at = xp.searchsorted(sources, arc_u)
+            sources, sums = ops.pagerank_correct_arcs(self.rank, self.residual, self.store.out.degree,
+                                                      delta.inserted_u, delta.inserted_v, delta.deleted_u,
+                                                      delta.deleted_v, self.alpha)
+            read = 0
+            touched += [sources, delta.inserted_v, delta.deleted_v]
+        if sources.size:
             # sources that became dangling join D(p); those that stopped leave it
-            changed, joined, left = ops.pagerank_correct(self.rank, self.residual, sources, t_old, t_new, at,
-                                                         arc_v, gain, self.alpha)
+            changed, joined, left = sums
             self.rank_sum += changed
             self.dangling_rank += joined - left
-            touched += [sources, arc_v]
             work.edges_scanned = delta.changed_arcs + read
         removed = delta.removed_vertices
         if self._written is not None:
@@ -635,6 +618,35 @@ class PageRankEngine:
             self._clear_out_weight(removed)
         self._support_parts = touched           # (made distinct if read: see support)
         return work
+
+    def _correct_weighted(self, delta):
+        """:meth:`correct`'s corrections for the arcs of a weighted engine: each arc
+        gains its weight change, ``W`` is updated (:meth:`_new_totals`).  Returns
+        ``(sources, arc ends, edges read, sums)``, ``sums`` those of
+        :meth:`Backend.pagerank_correct` (nothing corrected: no sources)."""
+        xp, ops = self.ops.xp, self.ops
+        arc_u = xp.concatenate((delta.inserted_u, delta.deleted_u, delta.updated_u))
+        arc_v = xp.concatenate((delta.inserted_v, delta.deleted_v, delta.updated_v))
+        if not arc_u.size:
+            return arc_u, arc_v, 0, None
+        # (exact_astype: CuPy's float32 -> float64 astype reads a subnormal weight as 0, and a vertex
+        # whose only out-weights are subnormal would pass for dangling)
+        inserted, deleted, new_w, old_w = (exact_astype(w, xp.float64) for w in (
+            delta.inserted_w, delta.deleted_w, delta.updated_new, delta.updated_old))
+        gain = xp.concatenate((inserted, -deleted, new_w - old_w))
+        sources = xp.sort(ops.unique(arc_u, self.rank.size))
+        at = xp.searchsorted(sources, arc_u)
+        change = xp.zeros(sources.size, dtype=xp.float64)
+        ops.scatter_add(change, at, gain)
+        t_old, t_new, read, extreme = self._new_totals(sources, at, gain, change)
+        if extreme is not None:      # not corrected there: s is recomputed before converging
+            self._refresh_needed = True
+            keep = ~extreme[at]
+            arc_u, arc_v, gain = arc_u[keep], arc_v[keep], gain[keep]
+            sources, t_old, t_new = sources[~extreme], t_old[~extreme], t_new[~extreme]
+            at = xp.searchsorted(sources, arc_u)
+        sums = ops.pagerank_correct(self.rank, self.residual, sources, t_old, t_new, at, arc_v, gain, self.alpha)
+        return sources, arc_v, read, sums
 
     def _restart(self, delta):
         """The recompute path warm-started (see ``warm_restart``): ``p`` kept, 0 at
@@ -660,17 +672,15 @@ class PageRankEngine:
             self.out_weight[removed] = 0.0
 
     def _new_totals(self, sources, at, gain, change):
-        """``(T_old, T_new, edges read, extreme)`` at the batch's ``sources`` (sorted,
-        distinct), whose arcs ``at`` (indices into ``sources``) gained ``gain`` (+-1
-        unweighted, weight differences weighted), ``change`` the sum per source.
-        Weighted, ``W`` is updated (journaled): 0 where no out-edge is left, read
-        from the lists where the change cancels most of it (see
-        :data:`CANCELLATION`); ``extreme`` flags the sources not to correct arc by
-        arc (see :data:`EXTREME_CHANGE`), None when there is none."""
+        """``(W_old, W_new, edges read, extreme)`` at the batch's ``sources`` (sorted,
+        distinct; a weighted engine), whose arcs ``at`` (indices into ``sources``)
+        gained ``gain`` of weight, ``change`` the sum per source.  ``W`` is
+        updated (journaled): 0 where no out-edge is left, read from the lists
+        where the change cancels most of it (see :data:`CANCELLATION`);
+        ``extreme`` flags the sources not to correct arc by arc (see
+        :data:`EXTREME_CHANGE`), None when there is none."""
         xp, ops = self.ops.xp, self.ops
         degree = self.store.out.degree[sources]
-        if not self.weighted:
-            return degree - change, degree.astype(xp.float64), 0, None
         t_old = self.out_weight[sources]
         t_new = xp.where(degree == 0, 0.0, t_old + change)
         moved = xp.zeros(sources.size, dtype=xp.float64)

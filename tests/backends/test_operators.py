@@ -196,10 +196,25 @@ def test_masked_sums_are_the_sum_and_the_sum_where_the_mask_is_set(ops, count, i
     assert got == pytest.approx([x.sum(), x[mask].sum() if masked else 0.0], rel=1e-12, abs=1e-12)
 
 
+def _corrected(rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
+    """``Backend.pagerank_correct`` written out in plain NumPy (``rank`` and ``residual``
+    changed in place); returns its sums."""
+    before = rank[sources].copy()
+    base = np.where(t_old > 0, t_old, t_new)
+    per_unit = np.divide(alpha * before, base, out=np.zeros(sources.size), where=base > 0)
+    np.add.at(residual, arc_v, per_unit[at] * gain)
+    ratio = np.divide(t_new, t_old, out=np.ones(sources.size), where=t_old > 0)
+    after = np.where((t_old > 0) & (t_new > 0), before * ratio, before)
+    rank[sources] = after
+    residual[sources] += before - after
+    return [(after - before).sum(), before[(t_new == 0) & (t_old > 0)].sum(),
+            before[(t_old == 0) & (t_new > 0)].sum()]
+
+
 @pytest.mark.parametrize("count", [1, 300, 200_000])     # (200,000: more blocks than the GPU's launch has)
 def test_pagerank_correct_matches_its_definition(ops, count):
-    # against the corrections written out in plain NumPy: totals that appear (0 -> t),
-    # vanish (t -> 0), stay 0, and arcs sharing ends (the GPU adds them atomically)
+    # totals that appear (0 -> t), vanish (t -> 0), stay 0, and arcs sharing ends (the GPU
+    # adds them atomically)
     rng = np.random.default_rng(count)
     n = 2 * count + 10
     sources = rng.choice(n, count, replace=False)
@@ -209,16 +224,32 @@ def test_pagerank_correct_matches_its_definition(ops, count):
     rank, residual = rng.random(n), rng.normal(size=n)
     arrays = [ops.asarray(a.copy()) for a in (rank, residual)]
     got = ops.pagerank_correct(*arrays, *(ops.asarray(a) for a in (sources, t_old, t_new, at, arc_v, gain)), 0.85)
-    before = rank[sources].copy()
-    base = np.where(t_old > 0, t_old, t_new)
-    per_unit = np.divide(0.85 * before, base, out=np.zeros(count), where=base > 0)
-    np.add.at(residual, arc_v, per_unit[at] * gain)
-    after = np.where((t_old > 0) & (t_new > 0), before * np.divide(t_new, t_old, out=np.ones(count),
-                                                                   where=t_old > 0), before)
-    rank[sources] = after
-    residual[sources] += before - after
-    assert got == pytest.approx([(after - before).sum(), before[(t_new == 0) & (t_old > 0)].sum(),
-                                 before[(t_old == 0) & (t_new > 0)].sum()], rel=1e-12, abs=1e-9)
+    want = _corrected(rank, residual, sources, t_old, t_new, at, arc_v, gain, 0.85)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
+    np.testing.assert_allclose(host(ops, arrays[0]), rank, rtol=1e-15)
+    np.testing.assert_allclose(host(ops, arrays[1]), residual, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("inserted, deleted", [(0, 0), (1, 0), (0, 1), (300, 200), (150_000, 100_000)])
+def test_pagerank_correct_arcs_is_pagerank_correct_with_unit_gains(ops, inserted, deleted):
+    # distinct arcs, many a source; out-degrees before the batch of 0 to 2 besides the deleted
+    # arcs, so that some sources are left without out-arcs and some had none before
+    rng = np.random.default_rng(inserted + deleted)
+    n = 1000 if inserted + deleted < 1000 else 300_000
+    keys = rng.choice(n * n, inserted + deleted, replace=False)
+    u, v = keys // n, keys % n
+    kept = rng.integers(0, 3, n)
+    degree = kept + np.bincount(u[:inserted], minlength=n)
+    rank, residual = rng.random(n), rng.normal(size=n)
+    arrays = [ops.asarray(a.copy()) for a in (rank, residual)]
+    sources, sums = ops.pagerank_correct_arcs(*arrays, ops.asarray(degree), *(ops.asarray(a) for a in (
+        u[:inserted], v[:inserted], u[inserted:], v[inserted:])), 0.85)
+    distinct = np.unique(u)
+    assert np.sort(host(ops, sources)).tolist() == distinct.tolist()
+    t_old = (kept + np.bincount(u[inserted:], minlength=n))[distinct].astype(float)
+    want = _corrected(rank, residual, distinct, t_old, degree[distinct].astype(float), np.searchsorted(distinct, u),
+                      v, np.r_[np.ones(inserted), -np.ones(deleted)], 0.85)
+    assert sums == pytest.approx(want, rel=1e-12, abs=1e-9)
     np.testing.assert_allclose(host(ops, arrays[0]), rank, rtol=1e-15)
     np.testing.assert_allclose(host(ops, arrays[1]), residual, rtol=1e-12, atol=1e-12)
 

@@ -821,6 +821,16 @@ class CPUBackend(Backend):
             sums[nonempty] = np.add.reduceat(gathered, offsets)
         return sums, int(neighbours.size)
 
+    def pagerank_correct_arcs(self, rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
+                              alpha):
+        if self.kernels is not None:
+            bound = int(rank.size)
+            return self.kernels.pagerank_correct_arcs(rank, residual, degree, inserted_u, inserted_v, deleted_u,
+                                                      deleted_v, alpha, self._scratch_flag(bound),
+                                                      self._scratch_stamp(bound))
+        return super().pagerank_correct_arcs(rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
+                                             alpha)
+
     def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
         if self.kernels is not None and (not isinstance(index, slice) or index.step in (None, 1)):
             return self.kernels.pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)

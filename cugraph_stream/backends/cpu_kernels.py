@@ -919,6 +919,57 @@ def _spread_amounts(amount, factor, dangling, index, first, rank, share):
     return total, held
 
 
+@_jit
+def _correct_arcs(rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v, alpha, flag, slot):
+    """``Backend.pagerank_correct_arcs``: each source found at its first arc (``flag``:
+    per-vertex scratch, False on entry and on return; ``slot``: per-vertex scratch,
+    any values), its degree change tallied per source, then the arcs' corrections
+    and the sources' rescales in :meth:`Backend.pagerank_correct`'s order.
+    Returns ``(sources, changed, joined, left)``."""
+    inserted = inserted_u.size
+    arcs = inserted + deleted_u.size
+    sources = np.empty(arcs, dtype=np.int64)
+    change = np.zeros(arcs, dtype=np.float64)
+    at = np.empty(arcs, dtype=np.int64)
+    count = 0
+    for k in range(arcs):
+        u = inserted_u[k] if k < inserted else deleted_u[k - inserted]
+        if not flag[u]:
+            flag[u] = True
+            slot[u] = count
+            sources[count] = u
+            count += 1
+        at[k] = slot[u]
+        change[at[k]] += 1.0 if k < inserted else -1.0
+    per_unit = np.empty(count, dtype=np.float64)
+    for s in range(count):
+        u = sources[s]
+        flag[u] = False
+        new_total = np.float64(degree[u])
+        change[s] = new_total - change[s]                   # (now the total before the batch)
+        base = change[s] if change[s] > 0.0 else new_total
+        per_unit[s] = alpha * rank[u] / base if base > 0.0 else 0.0
+    for k in range(arcs):
+        if k < inserted:
+            residual[inserted_v[k]] += per_unit[at[k]]
+        else:
+            residual[deleted_v[k - inserted]] += per_unit[at[k]] * -1.0
+    changed = joined = left = 0.0
+    for s in range(count):
+        u = sources[s]
+        before = rank[u]
+        old_total, new_total = change[s], np.float64(degree[u])
+        after = before * (new_total / old_total) if old_total > 0.0 and new_total > 0.0 else before
+        rank[u] = after
+        residual[u] += before - after
+        changed += after - before
+        if new_total == 0.0 and old_total > 0.0:
+            joined += before
+        if old_total == 0.0 and new_total > 0.0:
+            left += before
+    return sources[:count].copy(), changed, joined, left
+
+
 class ListsPlan(NamedTuple):
     """The compiled kernels' gather plan: the lists themselves (read in place, so a
     plan costs no copy of them), the vertices, and the running total of their degrees."""
@@ -974,6 +1025,13 @@ class Kernels:
                               bounds[p], bounds[p + 1], into, less, accumulate)
         split(sum_ranges, parts, 1)
         return entries
+
+    def pagerank_correct_arcs(self, rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v, alpha,
+                              flag, slot):
+        sources, changed, joined, left = _correct_arcs(rank, residual, _i64(degree), _i64(inserted_u),
+                                                       _i64(inserted_v), _i64(deleted_u), _i64(deleted_v),
+                                                       float(alpha), flag, slot)
+        return sources, [float(changed), float(joined), float(left)]
 
     def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
         # the amounts in one pass, then the gather adding into the residual

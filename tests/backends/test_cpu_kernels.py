@@ -424,3 +424,28 @@ def test_gather_sum(seed, n, edges, weighted):
     assert read_compiled == read == int(adj.degree[vertices].sum())
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     assert got.dtype == expected.dtype and got.shape == (vertices.size,)
+
+
+@given(seeds, st.integers(1, 40), st.integers(0, 60), st.integers(0, 60))
+def test_pagerank_correct_arcs(seed, n, inserted, deleted):
+    """Distinct arcs inserted and deleted, sources shared between both (a source's
+    insertions and deletions may cancel), degrees after the batch from 0 up; the
+    same ranks, residuals, sums and sources (in any order) on both paths, and the
+    per-vertex flags cleared."""
+    rng = np.random.default_rng(seed)
+    keys = rng.choice(n * n, min(inserted + deleted, n * n), replace=False)
+    inserted = min(inserted, keys.size)
+    u, v = keys // n, keys % n
+    degree = rng.integers(0, 3, n) + np.bincount(u[:inserted], minlength=n)
+    rank, residual = rng.random(n), rng.standard_normal(n)
+    out = []
+    for ops in (NUMPY, COMPILED):
+        arrays = [rank.copy(), residual.copy()]
+        sources, sums = ops.pagerank_correct_arcs(*arrays, degree, u[:inserted], v[:inserted], u[inserted:],
+                                                  v[inserted:], 0.85)
+        out.append((np.sort(sources).tolist(), sums, *arrays))
+    assert out[0][0] == out[1][0] == np.unique(u).tolist()
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-12, atol=1e-12)
+    for got, expected in zip(out[1][2:], out[0][2:]):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    assert not COMPILED._scratch_flag(n)[:n].any()

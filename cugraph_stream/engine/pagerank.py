@@ -221,6 +221,7 @@ class PageRankEngine:
         self.warm_restart = bool(warm_restart)
         self.max_iter = max(100, 2 * rounds_needed(self.alpha, self.tol)) if max_iter is None else int(max_iter)
         self.fail_on_nonconvergence = bool(fail_on_nonconvergence)
+        self.sparse_levels = None       # SPARSE_LEVELS for this engine (None: the module's, read when used)
         self.converged = True                           # whether the last update reached ``tol``
         # the error bound the last update ended at, and the bound its batch left before any push
         # (their difference: what a batch adds, which decides how far below tol an update aims)
@@ -781,8 +782,8 @@ class PageRankEngine:
                     self.converged = True
                     break
             goal = aim
-            sparse = (sparse and bound * self.alpha ** SPARSE_LEVELS <= goal
-                      and 0 < self.support.size < SPARSE_SHARE * n)
+            levels = SPARSE_LEVELS if self.sparse_levels is None else self.sparse_levels
+            sparse = sparse and bound * self.alpha ** levels <= goal and 0 < self.support.size < SPARSE_SHARE * n
             if not sparse and spreads == self.max_iter:
                 self.converged = self.error_bound() <= self.tol
                 if self.converged:

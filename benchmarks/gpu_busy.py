@@ -6,8 +6,9 @@
 
 A diagnostic for issue 17 (the per-batch floor), not a comparison.  Like
 ``benchmarks/batch_profile.py`` it builds an R-MAT graph, tracks SSSP from
-its hub (or the ``--queries`` given: sssp, pagerank) and applies 5 untimed batches of ``--rows`` rows (pandas frames for
-a single row, column dicts of CuPy arrays otherwise).  Then it runs twice:
+its hub (or the ``--queries`` given: sssp, pagerank) and applies 5 untimed
+batches of ``--rows`` rows (pandas frames for a single row, column dicts of
+CuPy arrays otherwise).  Then it runs twice:
 
 * plainly, timing ``--batches`` batches (wall time, the device synchronised
   before and after);

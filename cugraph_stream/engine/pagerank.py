@@ -353,7 +353,8 @@ class PageRankEngine:
         """The live vertices' internal ids: ``arange(n)`` when they are all of
         ``0 .. n - 1`` (no vertex removed; the sorted ids, whose merge of a
         batch's new vertices costs a sort, are not read), else as the vertex
-        table sorts them."""
+        table sorts them.  So :meth:`_index` of it is a slice exactly when it
+        is ``arange(n)``, in the slice's order."""
         store = self.store
         if store.num_vertices == store.vertex_bound:
             return self.ops.xp.arange(store.vertex_bound, dtype=self.ops.xp.int64)
@@ -429,10 +430,8 @@ class PageRankEngine:
         """Recompute ``W`` exactly at every live vertex (weighted; journaled).  Returns the edges read."""
         if not self.weighted:
             return 0
-        xp = self.ops.xp
         index = self._index(alive)
-        vertices = xp.arange(index.stop, dtype=xp.int64) if isinstance(index, slice) else alive
-        totals, read = self._exact_out_weight(vertices)
+        totals, read = self._exact_out_weight(alive)
         self.store.journal.save_all(self.out_weight)
         self.out_weight[index] = totals
         return read
@@ -463,9 +462,7 @@ class PageRankEngine:
         elsewhere: vertices outside ``alive`` have no arcs).  Weighted, the plan
         multiplies by the arc weights (``alpha * w(u, v) / W(u)`` in all)."""
         xp = self.ops.xp
-        index = self._index(alive)
-        if isinstance(index, slice):        # the same vertices, in the order the slice gives them
-            alive = xp.arange(index.stop, dtype=xp.int64)
+        index = self._index(alive)          # (a slice: alive is arange(n), in the slice's order)
         total = self._out_total(index)
         dangling = total == 0
         tiny = None

@@ -261,35 +261,51 @@ __global__ void spread_amounts(const double* amount, const double* factor, const
 // in a fixed order as block_sums makes them).  Then over the arcs k < count:
 // residual[arc_v[k]] += per_unit[at[k]] * gain[k].  The sources are distinct:
 // the first launch writes each one's rank and residual alone.
-__global__ void correct_sources(const long long* sources, long long count, const double* t_old,
-                                const double* t_new, double alpha, double* rank, double* residual, double* per_unit,
-                                double* sums)
-{
-  __shared__ double partial[32];
+struct SourceCorrections {
   double changed = 0.0, joined = 0.0, left = 0.0;
-  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
-    long long u = sources[k];
-    double before = rank[u], old_total = t_old[k], new_total = t_new[k];
+
+  // Source u's out-total goes from old_total to new_total: rescales its rank,
+  // takes the difference from its residual, adds to the sums; returns per_unit.
+  __device__ __forceinline__ double correct(long long u, double old_total, double new_total, double alpha,
+                                            double* rank, double* residual)
+  {
+    double before = rank[u];
     double base = old_total > 0.0 ? old_total : new_total;
-    per_unit[k] = base > 0.0 ? alpha * before / base : 0.0;
     double after = (old_total > 0.0 && new_total > 0.0) ? before * (new_total / old_total) : before;
     rank[u] = after;
     residual[u] += before - after;
     changed += after - before;
     if (new_total == 0.0 && old_total > 0.0) joined += before;
     if (old_total == 0.0 && new_total > 0.0) left += before;
+    return base > 0.0 ? alpha * before / base : 0.0;
   }
-  changed = block_total(changed, partial);
-  __syncthreads();                   // (partial is reused)
-  joined = block_total(joined, partial);
-  __syncthreads();
-  left = block_total(left, partial);
-  if (threadIdx.x == 0) {
-    sums[blockIdx.x] = changed;
-    sums[gridDim.x + blockIdx.x] = joined;
-    sums[2 * gridDim.x + blockIdx.x] = left;
+
+  // The block's three sums to sums[blockIdx.x], [gridDim.x + blockIdx.x], [2 * gridDim.x + blockIdx.x].
+  __device__ __forceinline__ void write(double* partial, double* sums)
+  {
+    double c = block_total(changed, partial);
+    __syncthreads();                 // (partial is reused)
+    double j = block_total(joined, partial);
+    __syncthreads();
+    double l = block_total(left, partial);
+    if (threadIdx.x == 0) {
+      sums[blockIdx.x] = c;
+      sums[gridDim.x + blockIdx.x] = j;
+      sums[2 * gridDim.x + blockIdx.x] = l;
+    }
   }
+};
+
+__global__ void correct_sources(const long long* sources, long long count, const double* t_old,
+                                const double* t_new, double alpha, double* rank, double* residual, double* per_unit,
+                                double* sums)
+{
+  __shared__ double partial[32];
+  SourceCorrections corrections;
+  long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride)
+    per_unit[k] = corrections.correct(sources[k], t_old[k], t_new[k], alpha, rank, residual);
+  corrections.write(partial, sums);
 }
 
 __global__ void correct_arcs(const long long* at, const long long* arc_v, const double* gain, long long count,
@@ -357,32 +373,15 @@ __global__ void correct_tallied(const long long* sources, const unsigned long lo
                                 double alpha, double* rank, double* residual, double* change, double* sums)
 {
   __shared__ double partial[32];
-  double changed = 0.0, joined = 0.0, left = 0.0;
+  SourceCorrections corrections;
   long long count = static_cast<long long>(kept[0]);
   long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
     long long u = sources[k];
-    double before = rank[u], new_total = static_cast<double>(degree[u]);
-    double old_total = new_total - change[u];
-    double base = old_total > 0.0 ? old_total : new_total;
-    change[u] = base > 0.0 ? alpha * before / base : 0.0;
-    double after = (old_total > 0.0 && new_total > 0.0) ? before * (new_total / old_total) : before;
-    rank[u] = after;
-    residual[u] += before - after;
-    changed += after - before;
-    if (new_total == 0.0 && old_total > 0.0) joined += before;
-    if (old_total == 0.0 && new_total > 0.0) left += before;
+    double new_total = static_cast<double>(degree[u]);
+    change[u] = corrections.correct(u, new_total - change[u], new_total, alpha, rank, residual);
   }
-  changed = block_total(changed, partial);
-  __syncthreads();
-  joined = block_total(joined, partial);
-  __syncthreads();
-  left = block_total(left, partial);
-  if (threadIdx.x == 0) {
-    sums[blockIdx.x] = changed;
-    sums[gridDim.x + blockIdx.x] = joined;
-    sums[2 * gridDim.x + blockIdx.x] = left;
-  }
+  corrections.write(partial, sums);
 }
 
 // 3. residual[v] += per_unit of u (change[u]) * gain

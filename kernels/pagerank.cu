@@ -53,8 +53,8 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
 // Pull-based product over the lists of vertices[k], no atomics: sums[k] =
 // sum of values[nbr] over the list of vertices[k] (WEIGHTED: of
 // w * values[nbr], the weights of type W read from wgt_at[vertices[k]]);
-// or, when into is not null, into[vertices[k]] += that sum - less[k] (the
-// vertices are distinct: a dense PageRank round's residual update).
+// or, when into is not null, into[vertices[k]] += that sum (the vertices
+// are distinct: a dense PageRank round's residual update).
 // bin_gather_lists bins the positions k once per plan by how their list is
 // best read: a thread per short list held in GPU memory (or of one entry), a warp per other list
 // under large_limit entries, a block per longer one (a hub's list is not
@@ -62,10 +62,9 @@ __global__ void pagerank_push(const long long* active, const double* amount, lon
 // do not depend on scheduling.
 
 // where a gather kernel's sum for position k goes (see above)
-__device__ __forceinline__ void put_sum(double total, long long k, long long v, double* sums, double* into,
-                                        const double* less)
+__device__ __forceinline__ void put_sum(double total, long long k, long long v, double* sums, double* into)
 {
-  if (into) into[v] += total - less[k];
+  if (into) into[v] += total;
   else sums[k] = total;
 }
 
@@ -101,8 +100,7 @@ __global__ void bin_gather_lists(const long long* vertices, long long count, con
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_thread(const long long* positions, long long count, const long long* vertices,
                                   const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                  const long long* degree, const double* values, double* sums, double* into,
-                                  const double* less)
+                                  const long long* degree, const double* values, double* sums, double* into)
 {
   long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (j >= count) return;
@@ -113,15 +111,14 @@ __global__ void gather_sum_thread(const long long* positions, long long count, c
   double total = 0.0;
 #pragma unroll 4
   for (long long i = 0, e = degree[v]; i < e; ++i) total += arc_value<W, WEIGHTED>(values, nbr, wgt, i);
-  put_sum(total, k, v, sums, into, less);
+  put_sum(total, k, v, sums, into);
 }
 
 // One warp per list of positions[j].
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_warp(const long long* positions, long long count, const long long* vertices,
                                 const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                const long long* degree, const double* values, double* sums, double* into,
-                                const double* less)
+                                const long long* degree, const double* values, double* sums, double* into)
 {
   long long j = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   if (j >= count) return;
@@ -134,7 +131,7 @@ __global__ void gather_sum_warp(const long long* positions, long long count, con
 #pragma unroll 4
   for (long long i = lane, e = degree[v]; i < e; i += 32) total += arc_value<W, WEIGHTED>(values, nbr, wgt, i);
   for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
-  if (lane == 0) put_sum(total, k, v, sums, into, less);
+  if (lane == 0) put_sum(total, k, v, sums, into);
 }
 
 // One block per list of positions[b]: the block's threads stride the list,
@@ -142,8 +139,7 @@ __global__ void gather_sum_warp(const long long* positions, long long count, con
 template <typename W, int WEIGHTED>
 __global__ void gather_sum_block(const long long* positions, const long long* vertices,
                                  const unsigned long long* nbr_at, const unsigned long long* wgt_at,
-                                 const long long* degree, const double* values, double* sums, double* into,
-                                 const double* less)
+                                 const long long* degree, const double* values, double* sums, double* into)
 {
   __shared__ double partial[32];
   long long k = positions[blockIdx.x];
@@ -162,7 +158,7 @@ __global__ void gather_sum_block(const long long* positions, const long long* ve
     int warps = blockDim.x / 32;
     total = lane < warps ? partial[lane] : 0.0;
     for (int offset = 16; offset > 0; offset >>= 1) total += __shfl_down_sync(0xffffffffu, total, offset);
-    if (lane == 0) put_sum(total, k, v, sums, into, less);
+    if (lane == 0) put_sum(total, k, v, sums, into);
   }
 }
 
@@ -222,21 +218,24 @@ __global__ void block_deviations(const double* values, const long long* index, l
 }
 
 // A dense PageRank round's first step (Backend.pagerank_spread) over the
-// entries k < count (vertex index[k], or first + k when index is null):
-// rank[v] += amount[k] and share[v] = amount[k] * factor[k]; per block, the
-// sums of amount and of the dangling entries' amount (sums[blockIdx.x] and
+// entries k < count (vertex index[k], or first + k when index is null): the
+// amount a = residual[v] + shift * teleport[v] (teleport null: + shift) is
+// pushed: rank[v] += a, residual[v] -= a, share[v] = a * factor[k]; per block,
+// the sums of a and of the dangling entries' a (sums[blockIdx.x] and
 // sums[gridDim.x + blockIdx.x], in a fixed order as block_sums makes them).
-__global__ void spread_amounts(const double* amount, const double* factor, const bool* dangling,
-                               const long long* index, long long first, long long count, double* rank, double* share,
-                               double* sums)
+__global__ void spread_amounts(double shift, const double* teleport, const double* factor, const bool* dangling,
+                               const long long* index, long long first, long long count, double* rank,
+                               double* residual, double* share, double* sums)
 {
   __shared__ double partial[32];
   double total = 0.0, held = 0.0;
   long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
     long long v = index ? index[k] : first + k;
-    double a = amount[k];
+    double r = residual[v];
+    double a = r + (teleport ? shift * teleport[v] : shift);
     rank[v] += a;
+    residual[v] = r - a;
     share[v] = a * factor[k];
     total += a;
     if (dangling[k]) held += a;

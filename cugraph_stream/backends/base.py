@@ -2026,22 +2026,37 @@ class Backend(abc.ABC):
         ``(sums, edges_read)``.
         """
 
-    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
-        """A dense PageRank round (``PageRankEngine._spread``): push ``amount[k]`` at
-        every vertex ``index[k]`` at once, pulled over the in-lists of ``plan``.
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
+        """A dense PageRank round (``PageRankEngine._spread``): push the amount
+        ``a[k] = residual[v] + shift * teleport[v]`` (``teleport`` None: ``+
+        shift``) at every vertex ``v = index[k]`` at once, pulled over the
+        in-lists of ``plan``.
 
-        ``rank[index] += amount``; ``share[index] = amount * factor``
-        (``factor``: ``alpha / T(u)``, 0 at a dangling vertex); then
-        ``residual[index] += gather_sum(plan, share) - amount``.  ``plan`` is
-        :meth:`gather_plan` of the in-adjacency over the vertices of
-        ``index`` (an int64 array, or a slice) in its order; ``dangling``
-        flags the dangling ones.  Returns ``(sums, edges read)``: ``sums.get()``
-        gives ``[sum(amount), sum of amount at dangling vertices]`` as Python
-        floats, read from a device with the next operator that waits for it
-        (no wait of its own unless ``get()`` comes first: a :class:`Known`
-        value on the CPU).
+        ``rank[index] += a``; ``share[index] = a * factor`` (``factor``:
+        ``alpha / T(u)``, 0 at a dangling vertex); then ``residual[index] +=
+        gather_sum(plan, share) - a``.  ``plan`` is :meth:`gather_plan` of the
+        in-adjacency over the vertices of ``index`` (an int64 array, or a
+        slice) in its order; ``dangling`` flags the dangling ones.  Returns
+        ``(sums, edges read)``: ``sums.get()`` gives ``[sum(a), sum of a at
+        dangling vertices]`` as Python floats, read from a device with the
+        next operator that waits for it (no wait of its own unless ``get()``
+        comes first: a :class:`Known` value on the CPU).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> inn = Adjacency(ops, np.float32, with_twin=False)           # in-lists: 0 -> 1, 1 -> 0
+        >>> inn.ensure_vertices(2)
+        >>> _ = inn.build(np.array([0, 1]), np.array([1, 0]), np.ones(2, np.float32))
+        >>> rank, residual, share = np.zeros(2), np.array([0.5, -0.25]), np.zeros(2)
+        >>> sums, read = ops.pagerank_spread(ops.gather_plan(inn, np.arange(2)), 0.25, None, np.array([0.5, 0.0]),
+        ...                                  np.array([False, True]), rank, residual, share, slice(0, 2))
+        >>> sums.get(), read, rank.tolist(), residual.tolist()
+        ([0.75, 0.0], 2, [0.75, 0.0], [-0.25, 0.125])
         """
         xp = self.xp
+        amount = residual[index] + (shift if teleport is None else shift * teleport[index])
         sums = Known(self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum()))
         rank[index] += amount
         share[index] = amount * factor

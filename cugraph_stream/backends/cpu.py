@@ -831,10 +831,11 @@ class CPUBackend(Backend):
         return super().pagerank_correct_arcs(rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
                                              alpha)
 
-    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
         if self.kernels is not None and (not isinstance(index, slice) or index.step in (None, 1)):
-            return self.kernels.pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
-        return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
+            return self.kernels.pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share,
+                                                index)
+        return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index)
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         rank[active] += amount

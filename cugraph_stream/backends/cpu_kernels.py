@@ -62,6 +62,8 @@ _COUNTING_SORT_SLACK = 1 << 20
 #: the twin pointers of an adjacency without them: of their dtype, so that a kernel
 #: compiled (and loaded from numba's cache) for one adjacency serves the other
 _NO_TWINS = np.empty(0, dtype=SLOT_DTYPE)
+#: PageRank's teleport vector where it is uniform (a float64 array, as a personalization's)
+_NO_TELEPORT = np.empty(0, dtype=np.float64)
 #: keys per thread from which the arc-index probes run on several threads (cpu_threads.split)
 _SPLIT_PROBES = 4096
 #: list entries per thread from which a gather_sum runs on several threads
@@ -879,12 +881,12 @@ def _sides(adjs, with_weights):
 
 # ------------------------------------------------------------------ PageRank
 @_jit
-def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo, hi, into, less, accumulate):
+def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo, hi, into, accumulate):
     """``sums[i]`` for ``lo <= i < hi``: the sum of ``values`` (times the arc weights,
     as float64) over the list of ``vertices[i]``, read where it lies in the
     adjacency, in list order (no gathered copy of the lists, no second pass);
-    with ``accumulate``, ``into[vertices[i]] += sum - less[i]`` instead (the
-    vertices are distinct)."""
+    with ``accumulate``, ``into[vertices[i]] += sum`` instead (the vertices are
+    distinct)."""
     for i in range(lo, hi):
         first = start[vertices[i]]
         end = first + degree[vertices[i]]
@@ -896,22 +898,26 @@ def _gather_lists(start, degree, nbr, wgt, weighted, vertices, values, sums, lo,
             for j in range(first, end):
                 total += values[nbr[j]]
         if accumulate:
-            into[vertices[i]] += total - less[i]
+            into[vertices[i]] += total
         else:
             sums[i] = total
 
 
 @_jit
-def _spread_amounts(amount, factor, dangling, index, first, rank, share):
+def _spread_amounts(shift, teleport, factor, dangling, index, first, rank, residual, share):
     """A dense PageRank round's first step (``Backend.pagerank_spread``) at vertices
-    ``index[k]`` (or ``first + k`` when ``index`` is empty): ``rank += amount``,
-    ``share = amount * factor``; returns the sums of ``amount`` and of its dangling entries."""
+    ``index[k]`` (or ``first + k`` when ``index`` is empty): the amount ``a =
+    residual + shift * teleport`` (``teleport`` empty: ``+ shift``) goes from the
+    residual to the rank, ``share = a * factor``; returns the sums of the amounts
+    and of the dangling vertices' amounts."""
     total = 0.0
     held = 0.0
-    for k in range(amount.size):
+    for k in range(factor.size):
         v = index[k] if index.size else first + k
-        a = amount[k]
+        r = residual[v]
+        a = r + (shift * teleport[v] if teleport.size else shift)
         rank[v] += a
+        residual[v] = r - a
         share[v] = a * factor[k]
         total += a
         if dangling[k]:
@@ -1007,10 +1013,10 @@ class Kernels:
 
     def gather_sum(self, plan, values):
         sums = np.empty(plan.vertices.size, dtype=np.float64)
-        entries = self._gather(plan, values.astype(np.float64, copy=False), sums, sums, sums, False)
+        entries = self._gather(plan, values.astype(np.float64, copy=False), sums, sums, False)
         return sums.astype(values.dtype, copy=False), entries
 
-    def _gather(self, plan, values, sums, into, less, accumulate):
+    def _gather(self, plan, values, sums, into, accumulate):
         """:func:`_gather_lists` over the plan's vertices, in ranges of about the same
         number of entries each (a list is never cut) on the threads; the entries read."""
         adj, vertices, ends, weighted = plan
@@ -1022,7 +1028,7 @@ class Kernels:
         def sum_ranges(lo, hi):
             for p in range(lo, hi):
                 _gather_lists(adj.start, adj.degree, adj.nbr, adj.wgt, weighted, vertices, values, sums,
-                              bounds[p], bounds[p + 1], into, less, accumulate)
+                              bounds[p], bounds[p + 1], into, accumulate)
         split(sum_ranges, parts, 1)
         return entries
 
@@ -1033,12 +1039,13 @@ class Kernels:
                                                        float(alpha), flag, slot)
         return sources, [float(changed), float(joined), float(left)]
 
-    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
         # the amounts in one pass, then the gather adding into the residual
-        at = _i64(index) if not isinstance(index, slice) else np.empty(0, dtype=np.int64)
+        at = _i64(index) if not isinstance(index, slice) else _EMPTY_INDEX
         first = 0 if not isinstance(index, slice) else index.indices(rank.size)[0]
-        added, held = _spread_amounts(amount, factor, dangling, at, first, rank, share)
-        read = self._gather(plan, share, residual, residual, amount, True)      # (sums: not written)
+        added, held = _spread_amounts(float(shift), _NO_TELEPORT if teleport is None else teleport, factor,
+                                      dangling, at, first, rank, residual, share)
+        read = self._gather(plan, share, residual, residual, True)      # (sums: not written)
         return Known([float(added), float(held)]), read
 
     def arc_claim(self, table, keys, slots):

@@ -1853,9 +1853,9 @@ class GPUBackend(Backend):
         sums = self.xp.empty(plan[1].size, dtype=values.dtype)
         return sums, self._gather(plan, values, sums)
 
-    def _gather(self, plan, values, sums, into=None, less=None):
+    def _gather(self, plan, values, sums, into=None):
         """:meth:`gather_sum` into ``sums`` or, given ``into``, ``into[vertices[k]] +=
-        sum - less[k]`` (kernels/pagerank.cu); returns the edges read."""
+        sum`` (kernels/pagerank.cu); returns the edges read."""
         adj, vertices, edges_read, small, medium, large, weighted = plan
         if vertices.size == 0:
             return edges_read
@@ -1867,7 +1867,7 @@ class GPUBackend(Backend):
 
         null = np.uint64(0)
         tail = (vertices, nbr_at, wgt_at, adj.degree, values, null if sums is None else sums,
-                null if into is None else into, null if less is None else less)
+                null if into is None else into)
         if small.size:
             kernel("gather_sum_thread")((_blocks(small.size),), (_THREADS,), (small, np.int64(small.size)) + tail)
         if medium.size:
@@ -1877,21 +1877,23 @@ class GPUBackend(Backend):
             kernel("gather_sum_block")((int(large.size),), (_HUB_THREADS,), (large,) + tail)
         return edges_read
 
-    def pagerank_spread(self, plan, amount, factor, dangling, rank, residual, share, index):
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
         # one launch for the amounts (and their per-block sums), the gather adding into the
         # residual; the sums are read with the next wait (the round's error bound)
-        count = int(amount.size)
+        count = int(factor.size)
         if count == 0:
             return Known([0.0, 0.0]), 0
         first, at = _slice_or_index(self.xp, index, rank.size)
         if at is None and first is None:
-            return super().pagerank_spread(plan, amount, factor, dangling, rank, residual, share, index)
+            return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index)
         parts = min(_blocks(count), _DEVIATION_BLOCKS)
         sums = self.xp.empty(2 * parts, dtype=self.xp.float64)     # (its own: read at a later wait)
+        null = np.uint64(0)
         cuda_kernels.get_kernel("pagerank", "spread_amounts")(
-            (parts,), (_THREADS,), (amount, factor, dangling, np.uint64(0) if at is None else at,
-                                    np.int64(first or 0), np.int64(count), rank, share, sums))
-        read = self._gather(plan, share, None, into=residual, less=amount)
+            (parts,), (_THREADS,), (np.float64(shift), null if teleport is None else teleport, factor, dangling,
+                                    null if at is None else at, np.int64(first or 0), np.int64(count), rank,
+                                    residual, share, sums))
+        read = self._gather(plan, share, None, into=residual)
         return self._read_later(sums, functools.partial(_block_sums, parts, 2)), read
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):

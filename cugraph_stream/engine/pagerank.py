@@ -398,13 +398,18 @@ class PageRankEngine:
 
     def _teleport_share(self, index):
         """``g * v`` at ``index`` (an index of live vertices): the residual each holds on top of ``s``."""
+        scale, teleport = self._teleport_scale()
+        return scale if teleport is None else scale * teleport[index]
+
+    def _teleport_scale(self):
+        """``(c, t)`` with ``g * v = c * t`` (``t`` None: ``g * v = c`` at every live vertex)."""
         n = self.store.num_vertices
         if not n:
-            return 0.0
+            return 0.0, None
         g = self.alpha * self.dangling_rank + (1.0 - self.alpha) * self.rank_sum
         if self.personalised:
-            return (g / self.teleport_total) * self.teleport[index]
-        return g / n
+            return g / self.teleport_total, self.teleport
+        return g / n, None
 
     def _install_teleport(self):
         """Write the personalization given to the constructor (once, at the first initialize)."""
@@ -448,7 +453,7 @@ class PageRankEngine:
         self.residual[alive] = 0.0
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
-        work = self._spread(self._spread_plan(alive), self.ops.xp.ones(alive.size, dtype=self.ops.xp.float64))
+        work = self._spread(self._spread_plan(alive), 1.0)          # p = 1 from a zero residual
         self._settle()
         self.exact_rank_sum = self.rank_sum          # a spread from zero computes the residual exactly
         self._record_spreads(alive, 1)
@@ -478,32 +483,42 @@ class PageRankEngine:
         plan = index, self.ops.gather_plan(self.store.inn, alive, weighted=self.weighted), factor, dangling, share
         return plan + (tiny,)
 
-    def _push_tiny(self, plan, amount):
-        """Send ``alpha * amount`` of the plan's tiny-total vertices along their out-arcs
-        (``amount`` per position of the plan's index), leaving their own rank and
-        residual alone; returns the edges read."""
-        tiny = plan[5]
-        if tiny is None:
-            return 0
-        positions, vertices = tiny
+    def _push_tiny(self, plan, part):
+        """Send ``alpha * part`` of the plan's tiny-total vertices (it has some) along
+        their out-arcs (``part`` per tiny vertex), leaving their own rank and residual
+        alone; returns the edges read."""
+        vertices = plan[5][1]
         sink = self.ops.xp.zeros(self.rank.size, dtype=self.ops.xp.float64)
-        part = amount[positions]
         _, read = self.ops.pagerank_push(self.store.out, vertices, part, sink, self.residual, self.alpha,
                                          out_weight=self.out_weight)
         self.residual[vertices] += part          # (the push took it from their residuals)
         return read
 
-    def _spread(self, plan, amount):
-        """Push ``amount`` at every live vertex at once: a pull-based product
-        over the in-adjacency (no atomics), ``plan`` from :meth:`_spread_plan`.
+    def _tiny_amounts(self, plan, shift, teleport):
+        """What :meth:`_spread` pushes at the plan's tiny-total vertices (None without them)."""
+        tiny = plan[5]
+        if tiny is None:
+            return None
+        vertices = tiny[1]
+        return self.residual[vertices] + (shift if teleport is None else shift * teleport[vertices])
+
+    def _spread(self, plan, shift=None, teleport=None):
+        """Push the residual at every live vertex at once, ``r = s + g v``
+        (:meth:`_teleport_scale`; ``shift``, and ``teleport`` or None, given:
+        ``s + shift * teleport``, or ``s + shift``): a pull-based product over
+        the in-adjacency (no atomics), ``plan`` from :meth:`_spread_plan`.
         Reads the in-list of every live vertex; the caller records those
         reads (:meth:`_record_spreads`)."""
         alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
-        sums, read = self.ops.pagerank_spread(gather, amount, factor, dangling, self.rank, self.residual, share,
-                                              alive)
+        if shift is None:
+            shift, teleport = self._teleport_scale()
+        tiny = self._tiny_amounts(plan, shift, teleport)        # (before the spread takes them)
+        sums, read = self.ops.pagerank_spread(gather, shift, teleport, factor, dangling, self.rank, self.residual,
+                                              share, alive)
         self._unsettled.append(sums)
-        read += self._push_tiny(plan, amount)
-        return Work(activated=int(amount.size), edges_scanned=read)
+        if tiny is not None:
+            read += self._push_tiny(plan, tiny)
+        return Work(activated=int(factor.size), edges_scanned=read)
 
     def _settle(self):
         """Add what the spreads since the last call put into ``p`` and ``D(p)`` to
@@ -548,7 +563,8 @@ class PageRankEngine:
         share[alive] = p * factor
         received, read = self.ops.gather_sum(gather, share)
         self.residual[alive] = received - p
-        read += self._push_tiny(plan, p)
+        if plan[5] is not None:
+            read += self._push_tiny(plan, p[plan[5][0]])
         self._settle()                  # (the exact sums below replace whatever was added to them)
         self.rank_sum, self.dangling_rank = self.ops.masked_sums(self.rank, alive, dangling)
         self.exact_rank_sum = self.rank_sum
@@ -803,7 +819,7 @@ class PageRankEngine:
                     step, plan = self._refresh_residual(alive, plan)   # stuck at roundoff: clear it once
                     refreshed = True
                 else:
-                    step = self._spread(plan, self.residual[plan[0]] + self._teleport_share(plan[0]))
+                    step = self._spread(plan)
                     spreads += 1
                 dense_bound = bound
                 self._written = None

@@ -254,8 +254,9 @@ def test_pagerank_correct_arcs_is_pagerank_correct_with_unit_gains(ops, inserted
     np.testing.assert_allclose(host(ops, arrays[1]), residual, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("personalised", [False, True])
 @pytest.mark.parametrize("indexed", [False, True])
-def test_pagerank_spread_is_one_pull_round(ops, indexed):
+def test_pagerank_spread_is_one_pull_round(ops, indexed, personalised):
     # against its definition in plain NumPy (a GPU backend fuses it into two launches)
     rng = np.random.default_rng(5)
     n = 3000
@@ -265,15 +266,18 @@ def test_pagerank_spread_is_one_pull_round(ops, indexed):
     adj = make_adjacency(ops, n, [(b, a, w) for (a, b), w in edges.items()])      # in-lists
     index = np.sort(rng.choice(n, n - 40, replace=False)) if indexed else slice(0, n)
     vertices = index if indexed else np.arange(n)
-    amount, factor = rng.random(vertices.size), 0.85 / rng.integers(1, 9, vertices.size)
+    factor = 0.85 / rng.integers(1, 9, vertices.size)
     dangling = rng.random(vertices.size) < 0.2
     factor[dangling] = 0.0
     rank, residual = rng.random(n), rng.normal(size=n)
     share = np.zeros(n)
+    shift, teleport = 0.3, (rng.random(n) if personalised else None)
+    amount = residual[vertices] + (shift * teleport[vertices] if personalised else shift)
     plan = ops.gather_plan(adj, ops.asarray(vertices))
     arrays = [ops.asarray(a.copy()) for a in (rank, residual, share)]
-    sums, read = ops.pagerank_spread(plan, ops.asarray(amount), ops.asarray(factor), ops.asarray(dangling),
-                                     *arrays, ops.asarray(index) if indexed else index)
+    sums, read = ops.pagerank_spread(plan, shift, None if teleport is None else ops.asarray(teleport),
+                                     ops.asarray(factor), ops.asarray(dangling), *arrays,
+                                     ops.asarray(index) if indexed else index)
     added, held = sums.get()
     share[vertices] = amount * factor
     received = np.zeros(n)

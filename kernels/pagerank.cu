@@ -220,14 +220,34 @@ __global__ void block_deviations(const double* values, const long long* index, l
 // A dense PageRank round's first step (Backend.pagerank_spread) over the
 // entries k < count (vertex index[k], or first + k when index is null): the
 // amount a = residual[v] + shift * teleport[v] (teleport null: + shift) is
-// pushed: rank[v] += a, residual[v] -= a, share[v] = a * factor[k]; per block,
-// the sums of a and of the dangling entries' a (sums[blockIdx.x] and
-// sums[gridDim.x + blockIdx.x], in a fixed order as block_sums makes them).
-__global__ void spread_amounts(double shift, const double* teleport, const double* factor, const bool* dangling,
+// pushed: rank[v] += a, residual[v] -= a, share[v] = a * factor[k].  A round
+// run right after another (before, the other's record, not null) takes its
+// shift from it: the other's shift plus (alpha * (its dangling entries' sum)
+// + (1 - alpha) * (its sum)) / divisor, the teleport share kept exact without
+// the host.  The round's record: record[0] its shift, then per block the
+// sums of a and of the dangling entries' a (record[1 + blockIdx.x] and
+// record[1 + gridDim.x + blockIdx.x], in a fixed order as block_sums makes
+// them).  Every round of a run has the same grid.
+__global__ void spread_amounts(double shift, const double* before, double alpha, double divisor,
+                               const double* teleport, const double* factor, const bool* dangling,
                                const long long* index, long long first, long long count, double* rank,
-                               double* residual, double* share, double* sums)
+                               double* residual, double* share, double* record)
 {
   __shared__ double partial[32];
+  __shared__ double carried;
+  if (before) {
+    if (threadIdx.x == 0) {
+      double added = 0.0, held = 0.0;
+      for (unsigned int i = 0; i < gridDim.x; ++i) {
+        added += before[1 + i];
+        held += before[1 + gridDim.x + i];
+      }
+      carried = before[0] + (alpha * held + (1.0 - alpha) * added) / divisor;
+    }
+    __syncthreads();
+    shift = carried;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) record[0] = shift;
   double total = 0.0, held = 0.0;
   long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < count; k += stride) {
@@ -244,8 +264,8 @@ __global__ void spread_amounts(double shift, const double* teleport, const doubl
   __syncthreads();                   // (partial is reused)
   held = block_total(held, partial);
   if (threadIdx.x == 0) {
-    sums[blockIdx.x] = total;
-    sums[gridDim.x + blockIdx.x] = held;
+    record[1 + blockIdx.x] = total;
+    record[1 + gridDim.x + blockIdx.x] = held;
   }
 }
 

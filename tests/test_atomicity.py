@@ -215,7 +215,8 @@ def test_other_graphs_roll_back_at_every_numpy_allocation(compiled, graph, compa
     rows += [(ids[2], v, 1, 1.5) for v in ids[3:15]] + [(fresh[0], ids[5], 1, 0.0), (ids[1], ids[1], 1, 2.0)]
     spreads = []
     spread = PageRankEngine._spread
-    monkeypatch.setattr(PageRankEngine, "_spread", lambda engine, *args: spreads.append(1) or spread(engine, *args))
+    monkeypatch.setattr(PageRankEngine, "_spread",
+                        lambda engine, *args, **named: spreads.append(1) or spread(engine, *args, **named))
     batch, before = _frame(rows), h.snapshot()
     _, allocations = sweep_allocations(h, lambda g: g.apply(batch, weight="weight"), where=f"{graph} batch")
     assert allocations > 100, allocations

@@ -63,7 +63,7 @@ SYNC_OPERATORS = frozenset({
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
-    "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "last_rows_by_arc"})
+    "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "deviation_and_sums", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
 #: same rule): a top-down level switches to bottom-up once the edges to check
@@ -2012,6 +2012,20 @@ class Backend(abc.ABC):
             return self.host_floats(x.sum()) + [0.0]
         return self.host_floats(x.sum(), xp.where(mask, x, 0.0).sum())
 
+    def deviation_and_sums(self, values, sums_of, index, mask=None, weights=None, divisor=None):
+        """:meth:`l1_deviation` of ``values`` and :meth:`masked_sums` of ``sums_of``
+        over the same ``index``, in one host read: ``[deviation, sum, masked
+        sum]``.  PageRank's error bound with the exact ``sum(p)`` and ``D(p)``
+        it divides by (``PageRankEngine._checked_bound``).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").deviation_and_sums(np.array([1.0, 2.0, 6.0]), np.array([1.0, 2.0, 4.0]),
+        ...                                       slice(0, 3), np.array([False, True, True]))
+        [6.0, 7.0, 6.0]
+        """
+        return [self.l1_deviation(values, index, weights, divisor)] + self.masked_sums(sums_of, index, mask)
+
     @abc.abstractmethod
     def gather_plan(self, adj: AdjacencyLists, vertices, weighted=False):
         """Prepare :meth:`gather_sum` over the lists of ``vertices`` (reused while ``adj`` is unchanged);
@@ -2026,21 +2040,27 @@ class Backend(abc.ABC):
         ``(sums, edges_read)``.
         """
 
-    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
-        """A dense PageRank round (``PageRankEngine._spread``): push the amount
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index, rounds=1,
+                        alpha=0.0, divisor=1.0):
+        """Dense PageRank rounds (``PageRankEngine._spread``): push the amount
         ``a[k] = residual[v] + shift * teleport[v]`` (``teleport`` None: ``+
         shift``) at every vertex ``v = index[k]`` at once, pulled over the
-        in-lists of ``plan``.
+        in-lists of ``plan``; ``rounds`` such rounds back to back.
 
-        ``rank[index] += a``; ``share[index] = a * factor`` (``factor``:
-        ``alpha / T(u)``, 0 at a dangling vertex); then ``residual[index] +=
-        gather_sum(plan, share) - a``.  ``plan`` is :meth:`gather_plan` of the
-        in-adjacency over the vertices of ``index`` (an int64 array, or a
-        slice) in its order; ``dangling`` flags the dangling ones.  Returns
-        ``(sums, edges read)``: ``sums.get()`` gives ``[sum(a), sum of a at
-        dangling vertices]`` as Python floats, read from a device with the
-        next operator that waits for it (no wait of its own unless ``get()``
-        comes first: a :class:`Known` value on the CPU).
+        A round: ``rank[index] += a``; ``share[index] = a * factor``
+        (``factor``: ``alpha / T(u)``, 0 at a dangling vertex); then
+        ``residual[index] += gather_sum(plan, share) - a``.  ``plan`` is
+        :meth:`gather_plan` of the in-adjacency over the vertices of ``index``
+        (an int64 array, or a slice) in its order; ``dangling`` flags the
+        dangling ones.  Each round after the first adds ``(alpha * (the
+        dangling vertices' sum of a) + (1 - alpha) * sum(a)) / divisor`` of
+        the round before to ``shift``: PageRank's teleport share ``g v`` with
+        ``g = alpha * D(p) + (1 - alpha) * sum(p)`` follows the rounds
+        without the host reading their sums.  Returns ``(sums, edges read)``:
+        ``sums.get()`` gives ``[sum of a, sum of a at dangling vertices]``
+        over all rounds as Python floats, read from a device with the next
+        operator that waits for it (no wait of its own unless ``get()`` comes
+        first: a :class:`Known` value on the CPU).
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
@@ -2056,13 +2076,18 @@ class Backend(abc.ABC):
         ([0.75, 0.0], 2, [0.75, 0.0], [-0.25, 0.125])
         """
         xp = self.xp
-        amount = residual[index] + (shift if teleport is None else shift * teleport[index])
-        sums = Known(self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum()))
-        rank[index] += amount
-        share[index] = amount * factor
-        received, read = self.gather_sum(plan, share)
-        residual[index] += received - amount
-        return sums, read
+        added = held = 0.0
+        read = 0
+        for r in range(rounds):
+            amount = residual[index] + (shift if teleport is None else shift * teleport[index])
+            round_added, round_held = self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
+            rank[index] += amount
+            share[index] = amount * factor
+            received, round_read = self.gather_sum(plan, share)
+            residual[index] += received - amount
+            added, held, read = added + round_added, held + round_held, read + round_read
+            shift += (alpha * round_held + (1.0 - alpha) * round_added) / divisor
+        return Known([added, held]), read
 
     def pagerank_correct_arcs(self, rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
                               alpha):

@@ -831,11 +831,13 @@ class CPUBackend(Backend):
         return super().pagerank_correct_arcs(rank, residual, degree, inserted_u, inserted_v, deleted_u, deleted_v,
                                              alpha)
 
-    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index, rounds=1,
+                        alpha=0.0, divisor=1.0):
         if self.kernels is not None and (not isinstance(index, slice) or index.step in (None, 1)):
             return self.kernels.pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share,
-                                                index)
-        return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index)
+                                                index, rounds, alpha, divisor)
+        return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index,
+                                       rounds, alpha, divisor)
 
     def pagerank_push(self, adj, active, amount, rank, residual, alpha, out_weight=None):
         rank[active] += amount

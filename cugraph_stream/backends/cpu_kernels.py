@@ -1039,13 +1039,20 @@ class Kernels:
                                                        float(alpha), flag, slot)
         return sources, [float(changed), float(joined), float(left)]
 
-    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
-        # the amounts in one pass, then the gather adding into the residual
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index, rounds,
+                        alpha, divisor):
+        # a round: the amounts in one pass, then the gather adding into the residual
         at = _i64(index) if not isinstance(index, slice) else _EMPTY_INDEX
         first = 0 if not isinstance(index, slice) else index.indices(rank.size)[0]
-        added, held = _spread_amounts(float(shift), _NO_TELEPORT if teleport is None else teleport, factor,
-                                      dangling, at, first, rank, residual, share)
-        read = self._gather(plan, share, residual, residual, True)      # (sums: not written)
+        teleport = _NO_TELEPORT if teleport is None else teleport
+        added = held = 0.0
+        read = 0
+        for _ in range(rounds):
+            round_added, round_held = _spread_amounts(float(shift), teleport, factor, dangling, at, first, rank,
+                                                      residual, share)
+            read += self._gather(plan, share, residual, residual, True)      # (sums: not written)
+            added, held = added + round_added, held + round_held
+            shift += (alpha * round_held + (1.0 - alpha) * round_added) / divisor
         return Known([float(added), float(held)]), read
 
     def arc_claim(self, table, keys, slots):

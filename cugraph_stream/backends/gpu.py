@@ -300,6 +300,15 @@ def _block_sums(parts, groups, host):
     return [float(values[i * parts:(i + 1) * parts].sum()) for i in range(groups)]
 
 
+def _round_sums(parts, rounds, host):
+    """``[sum of the amounts, sum of the dangling ones]`` over ``rounds`` records of
+    kernels/pagerank.cu's ``spread_amounts`` (``parts`` blocks) at the start of ``host``."""
+    width = 1 + 2 * parts
+    records = host.view(np.float64)[:rounds * width].reshape(rounds, width)
+    sums = [_block_sums(parts, 2, record[1:]) for record in records]
+    return [sum(added for added, _ in sums), sum(held for _, held in sums)]
+
+
 class _LaterRead:
     """A small device array read to the host with its backend's next wait
     (:meth:`GPUBackend._wait_for_copies`, which every count, scalar and
@@ -1877,24 +1886,32 @@ class GPUBackend(Backend):
             kernel("gather_sum_block")((int(large.size),), (_HUB_THREADS,), (large,) + tail)
         return edges_read
 
-    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index):
-        # one launch for the amounts (and their per-block sums), the gather adding into the
-        # residual; the sums are read with the next wait (the round's error bound)
+    def pagerank_spread(self, plan, shift, teleport, factor, dangling, rank, residual, share, index, rounds=1,
+                        alpha=0.0, divisor=1.0):
+        # a round: one launch for the amounts (and their per-block sums), the gather adding into
+        # the residual; the next round's shift made on the device from the round's record; all
+        # the records read with the next wait (the error bound's)
         count = int(factor.size)
-        if count == 0:
+        if count == 0 or rounds == 0:
             return Known([0.0, 0.0]), 0
         first, at = _slice_or_index(self.xp, index, rank.size)
         if at is None and first is None:
-            return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index)
+            return super().pagerank_spread(plan, shift, teleport, factor, dangling, rank, residual, share, index,
+                                           rounds, alpha, divisor)
         parts = min(_blocks(count), _DEVIATION_BLOCKS)
-        sums = self.xp.empty(2 * parts, dtype=self.xp.float64)     # (its own: read at a later wait)
+        width = 1 + 2 * parts
+        records = self.xp.empty(rounds * width, dtype=self.xp.float64)     # (its own: read at a later wait)
         null = np.uint64(0)
-        cuda_kernels.get_kernel("pagerank", "spread_amounts")(
-            (parts,), (_THREADS,), (np.float64(shift), null if teleport is None else teleport, factor, dangling,
-                                    null if at is None else at, np.int64(first or 0), np.int64(count), rank,
-                                    residual, share, sums))
-        read = self._gather(plan, share, None, into=residual)
-        return self._read_later(sums, functools.partial(_block_sums, parts, 2)), read
+        spread_amounts = cuda_kernels.get_kernel("pagerank", "spread_amounts")
+        read = 0
+        for r in range(rounds):
+            spread_amounts((parts,), (_THREADS,),
+                           (np.float64(shift), records[(r - 1) * width:] if r else null, np.float64(alpha),
+                            np.float64(divisor), null if teleport is None else teleport, factor, dangling,
+                            null if at is None else at, np.int64(first or 0), np.int64(count), rank, residual, share,
+                            records[r * width:]))
+            read += self._gather(plan, share, None, into=residual)
+        return self._read_later(records, functools.partial(_round_sums, parts, rounds)), read
 
     def pagerank_correct(self, rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):
         # two launches of kernels/pagerank.cu (the sources, then the arcs' atomic adds) and one
@@ -1944,28 +1961,61 @@ class GPUBackend(Backend):
 
     def masked_sums(self, values, index, mask=None):
         # one launch of kernels/pagerank.cu over the entries in place, one read of its per-block sums
-        first, at = _slice_or_index(self.xp, index, values.size)
-        if at is None and first is None:
+        entries = self._entries(values, index)
+        if entries is None:
             return super().masked_sums(values, index, mask)
-        count = int(at.size) if at is not None else len(range(*index.indices(values.size)))
-        if count == 0:
+        if entries[2] == 0:
             return [0.0, 0.0]
-        parts = min(_blocks(count), _DEVIATION_BLOCKS)
-        sums = self._scratch("masked_sums", 2 * _DEVIATION_BLOCKS, self.xp.float64)[:2 * parts]
-        cuda_kernels.get_kernel("pagerank", "masked_sums")(
-            (parts,), (_THREADS,), (values, np.uint64(0) if at is None else at, np.int64(first or 0), np.int64(count),
-                                    np.uint64(0) if mask is None else mask, sums))
+        parts, sums = self._launch_masked_sums(values, entries, mask, "masked_sums")
         return _block_sums(parts, 2, self._read_floats(sums))
 
     def l1_deviation(self, values, index, weights=None, divisor=None):
         # two launches of kernels/pagerank.cu over the entries in place (no gathered copy,
         # no temporaries), a fixed grid, and one read of the last pass's partial sums
+        entries = self._entries(values, index)
+        if entries is None:
+            return super().l1_deviation(values, index, weights, divisor)
+        if entries[2] == 0:
+            return 0.0
+        return float(self._read_floats(self._launch_deviations(values, entries, weights, divisor)).sum())
+
+    def deviation_and_sums(self, values, sums_of, index, mask=None, weights=None, divisor=None):
+        # l1_deviation's two launches, masked_sums' one, one read of both's per-block sums
+        entries = self._entries(values, index)
+        if entries is None:
+            return super().deviation_and_sums(values, sums_of, index, mask, weights, divisor)
+        if entries[2] == 0:
+            return [0.0, 0.0, 0.0]
+        deviations = self._launch_deviations(values, entries, weights, divisor)
+        parts, sums = self._launch_masked_sums(sums_of, entries, mask, "deviation_sums")
+        host, (at_deviations, at_sums) = self._wait_for_copies([deviations, sums])
+        return ([float(_copied_from(host, at_deviations, deviations).sum())]
+                + _block_sums(parts, 2, _copied_from(host, at_sums, sums)))
+
+    def _entries(self, values, index):
+        """``(first, at, count)`` of :func:`_slice_or_index` for ``index`` into ``values``
+        with the entries' count; None for a slice of another step."""
         first, at = _slice_or_index(self.xp, index, values.size)
         if at is None and first is None:
-            return super().l1_deviation(values, index, weights, divisor)
-        count = int(at.size) if at is not None else len(range(*index.indices(values.size)))
-        if count == 0:
-            return 0.0
+            return None
+        return first, at, int(at.size) if at is not None else len(range(*index.indices(values.size)))
+
+    def _launch_masked_sums(self, values, entries, mask, scratch):
+        """Launch kernels/pagerank.cu's masked_sums over ``entries`` (:meth:`_entries`, not
+        empty) into the scratch named ``scratch``: ``(parts, its per-block sums)``."""
+        first, at, count = entries
+        parts = min(_blocks(count), _DEVIATION_BLOCKS)
+        sums = self._scratch(scratch, 2 * _DEVIATION_BLOCKS, self.xp.float64)[:2 * parts]
+        cuda_kernels.get_kernel("pagerank", "masked_sums")(
+            (parts,), (_THREADS,), (values, np.uint64(0) if at is None else at, np.int64(first or 0), np.int64(count),
+                                    np.uint64(0) if mask is None else mask, sums))
+        return parts, sums
+
+    def _launch_deviations(self, values, entries, weights, divisor):
+        """Launch kernels/pagerank.cu's block_sums and block_deviations over ``entries``
+        (:meth:`_entries`, not empty): the per-block deviations, which add up to
+        :meth:`l1_deviation`."""
+        first, at, count = entries
         if at is None:                  # (a slice: the entries from first on)
             values, weights = values[first:], None if weights is None else weights[first:]
         parts = min(_blocks(count), _DEVIATION_BLOCKS)
@@ -1978,7 +2028,7 @@ class GPUBackend(Backend):
                                    (values, at, np.int64(count), sums, np.int32(parts),
                                     np.uint64(0) if weights is None else weights,
                                     np.float64(count if weights is None else divisor), deviations))
-        return float(self._read_floats(deviations).sum())
+        return deviations
 
     def _read_floats(self, array):
         """A short float64 device array copied into pinned host memory and waited for

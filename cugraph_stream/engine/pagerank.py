@@ -104,6 +104,10 @@ SPARSE_SHARE = 1 / 16
 #: 10,000 rows): 2 was 0.72-0.96x the time of pushing while the support stayed small, and never
 #: slower by more than noise
 SPARSE_LEVELS = 2
+#: dense rounds run back to back, without reading the error bound between them, while each is
+#: needed even if the bound shrank this many times faster a round than over the rounds before
+#: (:func:`rounds_ahead`)
+CONTRACTION_MARGIN = 2.0
 #: ``sum(p)`` is brought back to the vertex count (by a power of two) once it drifts this far away
 RESCALE_FACTOR = 2.0 ** 20
 #: the residual is recomputed exactly once ``sum(p)`` has shrunk this much since it last was
@@ -144,6 +148,34 @@ def rounds_needed(alpha, tol):
     106
     """
     return math.ceil(math.log(tol * (1.0 - alpha) / 4.0) / math.log(alpha))
+
+
+def rounds_ahead(checks, goal):
+    """Dense rounds to run before the error bound is read again.
+
+    ``checks`` holds ``(bound, rounds so far)`` at every bound read since the
+    residual was last made exact, the last one now (above ``goal``).  From the
+    bound's fastest shrinking per round between two reads so far, made
+    :data:`CONTRACTION_MARGIN` times faster still, every round while the bound
+    could still be above ``goal`` is needed: those run back to back (a read
+    saved each, on a GPU a wait).  One round while fewer than two shrinkings
+    were seen (a batch's first round can shrink the bound far less than the
+    next ones), or where the bound did not shrink.
+
+    >>> rounds_ahead([(8e-2, 0), (2.2e-2, 1)], 1e-6)
+    1
+    >>> rounds_ahead([(8e-2, 0), (2.2e-2, 1), (5.4e-3, 2)], 1e-6)    # 0.245 a round: 1e-6 in 7, 5 surely needed
+    5
+    >>> rounds_ahead([(2.2e-2, 1), (5.4e-3, 2), (1.3e-6, 7)], 1e-6)
+    1
+    """
+    rates = [(bound / before) ** (1.0 / (now - then))
+             for (before, then), (bound, now) in zip(checks, checks[1:]) if now > then]
+    if len(rates) < 2 or not 0 < rates[-1] < 1:
+        return 1
+    fastest = min(rates) / CONTRACTION_MARGIN
+    bound = checks[-1][0]
+    return max(1, math.ceil(math.log(bound / goal) / math.log(1.0 / fastest)))
 
 
 class PageRankEngine:
@@ -239,6 +271,7 @@ class PageRankEngine:
         self.rank_sum = 0.0
         self.dangling_rank = 0.0                        # D(p)
         self._unsettled = []            # spreads' sums not yet added to them (see _settle)
+        self._deviation = 0.0           # the residual's L1 deviation last read (the bound's numerator)
         self._written = []              # vertices this update wrote (besides ``support``), or None: all
         self._before = None             # the scalars when the open transaction began
         # sum(p) when the residual was last computed exactly (see :meth:`_refresh_residual`)
@@ -398,18 +431,18 @@ class PageRankEngine:
 
     def _teleport_share(self, index):
         """``g * v`` at ``index`` (an index of live vertices): the residual each holds on top of ``s``."""
-        scale, teleport = self._teleport_scale()
+        scale, teleport, _ = self._teleport_scale()
         return scale if teleport is None else scale * teleport[index]
 
     def _teleport_scale(self):
-        """``(c, t)`` with ``g * v = c * t`` (``t`` None: ``g * v = c`` at every live vertex)."""
+        """``(g / d, t, d)`` with ``g * v = (g / d) * t`` (``t`` None: ``g * v = g / d`` at
+        every live vertex): ``d`` the personalization's total, or the vertex count."""
         n = self.store.num_vertices
         if not n:
-            return 0.0, None
+            return 0.0, None, 1.0
         g = self.alpha * self.dangling_rank + (1.0 - self.alpha) * self.rank_sum
-        if self.personalised:
-            return g / self.teleport_total, self.teleport
-        return g / n, None
+        divisor = self.teleport_total if self.personalised else float(n)
+        return g / divisor, self.teleport if self.personalised else None, divisor
 
     def _install_teleport(self):
         """Write the personalization given to the constructor (once, at the first initialize)."""
@@ -453,7 +486,7 @@ class PageRankEngine:
         self.residual[alive] = 0.0
         self.rank_sum = self.dangling_rank = 0.0
         self.support = self.ops.xp.empty(0, dtype=self.ops.xp.int64)
-        work = self._spread(self._spread_plan(alive), 1.0)          # p = 1 from a zero residual
+        work = self._spread(self._spread_plan(alive), shift=1.0)          # p = 1 from a zero residual
         self._settle()
         self.exact_rank_sum = self.rank_sum          # a spread from zero computes the residual exactly
         self._record_spreads(alive, 1)
@@ -502,23 +535,26 @@ class PageRankEngine:
         vertices = tiny[1]
         return self.residual[vertices] + (shift if teleport is None else shift * teleport[vertices])
 
-    def _spread(self, plan, shift=None, teleport=None):
-        """Push the residual at every live vertex at once, ``r = s + g v``
-        (:meth:`_teleport_scale`; ``shift``, and ``teleport`` or None, given:
-        ``s + shift * teleport``, or ``s + shift``): a pull-based product over
-        the in-adjacency (no atomics), ``plan`` from :meth:`_spread_plan`.
-        Reads the in-list of every live vertex; the caller records those
-        reads (:meth:`_record_spreads`)."""
+    def _spread(self, plan, rounds=1, shift=None):
+        """Push the residual ``r = s + g v`` at every live vertex at once
+        (``shift`` given: ``s + shift``), ``rounds`` times back to back, ``g``
+        following the rounds (:meth:`Backend.pagerank_spread`): a pull-based
+        product over the in-adjacency (no atomics), ``plan`` from
+        :meth:`_spread_plan`, which has no tiny-total vertices when ``rounds >
+        1``.  Reads the in-list of every live vertex each round; the caller
+        records those reads (:meth:`_record_spreads`)."""
         alive, gather, factor, dangling, share = plan[:5]      # alive: an index (:meth:`_index`)
+        teleport, divisor = None, 1.0
         if shift is None:
-            shift, teleport = self._teleport_scale()
+            self._settle()              # (on a GPU a wait, unless settled already: converge's checks are)
+            shift, teleport, divisor = self._teleport_scale()
         tiny = self._tiny_amounts(plan, shift, teleport)        # (before the spread takes them)
         sums, read = self.ops.pagerank_spread(gather, shift, teleport, factor, dangling, self.rank, self.residual,
-                                              share, alive)
+                                              share, alive, rounds, self.alpha, divisor)
         self._unsettled.append(sums)
         if tiny is not None:
             read += self._push_tiny(plan, tiny)
-        return Work(activated=int(factor.size), edges_scanned=read)
+        return Work(activated=rounds * int(factor.size), edges_scanned=read)
 
     def _settle(self):
         """Add what the spreads since the last call put into ``p`` and ``D(p)`` to
@@ -737,13 +773,12 @@ class PageRankEngine:
         """
         if self.store.num_vertices == 0:
             self._settle()
+            self._deviation = 0.0
             return 0.0
-        deviation = self.ops.l1_deviation(self.residual, self._live_index(),
-                                          self.teleport if self.personalised else None, self.teleport_total)
+        self._deviation = self.ops.l1_deviation(self.residual, self._live_index(),
+                                                self.teleport if self.personalised else None, self.teleport_total)
         self._settle()              # (after the deviation's wait, which read the spreads' sums too)
-        if self.rank_sum <= 0.0:
-            return float("inf")
-        return deviation / ((1.0 - self.alpha) * self.rank_sum)
+        return self._bound()
 
     def converge(self):
         """Push until the error bound is at most ``tol``, then commit.
@@ -760,12 +795,17 @@ class PageRankEngine:
         alive = self._alive()
         n = self.store.num_vertices
         self._settle()
-        self.rank_sum = self.ops.masked_sums(self.rank, self._index(alive))[0]     # exact once per update
+        index = self._index(alive)
+        if self._refresh_needed:            # (the residual is recomputed below: no bound of it yet)
+            self.rank_sum, bound = self.ops.masked_sums(self.rank, index)[0], None
+        else:                               # (sum(p) and D(p) exact once per update at least)
+            bound = self._exact_bound(index, self._dangling(index))
+        exact = bound is not None           # sum(p) and D(p) exact since the last spread
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()
             alive = self._alive()
-        index = self._index(alive)
-        self._rescale(index, n)
+            index, bound = self._index(alive), None
+        self._rescale(index, n)                 # (by a power of two: the bound is unchanged)
         plan = None
         if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum or self._refresh_needed:
             # roundoff of corrections made at the larger scale: relative to sum(p) it grew as
@@ -776,34 +816,37 @@ class PageRankEngine:
             work.activated += step.activated
             work.edges_scanned += step.edges_scanned
             self._written = None
+            bound, exact = None, True
         goal = self.tol
         aim = self._aim()
         sparse = True
         spreads = 0
-        refreshed, dense_bound = plan is not None, None
+        refreshed = plan is not None
+        checks = []                 # (bound, spreads) at each check since the last refresh or sparse push
         stall = 0.5 * (1.0 + self.alpha)       # a dense round contracts the bound by alpha or better
         first = True
         while True:
-            bound = self.error_bound()
+            if bound is None:
+                bound = self.error_bound()
             if first:
                 self.start_bound, first = bound, False
-            if bound <= goal:           # (error_bound settled every spread)
+            if bound <= goal and not exact:     # (the bound divides by sum(p): make it exact)
                 self.rank_sum, self.dangling_rank = self.ops.masked_sums(
                     self.rank, index, self._dangling(index) if plan is None else plan[3])
-                bound = self.error_bound()
-                if bound <= goal:
-                    self.converged = True
-                    break
+                bound, exact = self._bound(), True
+            if bound <= goal:
+                self.converged = True
+                break
             goal = aim
             levels = SPARSE_LEVELS if self.sparse_levels is None else self.sparse_levels
             sparse = sparse and bound * self.alpha ** levels <= goal and 0 < self.support.size < SPARSE_SHARE * n
             if not sparse and spreads == self.max_iter:
-                self.converged = self.error_bound() <= self.tol
+                self.converged = bound <= self.tol
                 if self.converged:
                     break
                 if self.fail_on_nonconvergence:
                     raise RuntimeError(f"PageRank did not reach tol={self.tol} in max_iter={self.max_iter} "
-                                       f"rounds (error bound {self.error_bound():.3g})")
+                                       f"rounds (error bound {bound:.3g})")
                 break
             if sparse:
                 residual = self.residual[self.support] + self._teleport_share(self.support)      # r = s + g v
@@ -812,27 +855,58 @@ class PageRankEngine:
                 # a round that reaches no new vertex cannot spread the correction further:
                 # the rest (the uniform share among it) needs dense rounds
                 sparse = grown.size > self.support.size
-                self.support = grown
+                self.support, exact = grown, False
+                work.activated += step.activated
+                work.edges_scanned += step.edges_scanned
+                self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
             else:
                 plan = plan if plan is not None else self._spread_plan(alive)
-                if dense_bound is not None and bound > stall * dense_bound and not refreshed:
+                since = spreads - checks[-1][1] if checks else None
+                checks.append((bound, spreads))
+                if since and bound > stall ** since * checks[-2][0] and not refreshed:
                     step, plan = self._refresh_residual(alive, plan)   # stuck at roundoff: clear it once
-                    refreshed = True
+                    refreshed, exact = True, True
+                    checks = []
+                    work.activated += step.activated
+                    work.edges_scanned += step.edges_scanned
+                    self.store.journal.checkpoint()
                 else:
-                    step = self._spread(plan)
-                    spreads += 1
-                dense_bound = bound
+                    rounds = 1 if plan[5] is not None else min(rounds_ahead(checks, goal), self.max_iter - spreads)
+                    step = self._spread(plan, rounds)
+                    spreads, exact = spreads + rounds, False
+                    work.activated += step.activated
+                    work.edges_scanned += step.edges_scanned
+                    self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
                 self._written = None
-            work.activated += step.activated
-            work.edges_scanned += step.edges_scanned
-            self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
+            bound = None
         self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
         self.end_bound = bound            # (the last one computed: exact when the update converged)
-        self._settle()                    # (error_bound did, unless max_iter stopped the rounds first)
         self._commit()
         self.published_rank_sum = self.rank_sum
         self.support = xp.empty(0, dtype=xp.int64)
         return work
+
+    def _exact_bound(self, index, dangling):
+        """:meth:`error_bound` over ``index`` (:meth:`_index` of the live vertices) with
+        ``sum(p)`` and ``D(p)`` made exact in the same read (``dangling``: the flags of
+        ``index``'s vertices); the sums of the spreads since the last settle are in them."""
+        if self.store.num_vertices == 0:
+            self._unsettled = []
+            self.rank_sum = self.dangling_rank = self._deviation = 0.0
+            return 0.0
+        self._deviation, self.rank_sum, self.dangling_rank = self.ops.deviation_and_sums(
+            self.residual, self.rank, index, dangling, self.teleport if self.personalised else None,
+            self.teleport_total)
+        self._unsettled = []
+        return self._bound()
+
+    def _bound(self):
+        """The error bound of the residual's deviation last read, over ``sum(p)``."""
+        if self.store.num_vertices == 0:
+            return 0.0
+        if self.rank_sum <= 0.0:
+            return float("inf")
+        return self._deviation / ((1.0 - self.alpha) * self.rank_sum)
 
     def _aim(self):
         """The bound an update pushes down to once it pushes at all: ``tol / 2``, so

@@ -294,6 +294,35 @@ def test_pagerank_spread_is_one_pull_round(ops, indexed, personalised):
     np.testing.assert_allclose(got_residual, residual, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("personalised", [False, True])
+def test_pagerank_spread_rounds_carry_the_teleport_share_from_round_to_round(ops, personalised):
+    # three rounds in one call against three calls, the shift grown on the host from each's sums
+    rng = np.random.default_rng(9)
+    n = 2000
+    edges = {(int(a), int(b)) for a, b in zip(rng.integers(0, n, 12000), rng.zipf(1.6, 12000) % n)}
+    adj = make_adjacency(ops, n, [(b, a, 1.0) for a, b in edges])         # in-lists
+    out_degree = np.bincount([a for a, _ in edges], minlength=n)
+    dangling = out_degree == 0
+    factor = np.where(dangling, 0.0, 0.85 / np.maximum(out_degree, 1))
+    teleport = rng.random(n) if personalised else None
+    divisor = float(teleport.sum()) if personalised else float(n)
+    rank, residual = rng.random(n), rng.normal(scale=1e-3, size=n)
+    plan = ops.gather_plan(adj, ops.asarray(np.arange(n)))
+    args = [None if teleport is None else ops.asarray(teleport), ops.asarray(factor), ops.asarray(dangling)]
+    together = [ops.asarray(a.copy()) for a in (rank, residual, np.zeros(n))]
+    sums, read = ops.pagerank_spread(plan, 0.4, *args, *together, slice(0, n), 3, 0.85, divisor)
+    apart, shift, added = [ops.asarray(a.copy()) for a in (rank, residual, np.zeros(n))], 0.4, [0.0, 0.0]
+    for _ in range(3):
+        round_sums, _ = ops.pagerank_spread(plan, shift, *args, *apart, slice(0, n))
+        s, d = round_sums.get()
+        shift += (0.85 * d + 0.15 * s) / divisor
+        added = [added[0] + s, added[1] + d]
+    assert read == 3 * len(edges)
+    assert sums.get() == pytest.approx(added, rel=1e-9, abs=1e-12)
+    for got, want in zip(together, apart):
+        np.testing.assert_allclose(host(ops, got), host(ops, want), rtol=1e-11, atol=1e-14)
+
+
 def test_hash_claim_find_build(ops):
     rng = np.random.default_rng(1)
     keys = np.unique(rng.integers(0, 2**40, 700))

@@ -406,6 +406,11 @@ class PageRankEngine:
         or scatter), in id order; else ``alive`` itself."""
         return slice(0, int(alive.size)) if alive.size == self.store.vertex_bound else alive
 
+    def refresh_next(self):
+        """Recompute the residual exactly at the next update's start, as a warm restart
+        does (:func:`~cugraph_stream.warm_up.warm_up` runs that path once)."""
+        self._refresh_needed = True
+
     def use_weights(self):
         """Turn an unweighted engine weighted (journaled), inside the store's transaction:
         ``W`` and ``s`` are recomputed exactly from the lists (nothing to read on a

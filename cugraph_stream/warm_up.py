@@ -112,13 +112,18 @@ def warm_up(ops, directed, weight_dtype, query):
     edges = pd.DataFrame({"source": np.concatenate((path, rng.integers(0, n, n))),
                           "destination": np.concatenate((path + 1, rng.integers(0, n, n))),
                           "weight": np.concatenate((np.ones(n - 1), rng.random(n) + 1))})
-    graph = StreamGraph.from_edgelist(edges, weight="weight", directed=directed, backend=ops.spare(),
+    spare = ops.spare()
+    graph = StreamGraph.from_edgelist(edges, weight="weight", directed=directed, backend=spare,
                                       weight_dtype=weight_dtype)
     graph.track(example)
     if isinstance(example, PageRank):       # the last batch pushes sparse, however far its bound is from tol
         example.engine.sparse_levels = math.inf
     for i, batch in enumerate(_tiny_graph_batches(rng, n)):
-        if i == 1 and isinstance(example, PageRank):    # the residual made exact, as a warm restart does
-            example.engine.refresh_next()
-        graph.apply(pd.DataFrame(batch), weight="weight")
+        frame = pd.DataFrame(batch)
+        if i == 1:
+            # columns in the backend's memory, as cuDF frames give them (checked by a kernel of their own)
+            frame = {name: spare.asarray(np.asarray(values)) for name, values in batch.items()}
+            if isinstance(example, PageRank):       # the residual made exact, as a warm restart does
+                example.engine.refresh_next()
+        graph.apply(frame, weight="weight")
     return True

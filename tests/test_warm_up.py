@@ -105,13 +105,14 @@ def test_tracking_still_fails_cleanly_after_a_warm_up(monkeypatch):
 def test_the_first_gpu_batches_compile_nothing_once_a_query_is_tracked(tmp_path):
     """In a fresh process with an empty kernel cache (a fresh machine), on the GPU:
     after ``track``, batches that insert, relocate lists, create vertices, cut paths
-    and (a few rows) make PageRank push sparsely load no kernels/*.cu module for the
-    first time and compile no kernel, ours or CuPy's (each compile writes a file to
-    the cache folder; a missed one made the first PageRank batch of
-    ``benchmarks.gpu_vs_pylibcugraph`` at R-MAT scale 22 cost 168.5 ms on a lent H100,
-    the next ones 11-17 ms)."""
+    and (a few rows) make PageRank push sparsely, as pandas frames or as columns in
+    GPU memory, load no kernels/*.cu module for the first time and compile no kernel,
+    ours or CuPy's (each compile writes a file to the cache folder; a missed one made
+    the first PageRank batch of ``benchmarks.gpu_vs_pylibcugraph`` at R-MAT scale 22
+    cost 168.5 ms on a lent H100, the next ones 11-17 ms, and the first SSSP batch of
+    cuDF columns 115 ms on a lent H200, the next ones 4-5 ms)."""
     script = textwrap.dedent("""
-        import os, numpy as np, pandas as pd
+        import os, cupy, numpy as np, pandas as pd
         import cugraph_stream as cgs
         from cugraph_stream.backends import cuda_kernels
 
@@ -129,13 +130,14 @@ def test_the_first_gpu_batches_compile_nothing_once_a_query_is_tracked(tmp_path)
             g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed, backend="gpu")
             query = g.track(make(int(edges.source[0])))
             modules, files = cuda_kernels._module.cache_info().currsize, compiled()
-            for k in (2000, 2000, 2000, 2, 2, 2):       # (batches of a few rows: PageRank's sparse pushes)
+            for i, k in enumerate((2000, 2000, 2000, 2, 2, 2)):  # (a few rows: PageRank's sparse pushes)
                 present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
-                g.apply(pd.DataFrame({
-                    "source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
-                    "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
-                    "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
-                    "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)}), weight="weight")
+                columns = {"source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
+                           "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
+                           "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
+                           "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)}
+                frame = pd.DataFrame(columns) if i % 2 else {c: cupy.asarray(v) for c, v in columns.items()}
+                g.apply(frame, weight="weight")
             print(repr(query), cuda_kernels._module.cache_info().currsize - modules, sorted(compiled() - files))
     """)
     env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "kernel_cache"))

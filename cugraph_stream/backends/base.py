@@ -1989,11 +1989,13 @@ class Backend(abc.ABC):
         """
         xp = self.xp
         x = values[index]
+        if x.size == 0:
+            return 0.0
         if weights is None:
             deviation = xp.abs(x - x.mean()).sum()
         else:
             deviation = xp.abs(x - x.sum() * (weights[index] / divisor)).sum()
-        return self.host_floats(deviation)[0] if x.size else 0.0
+        return self.host_floats(deviation)[0]
 
     def masked_sums(self, values, index, mask=None):
         """``[sum(values[index]), sum(values[index][mask])]`` as Python floats, in one

@@ -807,9 +807,9 @@ class PageRankEngine:
             bound = self._exact_bound(index, self._dangling(index))
         exact = bound is not None           # sum(p) and D(p) exact since the last spread
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
-            work = self.initialize()
+            work = self.initialize()                # (its spread from zero sums sum(p) and D(p) exactly)
             alive = self._alive()
-            index, bound = self._index(alive), None
+            index, bound, exact = self._index(alive), None, True
         self._rescale(index, n)                 # (by a power of two: the bound is unchanged)
         plan = None
         if self.rank_sum * DRIFT_FACTOR < self.exact_rank_sum or self._refresh_needed:
@@ -827,7 +827,7 @@ class PageRankEngine:
         sparse = True
         spreads = 0
         refreshed = plan is not None
-        checks = []                 # (bound, spreads) at each check since the last refresh or sparse push
+        checks = []                 # (bound, spreads) at each dense step's bound since the last refresh
         stall = 0.5 * (1.0 + self.alpha)       # a dense round contracts the bound by alpha or better
         first = True
         while True:

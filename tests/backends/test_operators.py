@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cugraph_stream.algorithms import bfs_rule, sssp_rule, wcc_rule, widest_path_rule
-from cugraph_stream.backends.base import DELETED_SLOT, EMPTY_SLOT
+from cugraph_stream.backends.base import DELETED_SLOT, DEVICE_CALLS, EMPTY_SLOT
 from cugraph_stream.backends.rows import DELETE, INSERT
 from cugraph_stream.engine.adjacency import SLOT_DTYPE, Adjacency
 from cugraph_stream.engine.arc_index import ArcIndex
@@ -194,6 +194,25 @@ def test_masked_sums_are_the_sum_and_the_sum_where_the_mask_is_set(ops, count, i
                           ops.asarray(mask) if masked else None)
     x = values[index]
     assert got == pytest.approx([x.sum(), x[mask].sum() if masked else 0.0], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("count", [0, 1, 300, 200_000])
+@pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_deviation_and_sums_are_l1_deviation_and_masked_sums_in_one_read(ops, count, indexed, weighted):
+    rng = np.random.default_rng(count + 1)
+    values, sums_of, weights = rng.normal(size=count + 5), rng.random(count + 5), rng.random(count + 5)
+    mask = rng.random(count) < 0.3
+    index = np.sort(rng.choice(count + 5, count, replace=False)) if indexed else slice(2, 2 + count)
+    x, y = values[index], sums_of[index]
+    p = weights[index] / weights[index].sum() if weighted else np.full(count, 1.0 / max(count, 1))
+    before = DEVICE_CALLS.syncs
+    got = ops.deviation_and_sums(ops.asarray(values), ops.asarray(sums_of), ops.asarray(index) if indexed else index,
+                                 ops.asarray(mask), ops.asarray(weights) if weighted else None,
+                                 float(weights[index].sum()))
+    assert DEVICE_CALLS.syncs - before == 1
+    want = [np.abs(x - x.sum() * p).sum(), y.sum(), y[mask].sum()]
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
 def _corrected(rank, residual, sources, t_old, t_new, at, arc_v, gain, alpha):

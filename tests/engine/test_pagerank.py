@@ -243,3 +243,30 @@ def test_a_warm_restart_reads_about_what_corrections_do_and_removed_vertices_los
     # (the incremental path also reads the batch's 3 arcs, and its rounds may end where the restart's do)
     assert read["incremental"] <= read["warm restart"] + 3, read
     assert read["warm restart"] < min(1.25 * read["incremental"], read["cold restart"]), read
+
+
+@pytest.mark.parametrize("path", ["incremental", "warm restart"])
+def test_dense_rounds_run_back_to_back_and_end_where_one_at_a_time_does(path, monkeypatch):
+    # a batch that needs many dense rounds: after two rounds read one by one, the rounds
+    # surely needed run without a bound read between them, and the update ends after as
+    # many rounds as reading the bound after each (a margin of 1e300) would take it
+    from cugraph_stream.engine import pagerank
+
+    def run(margin):
+        monkeypatch.setattr(pagerank, "CONTRACTION_MARGIN", margin)
+        store, engine = converged_engine(True, 400, 4000, 1e-10, np.random.default_rng(21), **PATHS[path])
+        calls, spread = [], PageRankEngine._spread
+        monkeypatch.setattr(PageRankEngine, "_spread",
+                            lambda self, plan, rounds=1, shift=None: calls.append(rounds) or spread(self, plan,
+                                                                                                   rounds, shift))
+        rng = np.random.default_rng(22)
+        engine.correct(insert(store, rng.integers(0, 400, 300), rng.integers(0, 400, 300)))
+        engine.converge()
+        monkeypatch.setattr(PageRankEngine, "_spread", spread)
+        assert np.abs(every_rank(store, engine) - exact_pagerank(store, 0.85)).sum() <= 1e-10
+        return calls
+
+    runs, one_by_one = run(pagerank.CONTRACTION_MARGIN), run(1e300)
+    assert max(one_by_one) == 1 and len(one_by_one) >= 8
+    assert len(runs) < len(one_by_one) and max(runs) > 1
+    assert sum(runs) == sum(one_by_one)

@@ -2018,7 +2018,7 @@ class Backend(abc.ABC):
         """:meth:`l1_deviation` of ``values`` and :meth:`masked_sums` of ``sums_of``
         over the same ``index``, in one host read: ``[deviation, sum, masked
         sum]``.  PageRank's error bound with the exact ``sum(p)`` and ``D(p)``
-        it divides by (``PageRankEngine._checked_bound``).
+        it divides by (``PageRankEngine.error_bound`` given the dangling flags).
 
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
@@ -2077,12 +2077,11 @@ class Backend(abc.ABC):
         >>> sums.get(), read, rank.tolist(), residual.tolist()
         ([0.75, 0.0], 2, [0.75, 0.0], [-0.25, 0.125])
         """
-        xp = self.xp
         added = held = 0.0
         read = 0
-        for r in range(rounds):
+        for _ in range(rounds):
             amount = residual[index] + (shift if teleport is None else shift * teleport[index])
-            round_added, round_held = self.host_floats(amount.sum(), xp.where(dangling, amount, 0.0).sum())
+            round_added, round_held = self.masked_sums(amount, slice(0, amount.size), dangling)
             rank[index] += amount
             share[index] = amount * factor
             received, round_read = self.gather_sum(plan, share)

@@ -767,22 +767,30 @@ class PageRankEngine:
             raise ValueError("personalization: the batch removes every vertex of the personalization "
                              "(PageRank's teleport vector would be empty)")
 
-    def error_bound(self):
+    def error_bound(self, dangling=None):
         """Bound on the L1 distance between ``p / sum(p)`` and the exact PageRank.
 
         ``|r|_1 / ((1 - alpha) sum(p))`` with ``r = s - sum(s) * v`` (the
         module docstring derives it): with ``x = p / sum(p)`` and ``G`` the
         Google matrix, ``G x - x = r / sum(p)`` and
         ``|x - x*|_1 <= |G x - x|_1 / (1 - alpha)``.  With uniform teleport,
-        ``r`` is ``s``'s deviation from its mean.
+        ``r`` is ``s``'s deviation from its mean.  Given ``dangling`` (the
+        dangling flags of the live vertices, in :meth:`_live_index`'s order),
+        ``sum(p)`` and ``D(p)`` are made exact in the same read (the sums of
+        the spreads since the last settle are in them).
         """
         if self.store.num_vertices == 0:
             self._settle()
             self._deviation = 0.0
             return 0.0
-        self._deviation = self.ops.l1_deviation(self.residual, self._live_index(),
-                                                self.teleport if self.personalised else None, self.teleport_total)
-        self._settle()              # (after the deviation's wait, which read the spreads' sums too)
+        teleport = self.teleport if self.personalised else None
+        if dangling is None:
+            self._deviation = self.ops.l1_deviation(self.residual, self._live_index(), teleport, self.teleport_total)
+            self._settle()          # (after the deviation's wait, which read the spreads' sums too)
+        else:
+            self._deviation, self.rank_sum, self.dangling_rank = self.ops.deviation_and_sums(
+                self.residual, self.rank, self._live_index(), dangling, teleport, self.teleport_total)
+            self._unsettled = []
         return self._bound()
 
     def converge(self):
@@ -799,12 +807,11 @@ class PageRankEngine:
         work = Work()
         alive = self._alive()
         n = self.store.num_vertices
-        self._settle()
         index = self._index(alive)
         if self._refresh_needed:            # (the residual is recomputed below: no bound of it yet)
             self.rank_sum, bound = self.ops.masked_sums(self.rank, index)[0], None
         else:                               # (sum(p) and D(p) exact once per update at least)
-            bound = self._exact_bound(index, self._dangling(index))
+            bound = self.error_bound(self._dangling(index))
         exact = bound is not None           # sum(p) and D(p) exact since the last spread
         if n and self.rank_sum <= 0.0:                     # nothing to normalise yet: start over
             work = self.initialize()                # (its spread from zero sums sum(p) and D(p) exactly)
@@ -861,9 +868,6 @@ class PageRankEngine:
                 # the rest (the uniform share among it) needs dense rounds
                 sparse = grown.size > self.support.size
                 self.support, exact = grown, False
-                work.activated += step.activated
-                work.edges_scanned += step.edges_scanned
-                self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
             else:
                 plan = plan if plan is not None else self._spread_plan(alive)
                 since = spreads - checks[-1][1] if checks else None
@@ -872,17 +876,14 @@ class PageRankEngine:
                     step, plan = self._refresh_residual(alive, plan)   # stuck at roundoff: clear it once
                     refreshed, exact = True, True
                     checks = []
-                    work.activated += step.activated
-                    work.edges_scanned += step.edges_scanned
-                    self.store.journal.checkpoint()
                 else:
                     rounds = 1 if plan[5] is not None else min(rounds_ahead(checks, goal), self.max_iter - spreads)
                     step = self._spread(plan, rounds)
                     spreads, exact = spreads + rounds, False
-                    work.activated += step.activated
-                    work.edges_scanned += step.edges_scanned
-                    self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
                 self._written = None
+            work.activated += step.activated
+            work.edges_scanned += step.edges_scanned
+            self.store.journal.checkpoint()          # a deferred Ctrl-C stops here
             bound = None
         self._record_spreads(alive, spreads + refreshed)      # a refresh reads what a spread does
         self.end_bound = bound            # (the last one computed: exact when the update converged)
@@ -890,20 +891,6 @@ class PageRankEngine:
         self.published_rank_sum = self.rank_sum
         self.support = xp.empty(0, dtype=xp.int64)
         return work
-
-    def _exact_bound(self, index, dangling):
-        """:meth:`error_bound` over ``index`` (:meth:`_index` of the live vertices) with
-        ``sum(p)`` and ``D(p)`` made exact in the same read (``dangling``: the flags of
-        ``index``'s vertices); the sums of the spreads since the last settle are in them."""
-        if self.store.num_vertices == 0:
-            self._unsettled = []
-            self.rank_sum = self.dangling_rank = self._deviation = 0.0
-            return 0.0
-        self._deviation, self.rank_sum, self.dangling_rank = self.ops.deviation_and_sums(
-            self.residual, self.rank, index, dangling, self.teleport if self.personalised else None,
-            self.teleport_total)
-        self._unsettled = []
-        return self._bound()
 
     def _bound(self):
         """The error bound of the residual's deviation last read, over ``sum(p)``."""

@@ -9,14 +9,18 @@ import pandas as pd
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
 from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement,
-                   marks_fit)
+                   marks_fit, undo_removal)
 from .chunks import HostChunkAllocator
+from .cpu_threads import both
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
 _SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more first (into as many keys or more)
 _DENSE_DISTINCT_FROM = 1 << 16  # sorted_distinct marks a bitmap from this many values on, where they are dense
 _BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
+#: rows (in each adjacency) from which the compiled kernels remove or place a batch's entries
+#: in the out- and the in-adjacency on two threads at once (cpu_threads.both)
+_BOTH_ADJACENCIES_FROM = 2048
 
 
 def _restore_degrees(adj, owners, old_degree):
@@ -126,7 +130,8 @@ class CPUBackend(Backend):
         # call are read back, so they never need clearing (except the flags)
         self._stamp = np.empty(0, dtype=np.int64)
         self._flag = np.zeros(0, dtype=bool)
-        self._count = np.zeros(0, dtype=np.int64)     # (compiled kernels: zero outside a call)
+        # (compiled kernels: zero outside a call; one each for the two adjacencies placed at once)
+        self._counts = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)]
 
     # ------------------------------------------------------------------ memory
     def asarray(self, array, dtype=None):
@@ -161,10 +166,11 @@ class CPUBackend(Backend):
             self._flag = np.zeros(max(int(bound), 2 * self._flag.size), dtype=bool)
         return self._flag
 
-    def _scratch_counts(self, bound):
-        if self._count.size < bound:
-            self._count = np.zeros(max(int(bound), 2 * self._count.size), dtype=np.int64)
-        return self._count
+    def _scratch_counts(self, bound, which=0):
+        count = self._counts[which]
+        if count.size < bound:
+            self._counts[which] = count = np.zeros(max(int(bound), 2 * count.size), dtype=np.int64)
+        return count
 
     def expand_segments(self, starts, lengths):
         lengths = lengths.astype(np.int64, copy=False)
@@ -441,6 +447,21 @@ class CPUBackend(Backend):
             return self.kernels.remove_entries(adj, owners, slots, keep)
         return super().remove_entries(adj, owners, slots, keep)
 
+    def remove_arcs(self, adjs, owners, slots, keep=True):
+        # (the compiled kernels release the GIL: the two adjacencies on two threads at once)
+        if not self._both_adjacencies(adjs, slots):
+            return super().remove_arcs(adjs, owners, slots, keep)
+        remove = self.kernels.remove_entries
+        return both(lambda: remove(adjs[0], owners[0], slots[0], keep),
+                    lambda: remove(adjs[1], owners[1], slots[1], keep),
+                    lambda k, removed: undo_removal(adjs[k], removed))
+
+    def _both_adjacencies(self, adjs, rows):
+        """Whether the compiled kernels change both of ``adjs`` at once, on ``rows``
+        (an array of rows each): two separate adjacencies with rows enough each."""
+        return (rows[0].size >= _BOTH_ADJACENCIES_FROM and self.kernels is not None and len(adjs) == 2
+                and adjs[0] is not adjs[1] and rows[1].size >= _BOTH_ADJACENCIES_FROM)
+
     def last_rows_by_arc(self, u, v):
         # (two counting sorts instead of a comparison sort, while the ids are few enough)
         last = self.kernels.last_rows_by_arc(u, v) if self.kernels is not None else None
@@ -482,6 +503,11 @@ class CPUBackend(Backend):
         # owner.  All or nothing: where a later step fails, the adjacencies placed
         # before it get their degrees back (their entries, past the degrees, are
         # as good as absent), as the journal expects of a call that raises
+        if u.size >= _BOTH_ADJACENCIES_FROM and self._both_adjacencies(adjs, (u, v)):      # (as remove_arcs)
+            def place(k, owners, neighbours):
+                return lambda: self._place(adjs[k], owners, neighbours, w, None, False, degrees, scratch=k)
+            return both(place(0, u, v), place(1, v, u),
+                        lambda k, placement: _restore_degrees(adjs[k], (u, v)[k], placement.old_degree))
         placements, placed = [], []
         try:
             for adj, (owners, neighbours) in zip(adjs, ((u, v), (v, u))):
@@ -505,14 +531,15 @@ class CPUBackend(Backend):
             raise
         return placements
 
-    def _place(self, adj, owners, neighbours, weights, slots, must_fit, degrees):
+    def _place(self, adj, owners, neighbours, weights, slots, must_fit, degrees, scratch=0):
+        # (scratch: which per-vertex counts the compiled kernel uses, one for each of two adjacencies at once)
         old_degree = adj.degree[owners] if degrees else None
         if slots is None:
             slots = np.full(owners.size, -1, dtype=np.int64)
         try:
             if self.kernels is not None:
                 outgrown, need = self.kernels.place_entries(adj, owners, neighbours, weights, slots,
-                                                            self._scratch_counts(adj.start.size))
+                                                            self._scratch_counts(adj.start.size, scratch))
             else:
                 outgrown, need = self._place_entries(adj, owners, neighbours, weights, slots)
         except BaseException:           # (the NumPy placement allocates after it writes the degrees)

@@ -1,4 +1,4 @@
-"""The CPU's cores for the compiled kernels that only read the graph.
+"""The CPU's cores for the compiled kernels.
 
 The compiled kernels (:mod:`cugraph_stream.backends.cpu_kernels`) release
 the GIL, so a kernel whose outputs are per item (a probe per key, a sum per
@@ -8,7 +8,9 @@ calling thread takes the first range and a shared pool the others; small
 inputs, where handing out work costs more than it saves, stay on the calling
 thread.  The arc-index probes of a batch and PageRank's dense rounds go this
 way; work that writes shared state (placing entries, claiming positions, a
-push queue) stays sequential.
+push queue) stays sequential, except where it writes two separate structures:
+:func:`both` runs two such calls at once (a batch's removals and placements
+in the out- and the in-adjacency).
 
 The number of threads is ``CUGRAPH_STREAM_CPU_THREADS`` (a positive
 integer; ``1`` turns the splitting off), or else the cores this process may
@@ -87,3 +89,44 @@ def split(work, n, min_items):
             future.exception()          # waits; the result() below re-raises
     for future in others:
         future.result()
+
+
+def both(first, second, undo, parallel=True):
+    """``[first(), second()]``, all or nothing: ``second`` runs on another thread
+    while this one runs ``first``, where ``parallel`` and more than one thread
+    is allowed (else one after the other).  Where one of them raises,
+    ``undo(k, result)`` is called with the result of the other (``k``: 0 for
+    ``first``, 1 for ``second``) if it returned, and the error is raised
+    (``first``'s where both raised) once both have finished.
+
+    >>> done = []
+    >>> both(lambda: 1, lambda: 2, lambda k, result: done.append(k))
+    [1, 2]
+    >>> def fail():
+    ...     raise KeyError("the second")
+    >>> both(lambda: 1, fail, lambda k, result: done.append((k, result)))
+    Traceback (most recent call last):
+    ...
+    KeyError: 'the second'
+    >>> done                                   # the first's result was undone
+    [(0, 1)]
+    """
+    if not parallel or thread_count() < 2:
+        result = first()
+        try:
+            return [result, second()]
+        except BaseException:
+            undo(0, result)
+            raise
+    other = _shared_pool(1).submit(second)
+    try:
+        result = first()
+    except BaseException:
+        if other.exception() is None:           # (waits for the second)
+            undo(1, other.result())
+        raise
+    try:
+        return [result, other.result()]
+    except BaseException:
+        undo(0, result)
+        raise

@@ -59,11 +59,23 @@ def thread_count():
 
 
 def _shared_pool(workers):
+    """The pool of at least ``workers`` threads."""
     global _pool
     with _pool_lock:
         if _pool is None or _pool._max_workers < workers:
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cugraph-stream-cpu")
         return _pool
+
+
+def _forget_pool():
+    """In a forked child: the parent's pool has no threads there (work handed to it
+    would never run), and its lock may have been held by a thread that is gone."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def split(work, n, min_items):

@@ -1,5 +1,8 @@
 """The compiled CPU kernels split over threads (cugraph_stream.backends.cpu_threads) give
 what one thread gives, on inputs large enough to be split."""
+import os
+import signal
+
 import numpy as np
 import pytest
 
@@ -74,3 +77,23 @@ def test_split_kernels_match_one_thread(monkeypatch, threads):
     assert (one[1] >= 0).all() and (one[2] == one[1]).all() and (one[0][np.isin(queries, absent)] == -1).all()
     for (sums_one, read_one), (sums_many, read_many) in zip(one[3], many[3]):
         assert read_one == read_many and sums_one.tobytes() == sums_many.tobytes()     # the same order of sums
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_gets_threads_of_its_own(monkeypatch):
+    """A child forked after the pool ran work hands work to threads that exist
+    (the parent's pool has none there: the child would wait forever)."""
+    monkeypatch.setenv(cpu_threads.ENV_VAR, "2")
+    assert cpu_threads.both(lambda: 1, lambda: 2, lambda k, result: None) == [1, 2]     # (the pool made)
+    pid = os.fork()
+    if pid == 0:                                # the child: exit 0 if both ran, be killed if it hangs
+        signal.alarm(10)
+        try:
+            done = cpu_threads.both(lambda: 1, lambda: 2, lambda k, result: None) == [1, 2]
+            seen = np.zeros(100, dtype=np.int64)
+            cpu_threads.split(lambda lo, hi: seen.__setitem__(slice(lo, hi), 1), 100, min_items=10)
+            os._exit(0 if done and seen.all() else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child ended with status {status}"

@@ -258,9 +258,11 @@ __global__ void keep_ties_warp(const long long* candidates, long long count, con
 // of the searched levels (found[0:out[0]] are the candidates examined),
 // out[1] = end of the expanded levels, out[2] = end of `found` (the levels
 // after out[1] are left, marked), out[3] = entries read, out[4] = levels
-// searched.
+// searched.  `seed_count`, where not null, holds how many of the `count`
+// seeds there are (a count an earlier launch left on the device).
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void keep_ties_block(const long long* seeds, long long count, long long* found, int tie_levels,
+__global__ void keep_ties_block(const long long* seeds, long long count, const unsigned long long* seed_count,
+                                long long* found, int tie_levels,
                                 long long level_limit, long long block_degree, const unsigned long long* in_at,
                                 const unsigned long long* in_wgt_at, const long long* in_degree,
                                 const unsigned long long* nbr_at0, const long long* degree0,
@@ -272,6 +274,7 @@ __global__ void keep_ties_block(const long long* seeds, long long count, long lo
   __shared__ unsigned long long tail, edges;
   __shared__ int hubs, searched;
   __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
+  if (seed_count) count = static_cast<long long>(*seed_count);
   if (threadIdx.x == 0) {
     level_begin = 0;
     searched_end = 0;

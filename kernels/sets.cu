@@ -8,10 +8,13 @@
 #include "common.cuh"
 
 // ids that are distinct: out[0:kept] holds each id of ids[0:count] once
-__global__ void distinct(const long long* ids, long long count, unsigned int* stamp, unsigned int epoch,
-                         long long* out, unsigned long long* kept)
+// (`id_count`, where not null, holds how many of the `count` ids there are:
+// a count an earlier launch left on the device)
+__global__ void distinct(const long long* ids, long long count, const unsigned long long* id_count,
+                         unsigned int* stamp, unsigned int epoch, long long* out, unsigned long long* kept)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (id_count) count = static_cast<long long>(*id_count);
   if (k >= count) return;
   long long v = ids[k];
   if (atomicExch(stamp + v, epoch) != epoch) out[atomicAdd(kept, 1ull)] = v;

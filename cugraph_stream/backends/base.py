@@ -1942,8 +1942,9 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def invalidate_keeping_ties(self, adjs: Sequence[AdjacencyLists], pull_adj: AdjacencyLists, seeds, value,
                                 parent, rule, levels):
-        """:meth:`invalidate`, keeping, in the first ``levels`` levels below the seeds,
-        the vertices that another valid in-neighbour holds at the same value.
+        """:meth:`invalidate`, keeping, in the first ``levels`` levels below the seeds
+        (an array, or :class:`Counted`; repeats allowed), the vertices that
+        another valid in-neighbour holds at the same value.
 
         Before a candidate ``v`` (a seed, or a child of an invalidated vertex)
         is invalidated, its list in ``pull_adj`` is searched for a ``u`` that

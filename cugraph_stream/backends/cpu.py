@@ -718,7 +718,7 @@ class CPUBackend(Backend):
     def invalidate_keeping_ties(self, adjs, pull_adj, seeds, value, parent, rule, levels):
         bound = parent.size
         invalid = self._scratch_flag(bound)
-        candidates = self.unique(seeds, bound)
+        candidates = self.unique(self.read_counted(seeds), bound)
         invalid[candidates] = True
         found, examined, edges_read, searched = [], [], 0, 0
         while candidates.size and searched < levels:

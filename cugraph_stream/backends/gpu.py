@@ -62,6 +62,9 @@ _LARGE_DEGREE = 1024    # from here: a block per vertex; between: a warp
 _ONE_LAUNCH_FRONTIER = 2048   # up to here: one launch, a block per vertex, no binning
 _FUSED_THREADS = 1024         # the one block that runs whole small phases (converge, invalidate)
 _FUSED_LEVEL_LIMIT = 4096     # a wider level goes to the grid-wide kernels
+#: seeds of a count left on the device that the one-block invalidations take, however many
+#: of them there are (a first level wider than _FUSED_LEVEL_LIMIT goes on to the grid)
+_COUNTED_SEEDS_LIMIT = 16 * _FUSED_LEVEL_LIMIT
 _FUSED_QUEUE_LIMIT = 1 << 20  # activated vertices one fused push phase may log
 _GRID_HUBS = 1 << 14          # hub lists one level of the grid-wide push sets aside for whole blocks
 _COUNT_READS_BLOCKS = 1024      # most blocks of count_reads (each adds its sums to the counts once)
@@ -749,13 +752,19 @@ class GPUBackend(Backend):
         return step + (_int64(starts) - (ends - lengths))[owners], owners
 
     def unique(self, ids, bound):
+        return ids if ids.size < 2 else self._distinct(ids, bound)
+
+    def _distinct(self, ids, bound, count=None):
+        """:meth:`unique` of ``ids``, or of its first ``count`` (a device scalar, read
+        by the kernel) where given; one read (how many are distinct)."""
         xp = self.xp
-        if ids.size < 2:
-            return ids
         stamp, epoch = self._stamps(bound)
         out, kept = xp.empty(ids.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
-        cuda_kernels.get_kernel("sets", "distinct")(
-            (_blocks(ids.size),), (_THREADS,), (ids, np.int64(ids.size), stamp, epoch, out, kept))
+        if ids.size:
+            cuda_kernels.get_kernel("sets", "distinct")(
+                (_blocks(ids.size),), (_THREADS,),
+                (_int64(ids), np.int64(ids.size), np.uint64(0) if count is None else count, stamp, epoch, out,
+                 kept))
         return self._kept(out, kept)
 
     def lookup_sorted(self, keys, values, queries):
@@ -1690,20 +1699,35 @@ class GPUBackend(Backend):
     def invalidate(self, adjs, seeds, parent):
         bound = parent.size
         invalid = self._flag("invalid", bound)
-        counted = isinstance(seeds, Counted)
-        if counted and (seeds.array.size > _FUSED_LEVEL_LIMIT or isinstance(seeds.count, int)):
-            seeds, counted = self.read_counted(seeds), False
-        if counted:         # the block reads how many seeds there are, marking each once itself
-            invalidated, edges_read = self._mark_below(adjs, seeds.array, parent, invalid, marked=False,
-                                                       count=seeds.count)
-        elif seeds.size <= _FUSED_LEVEL_LIMIT:
-            invalidated, edges_read = self._mark_below(adjs, seeds, parent, invalid, marked=False)
+        seeds, count = self._seeds_and_count(seeds)
+        if self._block_takes(seeds, count):         # the block dedupes and marks them (reading a device count)
+            invalidated, edges_read = self._mark_below(adjs, seeds, parent, invalid, marked=False, count=count)
         else:
-            frontier = self.unique(seeds, bound)
+            frontier = self._distinct(seeds, bound, count)
+            DEVICE_CALLS.syncs += 1                 # (its read: the closure's comes after)
             self.put(invalid, frontier, 1)
             invalidated, edges_read = self._mark_below(adjs, frontier, parent, invalid)
         self.put(invalid, invalidated, 0)
         return invalidated, edges_read
+
+    @staticmethod
+    def _block_takes(seeds, count):
+        """Whether the one-block invalidations start from ``seeds`` themselves: a level
+        the block takes, or a count still on the device (the block hands a first
+        level wider than it takes to the grid; the array is only an upper bound:
+        most deleted arcs were no tree arcs)."""
+        return seeds.size <= (_FUSED_LEVEL_LIMIT if count is None else _COUNTED_SEEDS_LIMIT)
+
+    @staticmethod
+    def _seeds_and_count(seeds):
+        """``(array, count)`` of seeds given as an array or a :class:`Counted`: ``count``
+        the device scalar saying how many of ``array`` are seeds, or None where
+        all of them are (a host count has cut the array to it)."""
+        if not isinstance(seeds, Counted):
+            return seeds, None
+        if isinstance(seeds.count, (int, np.integer)):
+            return seeds.array[:int(seeds.count)], None
+        return seeds.array, seeds.count
 
     def _mark_below(self, adjs, frontier, parent, invalid, marked=True, count=None):
         """Mark in ``invalid`` every vertex below the ``frontier`` in the parent
@@ -1712,13 +1736,14 @@ class GPUBackend(Backend):
         ``count``, a device scalar, says how many are used, if given); returns
         ``(frontier and everything marked, edges read)``.  Levels that stay
         narrow run in one block; from the first wider one on, the whole grid
-        expands them (one more read)."""
+        expands them (one more read).  With ``count`` the block always starts
+        (the frontier's size is only a bound; :meth:`_block_takes`)."""
         xp = self.xp
         bound = parent.size
         log = self._scratch("found", bound, xp.int64)
         first, last = adjs[0], adjs[-1]
         lists = (self._lists(first)[0], first.degree, self._lists(last)[0], last.degree, np.int32(len(adjs)))
-        if frontier.size <= _FUSED_LEVEL_LIMIT:
+        if frontier.size <= _FUSED_LEVEL_LIMIT or count is not None:      # (see _block_takes)
             edges = xp.zeros(3, dtype=xp.uint64)
             cuda_kernels.get_kernel("invalidate", "invalidate_block")(
                 (1,), (_FUSED_THREADS,),
@@ -1749,13 +1774,15 @@ class GPUBackend(Backend):
         bound = parent.size
         invalid = self._flag("invalid", bound)
         examined, searched, below, reads = [], 0, 0, 0
-        if seeds.size <= _FUSED_LEVEL_LIMIT:
+        seeds, count = self._seeds_and_count(seeds)     # (a device count: the block or _distinct reads it)
+        if self._block_takes(seeds, count):
             found = self._scratch("tie_found", bound + levels * _FUSED_LEVEL_LIMIT, xp.int64)
             first, last = adjs[0], adjs[-1]
             out = xp.empty(5, dtype=xp.uint64)
             self._relax_kernel("keep_ties_block", rule, pull_adj.wgt)(
                 (1,), (_FUSED_THREADS,),
-                (_int64(seeds), np.int64(seeds.size), found, np.int32(levels),
+                (_int64(seeds), np.int64(seeds.size), np.uint64(0) if count is None else count, found,
+                 np.int32(levels),
                  np.int64(_FUSED_LEVEL_LIMIT), np.int64(_LARGE_DEGREE)) + self._lists(pull_adj)
                 + (pull_adj.degree, self._lists(first)[0], first.degree, self._lists(last)[0], last.degree,
                    np.int32(len(adjs)), value, parent) + self._unreachable(rule) + (invalid, out))
@@ -1763,7 +1790,7 @@ class GPUBackend(Backend):
             examined.append(found[:searched_end])
             candidates = found[expanded:end]            # (marked, each once)
         else:
-            candidates = self.unique(seeds, bound)      # (the decorator's count)
+            candidates = self._distinct(seeds, bound, count)        # (the decorator's count)
             self.put(invalid, candidates, 1)
         if candidates.size and searched < levels:       # a level too wide for the block
             following, edges = self._flag("next", bound), xp.zeros(1, dtype=xp.uint64)

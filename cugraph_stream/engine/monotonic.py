@@ -255,7 +255,7 @@ class MonotonicEngine:
             seeds += ops.compress(worse & (parent[uv] == uu), uv)
             improved_u, improved_v, improved_w = ops.compress(~worse, uu, uv, new_w)
         keep_ties = rule.keeps_ties(self.store.fractional_weights) and len(self.push_adjacencies) == 1
-        if children is not None and (seeds or keep_ties):
+        if children is not None and seeds:
             seeds.append(ops.read_counted(children))
         # the deleted tree arcs' children alone go to the invalidation with their count
         # on the device (its own read tells how many it invalidated)

@@ -224,14 +224,15 @@ def test_the_cost_model_requests_no_synchronisation(backend):
 def test_a_deletion_searching_ties_requests_two_synchronisations_for_its_levels(backend):
     """Whole-number weights: the invalidation searches ties for KEEP_TIE_LEVELS
     levels, then invalidates the rest of the path, all in one block on the
-    GPU (the levels are narrow): a read of its results, a read of the
-    invalidated vertices, besides the 7 of a deletion."""
+    GPU (the levels are narrow, and the block reads how many seeds
+    children_of found itself): a read of its results, a read of the
+    invalidated vertices, and the 6 other reads of a deletion."""
     from cugraph_stream.engine.monotonic import KEEP_TIE_LEVELS
 
     g = _path_graph(backend, weight=1.0)
     g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
     report = g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
-    assert KEEP_TIE_LEVELS == 3 and report.syncs == 7 + 2
+    assert KEEP_TIE_LEVELS == 3 and report.syncs == 6 + 2
     assert report.invalidated == 64 - 6
 
 

@@ -1659,6 +1659,50 @@ def test_invalidate_keeping_ties_invalidates_exactly_enough(ops, seed, levels):
             assert valid[p] and (p, int(v)) in edges and dist[p] + 1 == dist[v], v
 
 
+@pytest.mark.parametrize("deleted, others", [(25, 200), (200, 6000), (6000, 200)])
+def test_invalidate_keeping_ties_takes_the_children_as_counted(ops, deleted, others):
+    """Seeds given as children_of's Counted (on the GPU its count still on the
+    device, its array longer than the count) leave, as the same seeds as an
+    array do, every valid vertex at its true new hop distance through a valid
+    parent, and invalidate only vertices of the plain closure.  (Which tie
+    keeps a vertex, and so which vertices a wide level keeps, depends on the
+    GPU's timing: the two runs are checked each, not compared.)  ``deleted``
+    tree arcs and ``others`` arcs that are none: 6,000 of either makes an
+    array longer than one block's level, of few or of many children."""
+    rule = RULES["bfs"]
+    rng = np.random.default_rng(deleted)
+    n = 3 * max(deleted, others) + 400
+    arcs = sorted({(int(a), int(b)) for a, b in zip(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n)) if a != b})
+    dist, parent = _bfs_tree(n, arcs, 0)
+    tree = [(int(parent[v]), v) for v in range(n) if parent[v] >= 0]
+    picked = [tree[i] for i in rng.choice(len(tree), min(deleted, len(tree)), replace=False)]
+    non_tree = [arcs[i] for i in rng.permutation(len(arcs))[:2 * others]
+                if parent[arcs[i][1]] != arcs[i][0]][:others]          # (no children: the count is below the size)
+    du, dv = (np.array([a[k] for a in picked + non_tree]) for k in (0, 1))
+    remaining = sorted(set(arcs) - set(picked) - set(non_tree))
+    edges = set(remaining)
+    out = make_adjacency(ops, n, [(u, v, 1.0) for u, v in remaining])
+    inn = make_adjacency(ops, n, [(v, u, 1.0) for u, v in remaining])
+    true_dist, _ = _bfs_tree(n, remaining, 0)
+    closure, _ = ops.invalidate([out], ops.asarray(np.array([v for _, v in picked])), ops.asarray(parent.copy()))
+    closure = set(host(ops, closure).tolist())
+    for counted in (False, True):
+        value, dev_parent = ops.asarray(dist.copy()), ops.asarray(parent.copy())
+        children = ops.children_of(dev_parent, ops.asarray(du), ops.asarray(dv))
+        seeds = children if counted else ops.read_counted(children)
+        invalidated, _, _ = ops.invalidate_keeping_ties([out], inn, seeds, value, dev_parent, rule, 3)
+        invalidated, new_parent = host(ops, invalidated), host(ops, dev_parent)
+        assert invalidated.size and len(set(invalidated.tolist())) == invalidated.size
+        assert set(invalidated.tolist()) <= closure, counted
+        valid = np.ones(n, dtype=bool)
+        valid[invalidated] = False
+        for v in np.flatnonzero(valid & (dist != rule.unreachable)):
+            assert dist[v] == true_dist[v], (counted, v)
+            if v != 0:
+                p = int(new_parent[v])
+                assert valid[p] and (p, int(v)) in edges and dist[p] + 1 == dist[v], (counted, v)
+
+
 def test_invalidate_keeping_ties_revisits_a_kept_vertex_whose_new_parent_falls_later(ops):
     """0 -> 1 -> 2 -> 3 -> 4 and 0 -> 5 -> 6 -> 7 -> 8 -> 9, with 4 -> 9 too (9's parent:
     8).  Deleting 0 -> 1 and 8 -> 9: 9 is kept by 4 at once, but 4 falls three
@@ -1968,6 +2012,25 @@ def test_children_reached_and_reset_values(ops, size):
                              None if source is None else 0)
             assert host(ops, device_value).tolist() == want_value.tolist()
             assert host(ops, device_parent).tolist() == want_parent.tolist()
+
+
+@pytest.mark.parametrize("arcs, parent_share", [(6000, 0.02), (6000, 0.9)])
+def test_invalidate_takes_children_counted_on_the_device_past_a_blocks_level(ops, arcs, parent_share):
+    """children_of's Counted with more entries than one block's level (few of them
+    children, or most) invalidates what the children as an array invalidate."""
+    rng = np.random.default_rng(arcs + int(10 * parent_share))
+    n = 20_000
+    parent = np.where(rng.random(n) < 0.9, rng.integers(0, n, n), -1)
+    u, v = rng.integers(0, n, arcs), rng.integers(0, n, arcs)
+    tree = rng.random(arcs) < parent_share
+    u[tree] = parent[v[tree]]
+    adj = make_adjacency(ops, n, [(int(parent[x]), x, 1.0) for x in range(n) if parent[x] >= 0])
+    children = ops.children_of(ops.asarray(parent), ops.asarray(u), ops.asarray(v))
+    listed = host(ops, ops.read_counted(children))
+    from_counted, _ = ops.invalidate([adj], children, ops.asarray(parent))
+    from_array, _ = ops.invalidate([adj], ops.asarray(listed), ops.asarray(parent))
+    assert sorted(host(ops, from_counted).tolist()) == sorted(host(ops, from_array).tolist())
+    assert set(listed.tolist()) <= set(host(ops, from_counted).tolist())
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

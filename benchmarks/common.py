@@ -70,6 +70,18 @@ def versions(modules=VERSIONED_MODULES):
     return out
 
 
+def cupy_with_a_device(script):
+    """CuPy, where it imports and sees a GPU; else None, after saying that ``script``
+    needs them (its caller then exits 2)."""
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:          # no CuPy, or no device
+        write(f"{script} needs CuPy and a GPU: {type(error).__name__}: {error}")
+        return None
+    return cupy
+
+
 def gpu_info():
     """Name, memory and driver/runtime versions of the current CUDA device, or None."""
     cupy = sys.modules.get("cupy")

@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from .common import gpu_info, json_default, positive, write
+from .common import cupy_with_a_device, gpu_info, json_default, positive, write
 
 #: the loop's kernels: one step without and one with the device-set condition
 #: (``cudaGraphSetConditional`` is a device runtime builtin: no cudadevrt link)
@@ -195,11 +195,8 @@ def time_loop(cp, stream, steps, repeat):
 
 def main(argv=None):
     args = parse_args(argv)
-    try:
-        import cupy as cp
-        cp.cuda.runtime.getDeviceCount()
-    except Exception as error:          # no CuPy, or no device
-        write(f"launch_mechanisms needs CuPy and a GPU: {type(error).__name__}: {error}")
+    cp = cupy_with_a_device("launch_mechanisms")
+    if cp is None:
         return 2
     from cugraph_stream.backends import get_backend
 

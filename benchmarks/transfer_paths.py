@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from .common import json_default, machine_info, positive, versions, write
+from .common import cupy_with_a_device, json_default, machine_info, positive, versions, write
 
 GiB = 1 << 30
 DEGREES = (1, 4, 16, 64, 256, 4096)
@@ -176,11 +176,8 @@ class Paths:
 
 def main(argv=None):
     args = parse_args(argv)
-    try:
-        import cupy as cp
-        cp.cuda.runtime.getDeviceCount()
-    except Exception as error:          # no CuPy, or no device
-        write(f"transfer_paths needs CuPy and a GPU: {type(error).__name__}: {error}")
+    cp = cupy_with_a_device("transfer_paths")
+    if cp is None:
         return 2
     from cugraph_stream.backends.pinned import pinned_host_array
 

@@ -19,8 +19,10 @@ _SORT_QUERIES_FROM = 2048     # lookup_sorted sorts this many queries or more fi
 _DENSE_DISTINCT_FROM = 1 << 16  # sorted_distinct marks a bitmap from this many values on, where they are dense
 _BOTTOM_UP_FIRST = 4          # in-list entries a bottom-up level checks first; then 8, 16, ... more
 #: rows (in each adjacency) from which the compiled kernels remove or place a batch's entries
-#: in the out- and the in-adjacency on two threads at once (cpu_threads.both)
-_BOTH_ADJACENCIES_FROM = 2048
+#: in the out- and the in-adjacency on two threads at once (cpu_threads.both).  On the
+#: project's 2-core VM (benchmarks.ab_constants, R-MAT 16-18, SSSP) two threads cost
+#: 6-10% of a batch at 3,000 rows a side, gained 0-4% at 5,000, 7% at 10,000, 12% at 50,000
+_BOTH_ADJACENCIES_FROM = 4096
 
 
 def _restore_degrees(adj, owners, old_degree):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from cugraph_stream.backends import cpu_kernels, cpu_threads
+from cugraph_stream.backends.cpu import _BOTH_ADJACENCIES_FROM as BOTH_FROM
 from cugraph_stream.backends.cpu import CPUBackend
 from cugraph_stream.engine.adjacency import Adjacency
 
@@ -43,7 +44,7 @@ def arcs(rng, rows, n=24):
 
 
 @pytest.mark.parametrize("compiled", BACKENDS)
-@pytest.mark.parametrize("rows", [1, 40, 3000])         # (3000: the compiled kernels place both at once)
+@pytest.mark.parametrize("rows", [1, 40, 6000])         # (6000: the compiled kernels place both at once)
 @pytest.mark.parametrize("failing", [0, 1])
 def test_place_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch, compiled, rows, failing):
     """The other adjacency's placement is undone where one adjacency's fails; the
@@ -52,7 +53,7 @@ def test_place_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch, 
     monkeypatch.setenv(cpu_threads.ENV_VAR, "2")
     ops = CPUBackend(compiled=compiled)
     rng = np.random.default_rng(rows)
-    n, m = (24, 120) if rows < 2048 else (200, 8000)      # (lists with room for part of the rows)
+    n, m = (24, 120) if rows < 1000 else (400, 16000)     # (lists with room for part of the rows)
     adjs, untouched = (paired(ops, np.random.default_rng(0), n, m) for _ in range(2))
     before = lists(adjs)
     u, v, w = arcs(rng, rows, n)
@@ -68,7 +69,7 @@ def test_place_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch, 
         patch.setattr(ops, "_place", one_fails)
         with pytest.raises(MemoryError):
             ops.place_arcs(adjs, u, v, w, degrees=True)
-    at_once = compiled and rows >= 2048          # (else the out-adjacency first; it failing, nothing else runs)
+    at_once = compiled and rows >= BOTH_FROM     # (else the out-adjacency first; it failing, nothing else runs)
     assert len(calls) == (2 if at_once or failing == 1 else 1) and lists(adjs) == before
     assert all((count == 0).all() for count in ops._counts)
     placed = [ops.place_arcs(pair, u, v, w, degrees=True) for pair in (adjs, untouched)]
@@ -76,14 +77,14 @@ def test_place_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch, 
 
 
 @pytest.mark.skipif(not cpu_kernels.available(), reason="numba is not installed")
-@pytest.mark.parametrize("rows", [40, 3000])          # (3000: both adjacencies at once)
+@pytest.mark.parametrize("rows", [40, 6000])          # (6000: both adjacencies at once)
 @pytest.mark.parametrize("failing", [0, 1])
 def test_remove_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch, rows, failing):
     """The other adjacency's removal is undone where one adjacency's fails."""
     monkeypatch.setenv(cpu_threads.ENV_VAR, "2")
     ops = CPUBackend(compiled=True)
     rng = np.random.default_rng(rows)
-    adjs = paired(ops, np.random.default_rng(4), n=200, arcs=8000)
+    adjs = paired(ops, np.random.default_rng(4), n=400, arcs=16000)
     before = lists(adjs)
     owners, slots = zip(*(entries(adj, rng, rows) for adj in adjs))
     remove, calls = ops.kernels.remove_entries, []
@@ -98,7 +99,7 @@ def test_remove_arcs_that_fails_in_either_adjacency_changes_neither(monkeypatch,
         patch.setattr(ops.kernels, "remove_entries", one_fails)
         with pytest.raises(MemoryError):
             ops.remove_arcs(adjs, owners, slots)
-    assert len(calls) == (2 if rows >= 2048 or failing == 1 else 1) and lists(adjs) == before
+    assert len(calls) == (2 if rows >= BOTH_FROM or failing == 1 else 1) and lists(adjs) == before
     ops.remove_arcs(adjs, owners, slots)            # (and without a failure: each adjacency loses its rows)
     assert [sum(map(len, per_list)) for per_list in lists(adjs)] == [sum(map(len, per_list)) - rows
                                                                       for per_list in before]
@@ -155,7 +156,7 @@ def test_batches_large_enough_for_both_adjacencies_at_once_keep_sssp_exact(monke
     import cugraph_stream as cgs
     from cugraph_stream.datasets import mixed_stream, rmat
 
-    stream = mixed_stream(rmat(12, edge_factor=8, seed=5), 3, 6000, delete_fraction=0.5, seed=5)
+    stream = mixed_stream(rmat(13, edge_factor=8, seed=5), 3, 2 * BOTH_FROM + 2000, delete_fraction=0.5, seed=5)
     results = {}
     for threads in ("1", "2"):
         monkeypatch.setenv(cpu_threads.ENV_VAR, threads)

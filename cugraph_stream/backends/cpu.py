@@ -505,7 +505,7 @@ class CPUBackend(Backend):
         # owner.  All or nothing: where a later step fails, the adjacencies placed
         # before it get their degrees back (their entries, past the degrees, are
         # as good as absent), as the journal expects of a call that raises
-        if u.size >= _BOTH_ADJACENCIES_FROM and self._both_adjacencies(adjs, (u, v)):      # (as remove_arcs)
+        if self._both_adjacencies(adjs, (u, v)):        # (as remove_arcs)
             def place(k, owners, neighbours):
                 return lambda: self._place(adjs[k], owners, neighbours, w, None, False, degrees, scratch=k)
             return both(place(0, u, v), place(1, v, u),

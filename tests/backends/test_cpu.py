@@ -165,8 +165,7 @@ def test_batches_large_enough_for_both_adjacencies_at_once_keep_sssp_exact(monke
         for batch in stream:
             g.apply(batch, weight="weight")
         scratch = g.track(cgs.SSSP(source=sssp.source, mode="recompute"))
-        edges = g.edges().sort_values(["src", "dst"], ignore_index=True)
-        results[threads] = (sssp.result().sort_values("vertex", ignore_index=True), edges)
-        assert sssp.result().sort_values("vertex", ignore_index=True).equals(
-            scratch.result().sort_values("vertex", ignore_index=True))
+        paths = sssp.result().sort_values("vertex", ignore_index=True)
+        results[threads] = (paths, g.edges().sort_values(["src", "dst"], ignore_index=True))
+        assert paths.equals(scratch.result().sort_values("vertex", ignore_index=True))
     assert all(a.equals(b) for a, b in zip(results["1"], results["2"]))

@@ -36,6 +36,7 @@ from .engine.journal import RollbackError
 from .engine.placement import Placement, device_footprint
 from .engine.bulk_load import EdgeRows
 from .engine.reduce import reduce_batch, reduce_rows_of_ends
+from .engine.single_row import apply_single_row, takes_single_rows
 from .engine.store import GraphStore
 from .engine.window import TimeWindow
 from .floats import ordered_bits
@@ -732,7 +733,8 @@ class StreamGraph:
         weight_dtype = self._weight_dtype_for(batch, columns)
         rows, keys = self._read(batch, columns, weight_dtype, verify=False)     # (verified by _apply_rows)
         report = BatchReport(rows=len(rows), ignored_columns=self._schema.ignored(present, columns))
-        src, dst, w, codes = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
+        # (a single host row that the store may take in one operator call stays on the host)
+        arrays = None if self._single_row(rows) else ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
         clock.lap("validate")
         store = self._store
         swapped = weight_dtype != store.weight_dtype       # an empty graph takes its first batch's dtype
@@ -753,7 +755,7 @@ class StreamGraph:
                         follow = getattr(query, "_graph_became_weighted", None)
                         if follow is not None:
                             follow(self._store.journal)
-                self._apply_rows(src, dst, w, codes, report, clock, rows)
+                self._apply_rows(arrays, report, clock, rows)
         except BaseException:
             if swapped and not began:
                 self._store = store
@@ -778,12 +780,30 @@ class StreamGraph:
         self.last_report = report
         log_report(what, report)
 
-    def _apply_rows(self, src, dst, w, codes, report, clock, rows):
-        """The changing part of :meth:`apply`, on the arrays of :class:`Rows` ``rows``
-        (inside a transaction).  The rows' check is verified after the batch's
+    def _single_row(self, rows):
+        """Whether :class:`Rows` ``rows`` is one host row, checked already, that
+        :func:`~cugraph_stream.engine.single_row.apply_single_row` may apply."""
+        store = self._store
+        return (len(rows) == 1 and isinstance(rows.src, np.ndarray) and not rows.check.pending
+                and self._times is None and store.num_edges > 0 and takes_single_rows(store))
+
+    def _apply_rows(self, arrays, report, clock, rows):
+        """The changing part of :meth:`apply`, on :class:`Rows` ``rows`` and their
+        arrays on the backend's device (``arrays``: ``(src, dst, weight, op)``;
+        None for a row :meth:`_single_row` may take, copied here if it must),
+        inside a transaction.  The rows' check is verified after the batch's
         first wait (which brings its summary from the GPU), before the store
         changes: a bad batch raises ``ValueError`` there and rolls back."""
         ops, store = self._ops, self._store
+        if arrays is None:
+            rows.verify()
+            single = apply_single_row(store, int(rows.src[0]), int(rows.dst[0]), rows.weight[0], int(rows.op[0]))
+            if single is not None:
+                clock.lap("reduce")         # (the reduction and the store's change in one call: timed here)
+                self._finish_rows(rows, report, clock, *single, ops.no_items())
+                return
+            arrays = ops.asarrays(rows.src, rows.dst, rows.weight, rows.op)
+        src, dst, w, codes = arrays
         empty = store.num_edges == 0 and store.out.end == 0
         reduced = found = None
         if not empty and self._times is None and int(src.size) <= SPECULATIVE_ROWS:
@@ -810,9 +830,13 @@ class StreamGraph:
             counts = reduced.counts
             clock.lap("reduce")
             delta = store.apply(reduced)
+        self._finish_rows(rows, report, clock, counts, delta, new_vertices)
+
+    def _finish_rows(self, rows, report, clock, counts, delta, new_vertices):
+        """:meth:`_apply_rows` once the store holds the rows: the report's counts, then the queries."""
         delta.new_vertices = new_vertices
         clock.lap("store")
-        store.note_weights(rows.largest_weight, rows.fractional_weights)
+        self._store.note_weights(rows.largest_weight, rows.fractional_weights)
         for name, count in counts.items():
             setattr(report, name, count)
         report.new_vertices = int(new_vertices.size)

@@ -190,6 +190,32 @@ class NetChanges(NamedTuple):
     counts: dict
 
 
+class SingleRow(NamedTuple):
+    """What :meth:`Backend.apply_single_row` leaves where it ran (read with the
+    next wait, not by the operator): ``record``, int64 words indexed by the
+    ``SR_*`` constants (the status, a ``SINGLE_*`` code, the row's ends as
+    internal ids, and every position the operator wrote with what it held
+    before), and ``weights``, the row's weight (``SR_NEW``) and the edge's
+    weight before the row (``SR_OLD``), of the adjacency's weight dtype."""
+
+    record: Any
+    weights: Any
+
+
+#: :class:`SingleRow` statuses (``kernels/single_row.cu``, SingleRowStatus): the
+#: general path must run (nothing was written), or what the row did
+SINGLE_FALLBACK, SINGLE_INSERTED, SINGLE_DELETED, SINGLE_UPDATED, SINGLE_UNCHANGED, SINGLE_IGNORED = range(6)
+#: :class:`SingleRow` record words (SingleRowWord): the status, the ends, the
+#: out- and in-entry's slots, the arc index position written and what it held,
+#: both lists' degrees before, and for a deletion the moved out-entry's index
+#: position, the out-slot whose twin was rewritten (-1 where none) and each
+#: list's last slot before (where its moved entry came from)
+(SR_STATUS, SR_U, SR_V, SR_OUT_SLOT, SR_IN_SLOT, SR_AT, SR_AT_WAS, SR_OUT_DEGREE, SR_IN_DEGREE, SR_MOVED_AT,
+ SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_WORDS) = range(14)
+#: :class:`SingleRow` weights (SingleRowWeight)
+SR_NEW, SR_OLD = range(2)
+
+
 class Known:
     """A value an operator computed on the host, with the ``get()`` of a device
     read that waits for the next synchronisation (``GPUBackend._read_later``):
@@ -1762,6 +1788,62 @@ class Backend(abc.ABC):
         >>> ops.net_changes(np.array([0]), np.array([-1]), np.array([1], np.int8), np.array([5], np.float32),
         ...                 index.table, adj, unresolved=1) is None
         True
+        """
+
+    @abc.abstractmethod
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj: AdjacencyLists,
+                         in_adj: AdjacencyLists):
+        """A batch of one row on a directed graph, in one call without a wait (on the
+        GPU one thread of one launch): the row ``src -> dst`` (external ids,
+        host ints) of op ``op`` (1 insert, -1 delete) and weight ``weight``
+        (a host scalar), where it creates no vertex and moves no list.
+
+        ``ids`` maps external ids to internal ones: ``(sorted_external,
+        sorted_internal)``, or ``(dense, None)`` where a dense map answers
+        (``dense[x]``, -1 for none; see
+        :class:`~cugraph_stream.engine.vertices.VertexTable`).  The edge is
+        found in the arc index ``table`` of the out-adjacency ``out_adj``
+        (its ``twin`` pointing into ``in_adj``), as :meth:`net_changes`
+        finds it, and the row applied:
+
+        * an insert of an absent edge whose lists both have room: placed past
+          each list's degree (the out-entry's twin pointing at the in-entry),
+          and entered at the first free position of the index (an empty or
+          deleted one, as :meth:`arc_claim` takes it);
+        * a delete of a present edge: each list's last entry fills the hole
+          (as :meth:`remove_arcs`), the index position becomes a tombstone,
+          the moved out-entry's position follows it (as :meth:`arc_locate`
+          finds it) and the moved in-entry's out-entry gets its new twin;
+        * an insert of a present edge with another weight: the weight in both
+          lists;
+        * an insert of a present edge with its weight (``SINGLE_UNCHANGED``),
+          a delete of an absent edge or of an unknown vertex
+          (``SINGLE_IGNORED``): nothing.
+
+        Anything else (an insert naming an unknown vertex, a list without
+        room) writes nothing and returns ``SINGLE_FALLBACK``: the caller
+        takes the general path.  Returns a :class:`SingleRow`, its status
+        unread: the caller journals the undo step (which reads the record)
+        before any wait.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.reduce import reduce_batch
+        >>> from cugraph_stream.engine.store import GraphStore
+        >>> ops = get_backend("cpu")
+        >>> store = GraphStore(ops, directed=True, weight_dtype=np.float32)
+        >>> _ = store.add_vertices(np.array([10, 20]))          # external ids 10, 20: vertices 0, 1
+        >>> _ = store.apply(reduce_batch(store, np.array([0]), np.array([1]), np.ones(1, np.float32),
+        ...                              np.ones(1, np.int8)))
+        >>> ids, table, out, inn = (np.array([10, 20]), np.array([0, 1])), store.index.table, store.out, store.inn
+        >>> row = ops.apply_single_row(ids, 10, 20, np.float32(0), -1, table, out, inn)
+        >>> int(row.record[SR_STATUS]) == SINGLE_DELETED, float(row.weights[SR_OLD]), out.neighbors(0).tolist()
+        (True, 1.0, [])
+        >>> row = ops.apply_single_row(ids, 20, 10, np.float32(2.5), 1, table, out, inn)    # 1 -> 0: no room
+        >>> int(row.record[SR_STATUS]) == SINGLE_FALLBACK
+        True
+        >>> row = ops.apply_single_row(ids, 10, 20, np.float32(2.5), 1, table, out, inn)
+        >>> int(row.record[SR_STATUS]) == SINGLE_INSERTED, out.neighbors(0).tolist(), inn.neighbors(1).tolist()
+        (True, [1], [0])
         """
 
     # --------------------------------------------------------- graph operators

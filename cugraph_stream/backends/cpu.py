@@ -10,6 +10,7 @@ from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
 from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement,
                    marks_fit, undo_removal)
+from . import cpu_single_row
 from .chunks import HostChunkAllocator
 from .cpu_threads import both
 
@@ -574,6 +575,9 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj):
+        return cpu_single_row.apply_single_row(ids, src, dst, weight, op, table, out_adj, in_adj)
+
     def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
         if unresolved:                          # (a host count here: known before any work)
             return None

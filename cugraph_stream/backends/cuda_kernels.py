@@ -103,6 +103,7 @@ SOURCES = {"relax": relax_name_expressions,
                f"{k}<{w}>" for k in ("copy_value_lists", "copy_to_chunks") for w in WEIGHT_TYPES.values()],
            "batch": lambda: ["net_group", "arc_keys"] + [
                f"{k}<{w}>" for k in ("net_changes", "net_walk", "net_rows_block") for w in WEIGHT_TYPES.values()],
+           "single_row": lambda: [f"apply_single_row<{w}>" for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],
            "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_moves", "relocate_lists"] + [

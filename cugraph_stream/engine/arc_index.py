@@ -112,7 +112,12 @@ class ArcIndex:
             return                    # rebuilt from the adjacency, which holds them
         positions, replaced = self.ops.arc_claim(self.table, keys, slots)
         self.journal.saved(self.table, positions, replaced)
-        self.journal.assign(self, "live", self.live + int(keys.size))
+        self.count_entered(int(keys.size))
+
+    def count_entered(self, count):
+        """Count ``count`` arcs entered into the table (by :meth:`insert`, or by an
+        operator that claimed their positions itself)."""
+        self.journal.assign(self, "live", self.live + count)
         # ``deleted`` stays an upper bound: tombstones the keys reused are counted by _reserve
 
     def build(self, keys, slots, room=0):
@@ -151,8 +156,12 @@ class ArcIndex:
         if positions.size == 0:
             return
         self.journal.write(self.table, positions, DELETED_SLOT, distinct=True)     # (distinct arcs' positions)
-        self.journal.assign(self, "live", self.live - int(positions.size))
-        self.journal.assign(self, "deleted", self.deleted + int(positions.size))
+        self.count_erased(int(positions.size))
+
+    def count_erased(self, count):
+        """Count ``count`` arcs erased from the table (their positions made tombstones)."""
+        self.journal.assign(self, "live", self.live - count)
+        self.journal.assign(self, "deleted", self.deleted + count)
 
     def repoint(self, keys, old_slots, new_slots):
         """Arcs ``keys`` (distinct), entered at ``old_slots``, now sit at ``new_slots`` (moved entries).
@@ -178,18 +187,20 @@ class ArcIndex:
         units = -(-int(entries / BUILD_LOAD) // MIN_CAPACITY)
         return MIN_CAPACITY * max(units, 1)
 
-    def _fits(self, extra):
+    def has_room(self, extra):
+        """Whether ``extra`` more arcs fit without a rebuild (entries and tombstones,
+        the latter counted as an upper bound, within :data:`MAX_LOAD`)."""
         return self.live + self.deleted + extra <= MAX_LOAD * self.capacity
 
     def _reserve(self, extra):
         """Rebuild (without tombstones, larger if needed) before entries and
         tombstones would fill :data:`MAX_LOAD` of the table; return whether it did."""
-        if self._fits(extra):
+        if self.has_room(extra):
             return False
         # ``deleted`` counts tombstones made, not those reused since: count them
         (deleted,) = self.ops.host_ints((self.table == DELETED_SLOT).sum())
         self.journal.assign(self, "deleted", deleted)
-        if self._fits(extra):
+        if self.has_room(extra):
             return False
         self._rebuild()
         return True

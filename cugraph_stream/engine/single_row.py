@@ -1,0 +1,137 @@
+"""A batch of one row in one operator call: issue 17's one-row floor.
+
+The general path (:func:`~cugraph_stream.engine.reduce.reduce_rows_of_ends`,
+then :meth:`GraphStore.apply <cugraph_stream.engine.store.GraphStore.apply>`)
+serves batches of any size: a lookup and reduction, the removals and
+placements with a read of what they left to do, the index claim and the twins,
+each an operator call of its own and two waits before any query runs.  A
+stream of single rows (a user applying each event as it arrives) pays all of
+that per row.  :func:`apply_single_row` applies the usual one-row batch on a
+directed graph instead with one operator,
+:meth:`~cugraph_stream.backends.base.Backend.apply_single_row` (on the GPU one
+thread of one launch, the row passed as kernel scalars: no copy of the row to
+the device), and one wait for its status:
+
+* an insert of an absent edge between known vertices whose lists both have
+  room, a delete of a present edge, a weight update;
+* an insert of a present edge with its weight, a delete of an absent edge.
+
+Anything else (an insert that creates a vertex, a list without room, an
+index due for a rebuild, an undirected graph, cached lists) is left to the
+general path, whose result it equals: the operator writes nothing then, and
+says so in its status.
+
+The operator's writes are undone, where the batch fails later, by one journal
+step that reads its record then (:meth:`~cugraph_stream.engine.journal.Journal.undone_by`),
+registered before the status is read: a failure at that read leaves nothing
+unjournaled.
+"""
+from __future__ import annotations
+
+import functools
+
+from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_UNCHANGED,
+                             SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_IN_DEGREE, SR_IN_LAST, SR_IN_SLOT, SR_MOVED_AT,
+                             SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U,
+                             SR_V)
+from ..backends.rows import INSERT
+from .store import StoreDelta
+
+#: the counts of :class:`~cugraph_stream.backends.base.NetChanges` a status makes 1
+_COUNTED = {SINGLE_INSERTED: "inserted", SINGLE_DELETED: "deleted", SINGLE_UPDATED: "weight_updated",
+            SINGLE_UNCHANGED: "unchanged", SINGLE_IGNORED: "ignored"}
+
+
+def takes_single_rows(store):
+    """Whether :func:`apply_single_row` may serve ``store`` (a directed store
+    without cached lists); it still falls back row by row."""
+    return store.directed and not store.cached
+
+
+def apply_single_row(store, src, dst, weight, op):
+    """Apply the one-row batch ``src -> dst`` (external ids, host ints) of op ``op``
+    (:data:`~cugraph_stream.backends.rows.INSERT` or ``DELETE``) and weight
+    ``weight`` (a host scalar of the store's weight dtype) to ``store``, in
+    one operator call and one wait, where it can (see the module docstring).
+
+    Returns ``(counts, delta)`` as the general path gives them (the
+    :class:`~cugraph_stream.backends.base.NetChanges` counts and the
+    :class:`~cugraph_stream.engine.store.StoreDelta`), or None where the
+    general path must apply the row (nothing changed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cugraph_stream.backends import get_backend
+    >>> from cugraph_stream.engine.reduce import reduce_batch
+    >>> from cugraph_stream.engine.store import GraphStore
+    >>> store = GraphStore(get_backend("cpu"), directed=True, weight_dtype=np.float32)
+    >>> ids = store.add_vertices(np.array([10, 20, 30]))
+    >>> _ = store.apply(reduce_batch(store, ids[[0]], ids[[1]], np.ones(1, np.float32), np.ones(1, np.int8)))
+    >>> counts, delta = apply_single_row(store, 10, 20, np.float32(4), 1)      # 10 -> 20 reweighted
+    >>> counts["weight_updated"], delta.updated_old.tolist(), delta.updated_new.tolist()
+    (1, [1.0], [4.0])
+    >>> counts, delta = apply_single_row(store, 10, 20, np.float32(0), -1)     # and deleted
+    >>> counts["deleted"], store.num_edges, store.out.neighbors(int(ids[0])).tolist()
+    (1, 0, [])
+    >>> apply_single_row(store, 10, 99, np.float32(1), 1) is None               # 99 is new: the general path
+    True
+    """
+    if not takes_single_rows(store) or (op == INSERT and not store.index.has_room(1)):
+        return None
+    ops, journal, out, inn = store.ops, store.journal, store.out, store.inn
+    vertices = store.vertices
+    ids = (vertices.dense, None) if vertices.dense is not None else vertices.sorted_ids()
+    table = store.index.table
+    journal.checkpoint()
+    row = ops.apply_single_row(ids, src, dst, weight, op, table, out, inn)
+    journal.undone_by(functools.partial(_undo, ops, row, table, (out.nbr, out.wgt, out.twin, out.degree),
+                                        (inn.nbr, inn.wgt, inn.degree)))
+    (status,) = ops.read_counts(row.record[SR_STATUS:SR_STATUS + 1])
+    if status == SINGLE_FALLBACK:
+        return None
+    counts = dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0)
+    counts[_COUNTED[status]] = 1
+    u, v = row.record[SR_U:SR_U + 1], row.record[SR_V:SR_V + 1]
+    new, old = row.weights[SR_NEW:SR_NEW + 1], row.weights[SR_OLD:SR_OLD + 1]
+    none, no_weights = ops.no_items(), ops.no_items(store.weight_dtype)
+    arcs = {SINGLE_INSERTED: (u, v, new, none, none, no_weights, none, none, no_weights, no_weights),
+            SINGLE_DELETED: (none, none, no_weights, u, v, old, none, none, no_weights, no_weights),
+            SINGLE_UPDATED: (none, none, no_weights, none, none, no_weights, u, v, old, new)}
+    arcs = arcs.get(status, (none, none, no_weights) * 3 + (no_weights,))
+    if status == SINGLE_INSERTED:
+        journal.assign(store, "num_edges", store.num_edges + 1)
+        store.index.count_entered(1)
+    elif status == SINGLE_DELETED:
+        journal.assign(store, "num_edges", store.num_edges - 1)
+        store.index.count_erased(1)
+        store.index.fit()
+    return counts, StoreDelta(*arcs, none, none)
+
+
+def _undo(ops, row, table, out_arrays, in_arrays):
+    """Rollback step of :func:`apply_single_row`: its writes undone, newest
+    first, from its record read now (``out_arrays``: the out-adjacency's
+    ``(nbr, wgt, twin, degree)`` it wrote, ``in_arrays`` the in-adjacency's
+    ``(nbr, wgt, degree)``)."""
+    record = [int(word) for word in ops.to_host(row.record)]
+    old = ops.to_host(row.weights)[SR_OLD]
+    out_nbr, out_wgt, out_twin, out_degree = out_arrays
+    in_nbr, in_wgt, in_degree = in_arrays
+    status, u, v = record[SR_STATUS], record[SR_U], record[SR_V]
+    out_slot, in_slot = record[SR_OUT_SLOT], record[SR_IN_SLOT]
+    if status == SINGLE_INSERTED:
+        table[record[SR_AT]] = record[SR_AT_WAS]
+        in_degree[v], out_degree[u] = record[SR_IN_DEGREE], record[SR_OUT_DEGREE]
+    elif status == SINGLE_UPDATED:
+        in_wgt[in_slot] = out_wgt[out_slot] = old
+    elif status == SINGLE_DELETED:
+        if record[SR_TWIN_AT] >= 0:
+            out_twin[record[SR_TWIN_AT]] = record[SR_IN_LAST]
+        if record[SR_MOVED_AT] >= 0:
+            table[record[SR_MOVED_AT]] = record[SR_OUT_LAST]
+        table[record[SR_AT]] = record[SR_AT_WAS]
+        in_degree[v] = record[SR_IN_DEGREE]
+        in_nbr[in_slot], in_wgt[in_slot] = u, old
+        out_degree[u] = record[SR_OUT_DEGREE]
+        out_nbr[out_slot], out_wgt[out_slot], out_twin[out_slot] = v, old, in_slot

@@ -1,0 +1,147 @@
+// A batch of one row on a directed graph, in one thread of one launch
+// (Backend.apply_single_row, cugraph_stream.engine.single_row): the row's ends
+// are looked up among the vertex table's external ids (`keys`, ascending;
+// `values`: their internal ids), its edge is found in the arc index, and the
+// row is applied to both adjacencies and the index where it needs no vertex
+// created and no list moved.  Anything else writes nothing but the status
+// SINGLE_FALLBACK, and the batch takes the general path.
+//
+// `record` (int64 words, SingleRowWord) receives the status, the ends and
+// every position written with what it held before (the journal's undo step
+// reads them: engine/single_row.py); `weights` receives the row's weight and
+// the edge's weight before the row.  The writes, in the order the undo step
+// reverses:
+//   insert an absent edge: the entries past both lists' degrees (nbr, wgt,
+//     the out-entry's twin), both degrees, the index position claimed;
+//   delete a present edge: each list's last entry moved into the hole (the
+//     out-list's first, then the in-list's), both degrees, the index position
+//     made a tombstone, the moved out-entry's index position pointed at its
+//     new slot, the moved in-entry's out-entry's twin pointed at its new slot;
+//   insert a present edge with another weight: its weight in both lists.
+#include "common.cuh"
+#include "hash.cuh"
+
+namespace cgs {
+
+enum SingleRowStatus { SINGLE_FALLBACK = 0, SINGLE_INSERTED = 1, SINGLE_DELETED = 2, SINGLE_UPDATED = 3,
+                       SINGLE_UNCHANGED = 4, SINGLE_IGNORED = 5 };
+
+enum SingleRowWord { SR_STATUS = 0, SR_U = 1, SR_V = 2, SR_OUT_SLOT = 3, SR_IN_SLOT = 4, SR_AT = 5, SR_AT_WAS = 6,
+                     SR_OUT_DEGREE = 7, SR_IN_DEGREE = 8, SR_MOVED_AT = 9, SR_TWIN_AT = 10, SR_OUT_LAST = 11,
+                     SR_IN_LAST = 12, SR_WORDS = 13 };
+
+enum SingleRowWeight { SR_NEW = 0, SR_OLD = 1 };
+
+// the position of arc `key`'s entry holding `slot` (the arc is present)
+__device__ __forceinline__ long long arc_position_of(const unsigned int* table, long long capacity, long long key,
+                                                     long long slot)
+{
+  long long at = arc_home(key, capacity);
+  while (table[at] != static_cast<unsigned int>(slot)) at = arc_next(at, capacity);
+  return at;
+}
+
+__device__ __forceinline__ long long arc_key_of(long long u, long long v)
+{
+  return static_cast<long long>(static_cast<unsigned long long>(u) << 32) | v;
+}
+
+}  // namespace cgs
+
+template <typename W>
+__global__ void apply_single_row(const long long* keys, const long long* values, long long size, long long src,
+                                 long long dst, W weight, int op, unsigned int* table, long long capacity,
+                                 const long long* out_start, long long* out_degree, const long long* out_capacity,
+                                 int* out_nbr, W* out_wgt, unsigned int* out_twin, const long long* in_start,
+                                 long long* in_degree, const long long* in_capacity, int* in_nbr, W* in_wgt,
+                                 long long* record, W* weights)
+{
+  using namespace cgs;
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  record[SR_STATUS] = SINGLE_FALLBACK;
+  weights[SR_NEW] = weight;
+  long long u = sorted_value(keys, values, size, src), v = sorted_value(keys, values, size, dst);
+  record[SR_U] = u;
+  record[SR_V] = v;
+  if (u < 0 || v < 0) {             // an insert creates a vertex: the general path; a delete finds no edge
+    if (op != 1) record[SR_STATUS] = SINGLE_IGNORED;
+    return;
+  }
+  long long key = arc_key_of(u, v);
+  long long at = arc_probe(table, capacity, out_start, out_degree, out_nbr, key);
+  record[SR_AT] = at;
+  if (op == 1 && at < 0) {          // insert an absent edge, where both lists have room
+    long long out_fill = out_degree[u], in_fill = in_degree[v];
+    if (out_fill >= out_capacity[u] || in_fill >= in_capacity[v]) return;
+    long long position = arc_home(key, capacity);
+    while (table[position] < CGS_DELETED_SLOT) position = arc_next(position, capacity);
+    long long out_slot = out_start[u] + out_fill, in_slot = in_start[v] + in_fill;
+    record[SR_OUT_SLOT] = out_slot;
+    record[SR_IN_SLOT] = in_slot;
+    record[SR_AT] = position;
+    record[SR_AT_WAS] = table[position];
+    record[SR_OUT_DEGREE] = out_fill;
+    record[SR_IN_DEGREE] = in_fill;
+    out_nbr[out_slot] = static_cast<int>(v);
+    out_wgt[out_slot] = weight;
+    out_twin[out_slot] = static_cast<unsigned int>(in_slot);
+    in_nbr[in_slot] = static_cast<int>(u);
+    in_wgt[in_slot] = weight;
+    out_degree[u] = out_fill + 1;
+    in_degree[v] = in_fill + 1;
+    table[position] = static_cast<unsigned int>(out_slot);
+    record[SR_STATUS] = SINGLE_INSERTED;
+    return;
+  }
+  if (at < 0) {                     // delete an absent edge
+    record[SR_STATUS] = SINGLE_IGNORED;
+    return;
+  }
+  long long out_slot = table[at];
+  long long in_slot = out_twin[out_slot];
+  W old = out_wgt[out_slot];
+  weights[SR_OLD] = old;
+  record[SR_OUT_SLOT] = out_slot;
+  record[SR_IN_SLOT] = in_slot;
+  if (op == 1) {                    // insert a present edge: its weight, if another
+    if (old == weight) {
+      record[SR_STATUS] = SINGLE_UNCHANGED;
+      return;
+    }
+    out_wgt[out_slot] = weight;
+    in_wgt[in_slot] = weight;
+    record[SR_STATUS] = SINGLE_UPDATED;
+    return;
+  }
+  // delete a present edge: each list's last entry fills its hole
+  long long out_fill = out_degree[u], in_fill = in_degree[v];
+  long long out_last = out_start[u] + out_fill - 1, in_last = in_start[v] + in_fill - 1;
+  int moved_out = out_nbr[out_last], moved_in = in_nbr[in_last];
+  // (found before any write: the moved out-entry's index position, by its old slot)
+  long long moved_at = out_last != out_slot ? arc_position_of(table, capacity, arc_key_of(u, moved_out), out_last)
+                                            : -1;
+  record[SR_OUT_DEGREE] = out_fill;
+  record[SR_IN_DEGREE] = in_fill;
+  record[SR_AT_WAS] = out_slot;
+  record[SR_MOVED_AT] = moved_at;
+  record[SR_OUT_LAST] = out_last;
+  record[SR_IN_LAST] = in_last;
+  out_nbr[out_slot] = moved_out;
+  out_wgt[out_slot] = out_wgt[out_last];
+  out_twin[out_slot] = out_twin[out_last];
+  out_degree[u] = out_fill - 1;
+  in_nbr[in_slot] = moved_in;
+  in_wgt[in_slot] = in_wgt[in_last];
+  in_degree[v] = in_fill - 1;
+  table[at] = CGS_DELETED_SLOT;
+  if (moved_at >= 0) table[moved_at] = static_cast<unsigned int>(out_slot);
+  long long twin_at = -1;
+  if (in_last != in_slot) {         // the moved in-entry's arc moved_in -> v: its out-entry's twin
+    // (its out-list is not u's: u -> v was v's only in-entry from u)
+    long long arc_at = arc_probe(table, capacity, out_start, out_degree, out_nbr, arc_key_of(moved_in, v));
+    twin_at = table[arc_at];
+    out_twin[twin_at] = static_cast<unsigned int>(in_slot);
+  }
+  record[SR_TWIN_AT] = twin_at;
+  record[SR_STATUS] = SINGLE_DELETED;
+}

@@ -1,0 +1,140 @@
+"""One-row batches in one operator call (engine/single_row.py), against the references.
+
+Every row of these streams is a batch of its own, applied through
+:class:`~reference.Harness`: after each one the store's invariants (twins,
+arc index, degrees), the edges, the report's counts and every query in both
+modes are checked against the model graph and the from-scratch references.
+The streams reach every status of the one-row operator (inserts of absent
+edges, deletes that move the last entries of both lists, weight updates,
+unchanged inserts, ignored deletes) and its fallbacks (new vertices, full
+lists); a spy counts them, so a stream that stopped reaching the path fails.
+"""
+import collections
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cugraph_stream as cgs
+from cugraph_stream import graph as graph_module
+from cugraph_stream.backends.base import (SINGLE_DELETED, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_UNCHANGED,
+                                          SINGLE_UPDATED, SR_STATUS)
+from cugraph_stream.engine import single_row
+from reference import ALL_KINDS, Harness, host
+
+@pytest.fixture
+def taken(monkeypatch):
+    """What the one-row path did for each store: ``taken(store)`` counts its rows by
+    status (``"fallback"``: the general path ran).  (The warm-up's graphs run it too.)"""
+    seen = []
+    apply = single_row.apply_single_row
+
+    def spy(store, *args):
+        result = apply(store, *args)
+        seen.append((store, "fallback" if result is None else next(k for k, c in result[0].items() if c)))
+        return result
+    monkeypatch.setattr(graph_module, "apply_single_row", spy)
+    return lambda store: collections.Counter(kind for s, kind in seen if s is store)
+
+
+def _row(rng, model, ids, weights):
+    """A single row: a delete of a present edge (often), an insert of a new edge
+    between known vertices, of a present edge with its weight or another, of a
+    self loop or of a new vertex, a delete of an absent edge or of an unknown
+    vertex."""
+    present = sorted(model.edges)
+    r = rng.random()
+    if r < 0.35 and present:
+        return (*rng.choice(present), -1, None)
+    if r < 0.45 and present:
+        return (*rng.choice(present), 1, rng.choice(weights))
+    if r < 0.5:
+        u = rng.choice(ids)
+        return (u, u, 1, rng.choice(weights))
+    if r < 0.55:
+        return (rng.choice(ids), rng.randrange(-2**62, 2**62), 1, rng.choice(weights))
+    if r < 0.6:
+        return (rng.randrange(-2**62, 2**62), rng.choice(ids), -1, None)
+    if r < 0.65:
+        return (rng.choice(ids), rng.choice(ids), -1, None)
+    return (rng.choice(ids), rng.choice(ids), 1, rng.choice(weights))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, seed, taken):
+    rng = random.Random(seed)
+    ids = [rng.randrange(-2**40, 2**40) for _ in range(20)]
+    weights = [0.0, 0.5, 1.0, 3.0, 7.25]
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(70)]
+    h = Harness(cgs, directed=True, backend=backend, edges=edges, sources={k: ids[0] for k in ("SSSP", "BFS",
+                                                                                                "WidestPath")},
+                kinds=ALL_KINDS, placement=placement, tol=1e-8)
+    for _ in range(120):
+        h.apply([_row(rng, h.model, ids, weights)])
+        if rng.random() < 0.1:          # a new vertex joins the ids the rows name
+            ids.append(rng.randrange(-2**62, 2**62))
+    statuses = taken(h.g._store)
+    if placement == "cached":           # (cached lists: the general path, without asking)
+        assert not statuses
+        return
+    assert {"inserted", "deleted", "weight_updated", "unchanged", "ignored", "fallback"} <= set(statuses), statuses
+
+
+def test_undirected_graphs_take_the_general_path(backend, taken):
+    h = Harness(cgs, directed=False, backend=backend, edges=[(1, 2, 1.0), (2, 3, 2.0)], kinds=("WCC",))
+    h.apply([(1, 3, 1, 1.0)])
+    h.apply([(1, 2, -1, None)])
+    assert not taken(h.g._store)
+
+
+def test_a_list_without_room_and_an_index_due_for_a_rebuild_fall_back(backend, taken, monkeypatch):
+    h = Harness(cgs, directed=True, backend=backend, edges=[(0, 1, 1.0), (1, 2, 1.0)], kinds=("SSSP",),
+                sources={"SSSP": 0})
+    for v in range(3, 40):
+        h.apply([(1, v, 1, 3.0)])       # v created (the general path), its in-list given room
+        h.apply([(0, v, 1, 1.0)])       # 0's out-list outgrows its room now and then
+    statuses = taken(h.g._store)
+    assert statuses["inserted"] > 20 and statuses["fallback"] > 37, statuses
+    monkeypatch.setattr(h.g._store.index, "has_room", lambda extra: False)
+    h.apply([(2, 0, 1, 5.0)])
+    assert taken(h.g._store)["fallback"] == statuses["fallback"] + 1
+
+
+def test_the_path_waits_once_for_the_store(backend):
+    """The row's lookup, reduction and the store's change are one operator call and
+    one read of its status (an insert that improves nothing: that read, the
+    correction's frontier and the commit)."""
+    src = np.arange(9)
+    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"s": src, "d": src + 1, "w": np.full(9, 1.5)}), source="s",
+                                      destination="d", weight="w", backend=backend)
+    g.track(cgs.SSSP(0, mode="incremental"))
+    report = g.apply(pd.DataFrame({"s": [0], "d": [5], "w": [10.0], "op": [1]}), source="s", destination="d",
+                     weight="w")
+    assert (report.inserted, report.syncs) == (1, 3)
+    assert host(g.edges()).shape[0] == 10
+
+
+def test_the_operator_records_what_it_did(ops):
+    """The record's status for each kind of row, on the operators alone (a store
+    built by the general path)."""
+    from cugraph_stream.engine.reduce import reduce_batch
+    from cugraph_stream.engine.store import GraphStore
+
+    store = GraphStore(ops, directed=True, weight_dtype=np.float64)
+    ids = store.add_vertices(ops.asarray(np.array([10, 20, 30])))
+    store.apply(reduce_batch(store, ids[:2], ids[1:], ops.asarray(np.ones(2)), ops.asarray(np.ones(2, np.int8))))
+    table, out, inn = store.index.table, store.out, store.inn
+    lookup = store.vertices.sorted_ids() if store.vertices.dense is None else (store.vertices.dense, None)
+
+    def status(src, dst, weight, op):
+        return int(ops.to_host(ops.apply_single_row(lookup, src, dst, np.float64(weight), op, table, out,
+                                                    inn).record)[SR_STATUS])
+    assert status(10, 20, 1.0, 1) == SINGLE_UNCHANGED
+    assert status(10, 20, 2.0, 1) == SINGLE_UPDATED
+    assert status(20, 10, 0.0, -1) == SINGLE_IGNORED
+    assert status(99, 10, 0.0, -1) == SINGLE_IGNORED
+    assert status(10, 20, 0.0, -1) == SINGLE_DELETED
+    assert status(10, 20, 4.0, 1) == SINGLE_INSERTED
+    store.num_edges = 2
+    store.check_consistency()

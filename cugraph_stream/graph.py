@@ -787,6 +787,13 @@ class StreamGraph:
         return (len(rows) == 1 and isinstance(rows.src, np.ndarray) and not rows.check.pending
                 and self._times is None and store.num_edges > 0 and takes_single_rows(store))
 
+    def _tree_parents(self):
+        """The parent arrays of the tracked queries that keep trees (monotonic
+        engines), each of them covering every vertex."""
+        bound = self._store.vertex_bound
+        parents = (getattr(query.engine, "parent", None) for query in self._queries)
+        return [parent for parent in parents if parent is not None and parent.size >= bound]
+
     def _apply_rows(self, arrays, report, clock, rows):
         """The changing part of :meth:`apply`, on :class:`Rows` ``rows`` and their
         arrays on the backend's device (``arrays``: ``(src, dst, weight, op)``;
@@ -797,7 +804,8 @@ class StreamGraph:
         ops, store = self._ops, self._store
         if arrays is None:
             rows.verify()
-            single = apply_single_row(store, int(rows.src[0]), int(rows.dst[0]), rows.weight[0], int(rows.op[0]))
+            single = apply_single_row(store, int(rows.src[0]), int(rows.dst[0]), rows.weight[0], int(rows.op[0]),
+                                      self._tree_parents())
             if single is not None:
                 clock.lap("reduce")         # (the reduction and the store's change in one call: timed here)
                 self._finish_rows(rows, report, clock, *single, ops.no_items())

@@ -18,6 +18,11 @@
 //     made a tombstone, the moved out-entry's index position pointed at its
 //     new slot, the moved in-entry's out-entry's twin pointed at its new slot;
 //   insert a present edge with another weight: its weight in both lists.
+// A delete also says, in bit k of record[SR_CUTS], whether the arc may hold a
+// tree edge of parent array k (parent0..3, null for none: the tracked queries'
+// trees), that is whether parent[v] == u or parent[u] == v (either way: weak
+// connectivity reads arcs both ways); a tree the arc holds no edge of needs no
+// invalidation.
 #include "common.cuh"
 #include "hash.cuh"
 
@@ -28,7 +33,7 @@ enum SingleRowStatus { SINGLE_FALLBACK = 0, SINGLE_INSERTED = 1, SINGLE_DELETED 
 
 enum SingleRowWord { SR_STATUS = 0, SR_U = 1, SR_V = 2, SR_OUT_SLOT = 3, SR_IN_SLOT = 4, SR_AT = 5, SR_AT_WAS = 6,
                      SR_OUT_DEGREE = 7, SR_IN_DEGREE = 8, SR_MOVED_AT = 9, SR_TWIN_AT = 10, SR_OUT_LAST = 11,
-                     SR_IN_LAST = 12, SR_WORDS = 13 };
+                     SR_IN_LAST = 12, SR_CUTS = 13, SR_WORDS = 14 };
 
 enum SingleRowWeight { SR_NEW = 0, SR_OLD = 1 };
 
@@ -54,11 +59,13 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
                                  const long long* out_start, long long* out_degree, const long long* out_capacity,
                                  int* out_nbr, W* out_wgt, unsigned int* out_twin, const long long* in_start,
                                  long long* in_degree, const long long* in_capacity, int* in_nbr, W* in_wgt,
-                                 long long* record, W* weights)
+                                 const long long* parent0, const long long* parent1, const long long* parent2,
+                                 const long long* parent3, long long* record, W* weights)
 {
   using namespace cgs;
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   record[SR_STATUS] = SINGLE_FALLBACK;
+  record[SR_CUTS] = 0;
   weights[SR_NEW] = weight;
   long long u = sorted_value(keys, values, size, src), v = sorted_value(keys, values, size, dst);
   record[SR_U] = u;
@@ -143,5 +150,10 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
     out_twin[twin_at] = static_cast<unsigned int>(in_slot);
   }
   record[SR_TWIN_AT] = twin_at;
+  const long long* parents[4] = {parent0, parent1, parent2, parent3};
+  long long cuts = 0;
+  for (int k = 0; k < 4; ++k)
+    if (parents[k] != nullptr && (parents[k][v] == u || parents[k][u] == v)) cuts |= 1LL << k;
+  record[SR_CUTS] = cuts;
   record[SR_STATUS] = SINGLE_DELETED;
 }

@@ -208,10 +208,13 @@ SINGLE_FALLBACK, SINGLE_INSERTED, SINGLE_DELETED, SINGLE_UPDATED, SINGLE_UNCHANG
 #: :class:`SingleRow` record words (SingleRowWord): the status, the ends, the
 #: out- and in-entry's slots, the arc index position written and what it held,
 #: both lists' degrees before, and for a deletion the moved out-entry's index
-#: position, the out-slot whose twin was rewritten (-1 where none) and each
-#: list's last slot before (where its moved entry came from)
+#: position, the out-slot whose twin was rewritten (-1 where none), each
+#: list's last slot before (where its moved entry came from), and the bits of
+#: the parent arrays whose trees the deleted arc may cut
 (SR_STATUS, SR_U, SR_V, SR_OUT_SLOT, SR_IN_SLOT, SR_AT, SR_AT_WAS, SR_OUT_DEGREE, SR_IN_DEGREE, SR_MOVED_AT,
- SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_WORDS) = range(14)
+ SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_CUTS, SR_WORDS) = range(15)
+#: parent arrays :meth:`Backend.apply_single_row` checks a deleted arc against, at most
+SINGLE_ROW_PARENTS = 4
 #: :class:`SingleRow` weights (SingleRowWeight)
 SR_NEW, SR_OLD = range(2)
 
@@ -1792,7 +1795,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def apply_single_row(self, ids, src, dst, weight, op, table, out_adj: AdjacencyLists,
-                         in_adj: AdjacencyLists):
+                         in_adj: AdjacencyLists, parents=()):
         """A batch of one row on a directed graph, in one call without a wait (on the
         GPU one thread of one launch): the row ``src -> dst`` (external ids,
         host ints) of op ``op`` (1 insert, -1 delete) and weight ``weight``
@@ -1819,6 +1822,13 @@ class Backend(abc.ABC):
         * an insert of a present edge with its weight (``SINGLE_UNCHANGED``),
           a delete of an absent edge or of an unknown vertex
           (``SINGLE_IGNORED``): nothing.
+
+        ``parents`` (at most :data:`SINGLE_ROW_PARENTS` per-vertex int64
+        arrays: the tracked queries' trees): where the row deletes ``u -> v``,
+        bit ``k`` of the record's ``SR_CUTS`` word is set where
+        ``parents[k][v] == u`` or ``parents[k][u] == v`` (the arc may hold
+        an edge of that tree, either way); a tree whose bit is clear needs
+        no invalidation.
 
         Anything else (an insert naming an unknown vertex, a list without
         room) writes nothing and returns ``SINGLE_FALLBACK``: the caller

@@ -575,8 +575,8 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj):
-        return cpu_single_row.apply_single_row(ids, src, dst, weight, op, table, out_adj, in_adj)
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, parents=()):
+        return cpu_single_row.apply_single_row(ids, src, dst, weight, op, table, out_adj, in_adj, parents)
 
     def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
         if unresolved:                          # (a host count here: known before any work)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (DELETED_SLOT, EMPTY_SLOT, SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED,
-                   SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_IN_DEGREE, SR_IN_LAST, SR_IN_SLOT,
-                   SR_MOVED_AT, SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U,
-                   SR_V, SR_WORDS, SingleRow)
+                   SINGLE_ROW_PARENTS, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_IN_DEGREE,
+                   SR_IN_LAST, SR_IN_SLOT, SR_MOVED_AT, SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT,
+                   SR_STATUS, SR_TWIN_AT, SR_U, SR_V, SR_WORDS, SingleRow)
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _WORD = (1 << 64) - 1
@@ -61,9 +61,12 @@ def _position_of(table, key, slot):
     return at
 
 
-def apply_single_row(ids, src, dst, weight, op, table, out, inn):
+def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
     """See :meth:`~cugraph_stream.backends.base.Backend.apply_single_row`."""
+    if len(parents) > SINGLE_ROW_PARENTS:
+        raise ValueError(f"apply_single_row checks at most {SINGLE_ROW_PARENTS} parent arrays")
     record = np.full(SR_WORDS, -1, dtype=np.int64)
+    record[SR_CUTS] = 0
     weights = np.zeros(2, dtype=out.wgt.dtype)
     record[SR_STATUS] = SINGLE_FALLBACK
     weights[SR_NEW] = weight
@@ -126,5 +129,6 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn):
         twin_at = int(table[_probe(table, (moved_in << 32) | v, out)])
         out.twin[twin_at] = in_slot
     record[SR_TWIN_AT] = twin_at
+    record[SR_CUTS] = sum(1 << k for k, parent in enumerate(parents) if parent[v] == u or parent[u] == v)
     record[SR_STATUS] = SINGLE_DELETED
     return SingleRow(record, weights)

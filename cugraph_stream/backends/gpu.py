@@ -42,7 +42,7 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
-                   SLOT_DTYPE, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend, Counted, Known, MovePlan,
+                   SINGLE_ROW_PARENTS, SLOT_DTYPE, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend, Counted, Known, MovePlan,
                    NetChanges, Placement, RemovedEntries, SingleRow, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
@@ -1519,12 +1519,14 @@ class GPUBackend(Backend):
             return None, ids, _carve(missing, 0, int(host[7]), np.int64)
         return self._net_changes_read(memory, n, weight_dtype, host), ids, None
 
-    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj):
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, parents=()):
         # one thread of one launch (kernels/single_row.cu), the row as kernel scalars;
         # the record and the weights in one allocation, read with the next wait
         keys, values = ids
         if values is None:
             raise ValueError("the GPU backend looks vertices up among sorted ids: a dense map reached it")
+        if len(parents) > SINGLE_ROW_PARENTS:
+            raise ValueError(f"apply_single_row checks at most {SINGLE_ROW_PARENTS} parent arrays")
         _check_slot_pointers(table)
         weight_dtype = np.dtype(out_adj.wgt.dtype)
         record, weights = _carved(self.xp, (SR_WORDS, np.int64), (2, weight_dtype))
@@ -1533,7 +1535,7 @@ class GPUBackend(Backend):
             (keys, values, np.int64(keys.size), np.int64(src), np.int64(dst), weight_dtype.type(weight),
              np.int32(op), table, np.int64(table.size), out_adj.start, out_adj.degree, out_adj.capacity,
              out_adj.nbr, out_adj.wgt, out_adj.twin, in_adj.start, in_adj.degree, in_adj.capacity, in_adj.nbr,
-             in_adj.wgt, record, weights))
+             in_adj.wgt, *parents, *[np.uint64(0)] * (SINGLE_ROW_PARENTS - len(parents)), record, weights))
         return SingleRow(record, weights)
 
     # --------------------------------------------------------- graph operators

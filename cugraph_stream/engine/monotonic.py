@@ -241,7 +241,7 @@ class MonotonicEngine:
         parent = self.parent
         du, dv = delta.deleted_u, delta.deleted_v
         seeds, children = [], None
-        if du.size:
+        if du.size and not delta.spares(parent):       # (a deleted arc may hold a tree edge)
             if len(self.push_adjacencies) == 2:
                 # weak connectivity: an arc also carries values backwards, and
                 # u -> v deleted still leaves u and v adjacent if v -> u exists

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import functools
 
-from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_UNCHANGED,
-                             SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_IN_DEGREE, SR_IN_LAST, SR_IN_SLOT, SR_MOVED_AT,
-                             SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U,
-                             SR_V)
+from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_ROW_PARENTS,
+                             SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_IN_DEGREE, SR_IN_LAST,
+                             SR_IN_SLOT, SR_MOVED_AT, SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT,
+                             SR_STATUS, SR_TWIN_AT, SR_U, SR_V)
 from ..backends.rows import INSERT
 from .store import StoreDelta
 
@@ -48,11 +48,17 @@ def takes_single_rows(store):
     return store.directed and not store.cached
 
 
-def apply_single_row(store, src, dst, weight, op):
+def apply_single_row(store, src, dst, weight, op, parents=()):
     """Apply the one-row batch ``src -> dst`` (external ids, host ints) of op ``op``
     (:data:`~cugraph_stream.backends.rows.INSERT` or ``DELETE``) and weight
     ``weight`` (a host scalar of the store's weight dtype) to ``store``, in
     one operator call and one wait, where it can (see the module docstring).
+
+    ``parents``: the parent arrays of the tracked queries' trees (the first
+    :data:`~cugraph_stream.backends.base.SINGLE_ROW_PARENTS` are checked):
+    the same wait tells for a deleted arc which trees it holds no edge of,
+    and the delta's ``spared_parents`` names them (their queries skip the
+    invalidation: a one-row delete of a non-tree arc waits once).
 
     Returns ``(counts, delta)`` as the general path gives them (the
     :class:`~cugraph_stream.backends.base.NetChanges` counts and the
@@ -84,10 +90,11 @@ def apply_single_row(store, src, dst, weight, op):
     ids = (vertices.dense, None) if vertices.dense is not None else vertices.sorted_ids()
     table = store.index.table
     journal.checkpoint()
-    row = ops.apply_single_row(ids, src, dst, weight, op, table, out, inn)
+    checked = tuple(parents[:SINGLE_ROW_PARENTS]) if op != INSERT else ()
+    row = ops.apply_single_row(ids, src, dst, weight, op, table, out, inn, checked)
     journal.undone_by(functools.partial(_undo, ops, row, table, (out.nbr, out.wgt, out.twin, out.degree),
                                         (inn.nbr, inn.wgt, inn.degree)))
-    (status,) = ops.read_counts(row.record[SR_STATUS:SR_STATUS + 1])
+    status, cuts = ops.read_counts(row.record[SR_STATUS:SR_STATUS + 1], row.record[SR_CUTS:SR_CUTS + 1])
     if status == SINGLE_FALLBACK:
         return None
     counts = dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0)
@@ -106,7 +113,8 @@ def apply_single_row(store, src, dst, weight, op):
         journal.assign(store, "num_edges", store.num_edges - 1)
         store.index.count_erased(1)
         store.index.fit()
-    return counts, StoreDelta(*arcs, none, none)
+    spared = tuple(parent for k, parent in enumerate(checked) if not cuts >> k & 1)
+    return counts, StoreDelta(*arcs, none, none, spared)
 
 
 def _undo(ops, row, table, out_arrays, in_arrays):

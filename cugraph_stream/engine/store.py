@@ -79,10 +79,19 @@ class StoreDelta:
     updated_new: object
     new_vertices: object
     removed_vertices: object
+    #: parent arrays (by identity) of which no deleted arc holds a tree edge
+    #: (either way), where that is known: a query keeping one of them needs
+    #: no invalidation for the deletions (see engine/single_row.py)
+    spared_parents: tuple = ()
 
     @property
     def changed_arcs(self):
         return int(self.inserted_u.size + self.deleted_u.size + self.updated_u.size)
+
+    def spares(self, parent):
+        """Whether no deleted arc holds an edge of the tree of ``parent`` (known only
+        where :attr:`spared_parents` holds that very array)."""
+        return any(spared is parent for spared in self.spared_parents)
 
 
 class _Removal(NamedTuple):

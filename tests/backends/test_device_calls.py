@@ -68,7 +68,8 @@ def _path_graph(backend, n=64, query=None, weight=1.5, **options):
 #   +1 when it improves a value: converge (record_changes leaves the count of
 #      the changed vertices on the device until changes() asks for them)
 #   a deleted tree edge: invalidate (which reads how many seeds children_of found
-#      itself), pull, the frontier (correction_frontier), converge
+#      itself), pull, the frontier (correction_frontier), converge; a deleted edge
+#      off the tree, nothing more (the row's status says it cut no tracked tree)
 # (The path's weights, 1.5, are not whole numbers: ties are not searched.)  Two
 # rows take the general path (PINNED_TWO_ROWS).
 PINNED = [
@@ -76,6 +77,7 @@ PINNED = [
     ("insert, improves a path", {"src": [0], "dst": [6], "w": [1.0], "op": [1]}, 4),
     ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 6),
     ("delete an absent edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 2),
+    ("delete an edge off the tree", {"src": [0], "dst": [5], "w": [1.0], "op": [-1]}, 2),
 ]
 # The same changes, each with a row that changes nothing beside it (a delete of
 # the absent edge 9 -> 0), through the general path:
@@ -84,10 +86,11 @@ PINNED = [
 #   +2 for an insert: the room of both placements (out, in; one read_counts) and the
 #      frontier the new arc improves
 #   +1 when it improves a value: converge
-#   a deleted tree edge: the moves of both removals (out, in; one read_counts),
-#      invalidate, pull, the frontier, converge
+#   a deleted edge: the moves of both removals (out, in; one read_counts); a tree
+#      edge's also invalidate, pull, the frontier, converge
 PINNED_TWO_ROWS = [(what, {k: v + [{"src": 9, "dst": 0, "w": 1.0, "op": -1}[k]] for k, v in rows.items()}, syncs)
-                   for what, rows, syncs in zip([w for w, _, _ in PINNED], [r for _, r, _ in PINNED], (4, 5, 7, 2))]
+                   for what, rows, syncs in zip([w for w, _, _ in PINNED], [r for _, r, _ in PINNED],
+                                                (4, 5, 7, 2, 3))]
 
 
 @pytest.mark.parametrize("pinned", [PINNED, PINNED_TWO_ROWS], ids=["one row", "two rows"])

@@ -50,7 +50,7 @@ def test_a_cpu_run_lists_the_operators_and_leaves_the_backend_as_it_was(capsys):
     before = dict(vars(cls))
     assert host_calls.main(["--backend", "cpu", "--scale", "10", "--rows", "1", "--batches", "20"]) == 0
     out = capsys.readouterr().out
-    assert "20 batches of 1 rows" in out and "`net_changes` | engine/reduce.py" in out
+    assert "20 batches of 1 rows" in out and "`apply_single_row` | engine/single_row.py" in out
     assert dict(vars(cls)) == before
     assert "CuPy calls" not in out
 

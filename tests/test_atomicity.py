@@ -169,17 +169,20 @@ def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, c
         h.apply(random_batch(rng, h.model, ids + fresh, 15, weights))
 
 
-def test_single_rows_roll_back_at_every_operator_call(backend, placement, compact_early):
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+def test_single_rows_roll_back_at_every_operator_call(backend, placement, directed, compact_early):
     """One-row batches (engine/single_row.py: one operator writes the row, and the
-    journal's undo step reads its record at a rollback): an insert of an absent
-    edge, a weight update, a delete of a tree edge, an unchanged insert and an
-    ignored delete, each failed at every operator call, on the GPU too."""
-    h, rng, ids, weights = make_harness(backend, placement, True, seed=3)
-    absent = next((a, b) for a in ids for b in ids if not h.model.has_edge(a, b))
+    journal's undo step reads its record at a rollback): inserts of an absent
+    edge and of a loop, a weight update, a delete of a tree edge, an unchanged
+    insert, an ignored delete and the loop's delete, each failed at every
+    operator call, on the GPU too."""
+    h, rng, ids, weights = make_harness(backend, placement, directed, seed=3)
+    loop = next((a, a) for a in ids if not h.model.has_edge(a, a))
+    absent = next((a, b) for a in ids for b in ids if a != b and not h.model.has_edge(a, b))
     (tree_edge,) = tree_rows(h)[:1]
-    present = next(e for e in sorted(h.model.edges) if e != tree_edge[:2])
-    for k, row in enumerate([(*absent, 1, 0.5), (*present, 1, 9.5), tree_edge, (*present, 1, 9.5),
-                             (*tree_edge[:2], -1, None)]):
+    present = next(e for e in sorted(h.model.edges) if e != tree_edge[:2] and e[0] != e[1])
+    for k, row in enumerate([(*absent, 1, 0.5), (*loop, 1, 2.0), (*present, 1, 9.5), tree_edge, (*present, 1, 9.5),
+                             (*tree_edge[:2], -1, None), (*loop, -1, None)]):
         apply_swept(h, [row], f"single row {k}: {row}", every_call=True)
 
 

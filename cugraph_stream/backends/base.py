@@ -205,18 +205,24 @@ class SingleRow(NamedTuple):
 #: :class:`SingleRow` statuses (``kernels/single_row.cu``, SingleRowStatus): the
 #: general path must run (nothing was written), or what the row did
 SINGLE_FALLBACK, SINGLE_INSERTED, SINGLE_DELETED, SINGLE_UPDATED, SINGLE_UNCHANGED, SINGLE_IGNORED = range(6)
-#: :class:`SingleRow` record words (SingleRowWord): the status, the ends, the
-#: out- and in-entry's slots, the arc index position written and what it held,
-#: both lists' degrees before, and for a deletion the moved out-entry's index
-#: position, the out-slot whose twin was rewritten (-1 where none), each
-#: list's last slot before (where its moved entry came from), and the bits of
-#: the parent arrays whose trees the deleted arc may cut
-(SR_STATUS, SR_U, SR_V, SR_OUT_SLOT, SR_IN_SLOT, SR_AT, SR_AT_WAS, SR_OUT_DEGREE, SR_IN_DEGREE, SR_MOVED_AT,
- SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_CUTS, SR_WORDS) = range(15)
+#: :class:`SingleRow` record words (SingleRowWord): the status, the ends (``u``
+#: again after ``v``: the words from ``SR_U`` and from ``SR_V`` are an undirected
+#: edge's two arcs' sources and targets), the first and the second entry's
+#: slots (the in-entry, or an undirected edge's mirror arc in ``v``'s list), the
+#: arc index position written and what it held, both lists' degrees before,
+#: for a deletion the moved first entry's index position, the out-slot whose
+#: twin was rewritten (-1 where none) and each list's last slot before (where
+#: its moved entry came from), the bits of the parent arrays whose trees the
+#: deleted arc may cut, and an undirected edge's mirror arc's index position,
+#: what it held, and its moved entry's position (-1 where none)
+(SR_STATUS, SR_U, SR_V, SR_U_AGAIN, SR_OUT_SLOT, SR_IN_SLOT, SR_AT, SR_AT_WAS, SR_OUT_DEGREE, SR_IN_DEGREE,
+ SR_MOVED_AT, SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_CUTS, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT,
+ SR_WORDS) = range(19)
+#: :class:`SingleRow` weights (SingleRowWeight): the row's weight and the edge's
+#: before, each twice (an undirected edge's two arcs)
+SR_NEW, SR_OLD, SR_WEIGHTS = 0, 2, 4
 #: parent arrays :meth:`Backend.apply_single_row` checks a deleted arc against, at most
 SINGLE_ROW_PARENTS = 4
-#: :class:`SingleRow` weights (SingleRowWeight)
-SR_NEW, SR_OLD = range(2)
 
 
 class Known:
@@ -1796,10 +1802,13 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def apply_single_row(self, ids, src, dst, weight, op, table, out_adj: AdjacencyLists,
                          in_adj: AdjacencyLists, parents=()):
-        """A batch of one row on a directed graph, in one call without a wait (on the
-        GPU one thread of one launch): the row ``src -> dst`` (external ids,
-        host ints) of op ``op`` (1 insert, -1 delete) and weight ``weight``
-        (a host scalar), where it creates no vertex and moves no list.
+        """A batch of one row, in one call without a wait (on the GPU one thread of
+        one launch): the row ``src -> dst`` (external ids, host ints) of op
+        ``op`` (1 insert, -1 delete) and weight ``weight`` (a host scalar),
+        where it creates no vertex and moves no list.  ``in_adj is out_adj``
+        for an undirected graph: its edge ``{u, v}`` (ends ordered ``u <= v``)
+        is the arcs ``u -> v`` and ``v -> u``, each in the index (one arc for
+        a loop), and every step below applies to both.
 
         ``ids`` maps external ids to internal ones: ``(sorted_external,
         sorted_internal)``, or ``(dense, None)`` where a dense map answers

@@ -42,8 +42,8 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
-                   SINGLE_ROW_PARENTS, SLOT_DTYPE, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend, Counted, Known, MovePlan,
-                   NetChanges, Placement, RemovedEntries, SingleRow, marks_fit)
+                   SINGLE_ROW_PARENTS, SLOT_DTYPE, SR_WEIGHTS, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend,
+                   Counted, Known, MovePlan, NetChanges, Placement, RemovedEntries, SingleRow, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import INSERT, RowCheck, RowSummary
@@ -1528,14 +1528,16 @@ class GPUBackend(Backend):
         if len(parents) > SINGLE_ROW_PARENTS:
             raise ValueError(f"apply_single_row checks at most {SINGLE_ROW_PARENTS} parent arrays")
         _check_slot_pointers(table)
+        undirected = in_adj is out_adj
         weight_dtype = np.dtype(out_adj.wgt.dtype)
-        record, weights = _carved(self.xp, (SR_WORDS, np.int64), (2, weight_dtype))
+        record, weights = _carved(self.xp, (SR_WORDS, np.int64), (SR_WEIGHTS, weight_dtype))
         cuda_kernels.get_kernel("single_row", f"apply_single_row<{cuda_kernels.WEIGHT_TYPES[weight_dtype]}>")(
             (1,), (32,),
             (keys, values, np.int64(keys.size), np.int64(src), np.int64(dst), weight_dtype.type(weight),
-             np.int32(op), table, np.int64(table.size), out_adj.start, out_adj.degree, out_adj.capacity,
-             out_adj.nbr, out_adj.wgt, out_adj.twin, in_adj.start, in_adj.degree, in_adj.capacity, in_adj.nbr,
-             in_adj.wgt, *parents, *[np.uint64(0)] * (SINGLE_ROW_PARENTS - len(parents)), record, weights))
+             np.int32(op), np.int32(undirected), table, np.int64(table.size), out_adj.start, out_adj.degree,
+             out_adj.capacity, out_adj.nbr, out_adj.wgt, np.uint64(0) if undirected else out_adj.twin,
+             in_adj.start, in_adj.degree, in_adj.capacity, in_adj.nbr, in_adj.wgt,
+             *parents, *[np.uint64(0)] * (SINGLE_ROW_PARENTS - len(parents)), record, weights))
         return SingleRow(record, weights)
 
     # --------------------------------------------------------- graph operators

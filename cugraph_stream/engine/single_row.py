@@ -6,8 +6,8 @@ serves batches of any size: a lookup and reduction, the removals and
 placements with a read of what they left to do, the index claim and the twins,
 each an operator call of its own and two waits before any query runs.  A
 stream of single rows (a user applying each event as it arrives) pays all of
-that per row.  :func:`apply_single_row` applies the usual one-row batch on a
-directed graph instead with one operator,
+that per row.  :func:`apply_single_row` applies the usual one-row batch
+instead with one operator,
 :meth:`~cugraph_stream.backends.base.Backend.apply_single_row` (on the GPU one
 thread of one launch, the row passed as kernel scalars: no copy of the row to
 the device), and one wait for its status:
@@ -16,10 +16,11 @@ the device), and one wait for its status:
   room, a delete of a present edge, a weight update;
 * an insert of a present edge with its weight, a delete of an absent edge.
 
+On an undirected graph the edge's two arcs (one for a loop) change together.
 Anything else (an insert that creates a vertex, a list without room, an
-index due for a rebuild, an undirected graph, cached lists) is left to the
-general path, whose result it equals: the operator writes nothing then, and
-says so in its status.
+index due for a rebuild, cached lists) is left to the general path, whose
+result it equals: the operator writes nothing then, and says so in its
+status.
 
 The operator's writes are undone, where the batch fails later, by one journal
 step that reads its record then (:meth:`~cugraph_stream.engine.journal.Journal.undone_by`),
@@ -32,8 +33,8 @@ import functools
 
 from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_ROW_PARENTS,
                              SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_IN_DEGREE, SR_IN_LAST,
-                             SR_IN_SLOT, SR_MOVED_AT, SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT,
-                             SR_STATUS, SR_TWIN_AT, SR_U, SR_V)
+                             SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT, SR_NEW,
+                             SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U, SR_V)
 from ..backends.rows import INSERT
 from .store import StoreDelta
 
@@ -43,9 +44,9 @@ _COUNTED = {SINGLE_INSERTED: "inserted", SINGLE_DELETED: "deleted", SINGLE_UPDAT
 
 
 def takes_single_rows(store):
-    """Whether :func:`apply_single_row` may serve ``store`` (a directed store
-    without cached lists); it still falls back row by row."""
-    return store.directed and not store.cached
+    """Whether :func:`apply_single_row` may serve ``store`` (a store without
+    cached lists); it still falls back row by row."""
+    return not store.cached
 
 
 def apply_single_row(store, src, dst, weight, op, parents=()):
@@ -83,7 +84,9 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
     >>> apply_single_row(store, 10, 99, np.float32(1), 1) is None               # 99 is new: the general path
     True
     """
-    if not takes_single_rows(store) or (op == INSERT and not store.index.has_room(1)):
+    # an edge's arcs: the edge itself, and an undirected edge's mirror arc (not a loop's)
+    arcs = 1 if store.directed or src == dst else 2
+    if not takes_single_rows(store) or (op == INSERT and not store.index.has_room(arcs)):
         return None
     ops, journal, out, inn = store.ops, store.journal, store.out, store.inn
     vertices = store.vertices
@@ -99,47 +102,63 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
         return None
     counts = dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0)
     counts[_COUNTED[status]] = 1
-    u, v = row.record[SR_U:SR_U + 1], row.record[SR_V:SR_V + 1]
-    new, old = row.weights[SR_NEW:SR_NEW + 1], row.weights[SR_OLD:SR_OLD + 1]
+    # (the record holds u, v, u from SR_U: an undirected edge's arcs u -> v and v -> u)
+    u, v = row.record[SR_U:SR_U + arcs], row.record[SR_V:SR_V + arcs]
+    new, old = row.weights[SR_NEW:SR_NEW + arcs], row.weights[SR_OLD:SR_OLD + arcs]
     none, no_weights = ops.no_items(), ops.no_items(store.weight_dtype)
-    arcs = {SINGLE_INSERTED: (u, v, new, none, none, no_weights, none, none, no_weights, no_weights),
-            SINGLE_DELETED: (none, none, no_weights, u, v, old, none, none, no_weights, no_weights),
-            SINGLE_UPDATED: (none, none, no_weights, none, none, no_weights, u, v, old, new)}
-    arcs = arcs.get(status, (none, none, no_weights) * 3 + (no_weights,))
+    changed = {SINGLE_INSERTED: (u, v, new, none, none, no_weights, none, none, no_weights, no_weights),
+               SINGLE_DELETED: (none, none, no_weights, u, v, old, none, none, no_weights, no_weights),
+               SINGLE_UPDATED: (none, none, no_weights, none, none, no_weights, u, v, old, new)}
+    changed = changed.get(status, (none, none, no_weights) * 3 + (no_weights,))
     if status == SINGLE_INSERTED:
         journal.assign(store, "num_edges", store.num_edges + 1)
-        store.index.count_entered(1)
+        store.index.count_entered(arcs)
     elif status == SINGLE_DELETED:
         journal.assign(store, "num_edges", store.num_edges - 1)
-        store.index.count_erased(1)
+        store.index.count_erased(arcs)
         store.index.fit()
     spared = tuple(parent for k, parent in enumerate(checked) if not cuts >> k & 1)
-    return counts, StoreDelta(*arcs, none, none, spared)
+    return counts, StoreDelta(*changed, none, none, spared)
 
 
 def _undo(ops, row, table, out_arrays, in_arrays):
     """Rollback step of :func:`apply_single_row`: its writes undone, newest
     first, from its record read now (``out_arrays``: the out-adjacency's
     ``(nbr, wgt, twin, degree)`` it wrote, ``in_arrays`` the in-adjacency's
-    ``(nbr, wgt, degree)``)."""
+    ``(nbr, wgt, degree)``: the same lists' for an undirected graph, whose
+    ``twin`` is None)."""
     record = [int(word) for word in ops.to_host(row.record)]
     old = ops.to_host(row.weights)[SR_OLD]
     out_nbr, out_wgt, out_twin, out_degree = out_arrays
     in_nbr, in_wgt, in_degree = in_arrays
     status, u, v = record[SR_STATUS], record[SR_U], record[SR_V]
     out_slot, in_slot = record[SR_OUT_SLOT], record[SR_IN_SLOT]
+    second = in_slot >= 0           # (an entry in v's list besides u's: all but an undirected loop)
     if status == SINGLE_INSERTED:
+        if record[SR_MIRROR_AT] >= 0:
+            table[record[SR_MIRROR_AT]] = record[SR_MIRROR_AT_WAS]
         table[record[SR_AT]] = record[SR_AT_WAS]
-        in_degree[v], out_degree[u] = record[SR_IN_DEGREE], record[SR_OUT_DEGREE]
+        if second:
+            in_degree[v] = record[SR_IN_DEGREE]
+        out_degree[u] = record[SR_OUT_DEGREE]
     elif status == SINGLE_UPDATED:
-        in_wgt[in_slot] = out_wgt[out_slot] = old
+        if second:
+            in_wgt[in_slot] = old
+        out_wgt[out_slot] = old
     elif status == SINGLE_DELETED:
         if record[SR_TWIN_AT] >= 0:
             out_twin[record[SR_TWIN_AT]] = record[SR_IN_LAST]
+        if record[SR_MIRROR_MOVED_AT] >= 0:
+            table[record[SR_MIRROR_MOVED_AT]] = record[SR_IN_LAST]
+        if record[SR_MIRROR_AT] >= 0:
+            table[record[SR_MIRROR_AT]] = record[SR_MIRROR_AT_WAS]
         if record[SR_MOVED_AT] >= 0:
             table[record[SR_MOVED_AT]] = record[SR_OUT_LAST]
         table[record[SR_AT]] = record[SR_AT_WAS]
-        in_degree[v] = record[SR_IN_DEGREE]
-        in_nbr[in_slot], in_wgt[in_slot] = u, old
+        if second:
+            in_degree[v] = record[SR_IN_DEGREE]
+            in_nbr[in_slot], in_wgt[in_slot] = u, old
         out_degree[u] = record[SR_OUT_DEGREE]
-        out_nbr[out_slot], out_wgt[out_slot], out_twin[out_slot] = v, old, in_slot
+        out_nbr[out_slot], out_wgt[out_slot] = v, old
+        if out_twin is not None:
+            out_twin[out_slot] = in_slot

@@ -61,17 +61,19 @@ def _row(rng, model, ids, weights):
     return (rng.choice(ids), rng.choice(ids), 1, rng.choice(weights))
 
 
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, seed, taken):
+def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, directed, seed, taken):
     rng = random.Random(seed)
     ids = [rng.randrange(-2**40, 2**40) for _ in range(20)]
     weights = [0.0, 0.5, 1.0, 3.0, 7.25]
     edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(70)]
-    h = Harness(cgs, directed=True, backend=backend, edges=edges, sources={k: ids[0] for k in ("SSSP", "BFS",
-                                                                                                "WidestPath")},
-                kinds=ALL_KINDS, placement=placement, tol=1e-8)
+    h = Harness(cgs, directed=directed, backend=backend, edges=edges,
+                sources={k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}, kinds=ALL_KINDS, placement=placement,
+                tol=1e-8)
     for _ in range(120):
-        h.apply([_row(rng, h.model, ids, weights)])
+        row = _row(rng, h.model, ids, weights)
+        h.apply([row[1::-1] + row[2:] if not directed and rng.random() < 0.5 else row])   # (either end first)
         if rng.random() < 0.1:          # a new vertex joins the ids the rows name
             ids.append(rng.randrange(-2**62, 2**62))
     statuses = taken(h.g._store)
@@ -79,13 +81,6 @@ def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, se
         assert not statuses
         return
     assert {"inserted", "deleted", "weight_updated", "unchanged", "ignored", "fallback"} <= set(statuses), statuses
-
-
-def test_undirected_graphs_take_the_general_path(backend, taken):
-    h = Harness(cgs, directed=False, backend=backend, edges=[(1, 2, 1.0), (2, 3, 2.0)], kinds=("WCC",))
-    h.apply([(1, 3, 1, 1.0)])
-    h.apply([(1, 2, -1, None)])
-    assert not taken(h.g._store)
 
 
 def test_a_list_without_room_and_an_index_due_for_a_rebuild_fall_back(backend, taken, monkeypatch):

@@ -58,10 +58,13 @@ def _example(query):
 
 
 def _tiny_graph_batches(rng, n):
-    """Three batches on vertices ``0..n-1`` plus new ones: inserts that outgrow lists and
-    name a new vertex, deletes of edges that paths run through, and one insert (a
+    """Four batches on vertices ``0..n-1`` plus new ones: inserts that outgrow lists and
+    name a new vertex, deletes of edges that paths run through, two inserts (a
     correction small enough for PageRank's sparse pushes, which stop at ``n / 16``
-    vertices; :func:`warm_up` lets them run whatever the error bound)."""
+    vertices; :func:`warm_up` lets them run whatever the error bound), and one
+    insert alone, which a batch of one row applies in one operator call
+    (:mod:`~cugraph_stream.engine.single_row`): the few-row batches of the
+    general path and the one-row path both load their kernels."""
     hub = np.zeros(3 * n, dtype=np.int64)
     inserts = {"source": np.concatenate((hub, [n - 1])), "destination": np.concatenate((rng.integers(1, n, 3 * n),
                                                                                        [n + 5])),
@@ -69,8 +72,10 @@ def _tiny_graph_batches(rng, n):
     path = np.arange(n - 1)
     deletes = {"source": path, "destination": path + 1, "weight": np.ones(n - 1),
                "op": np.full(n - 1, -1, dtype=np.int8)}
-    one = {"source": [n // 2], "destination": [n // 2 + 1], "weight": [1.5], "op": np.ones(1, dtype=np.int8)}
-    return inserts, deletes, one
+    two = {"source": [n // 2, n // 2 + 1], "destination": [n // 2 + 1, n // 2 + 2], "weight": [1.5, 1.5],
+           "op": np.ones(2, dtype=np.int8)}
+    one = {"source": [n // 2 + 2], "destination": [n // 2 + 3], "weight": [1.5], "op": np.ones(1, dtype=np.int8)}
+    return inserts, deletes, two, one
 
 
 def warm_up(ops, directed, weight_dtype, query):

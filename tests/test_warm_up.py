@@ -40,13 +40,17 @@ def test_the_first_batches_load_no_kernel_once_a_query_is_tracked():
             g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed)
             query = g.track(make(int(edges.source[0])))
             before = loaded()
-            for k in (2000, 2000, 2000, 2, 2, 2):       # (batches of a few rows: PageRank's sparse pushes)
-                present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
+            # (batches of a few rows: PageRank's sparse pushes; of one row, inserting or deleting)
+            for k in (2000, 2000, 2000, 2, 2, 2, 1, -1):
+                present = edges.sample(max(k // 2, 1), random_state=int(rng.integers(1 << 30)))
                 batch = pd.DataFrame({
                     "source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
                     "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
                     "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
-                    "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)})
+                    "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)}) if k > 1 else pd.DataFrame({
+                    "source": present.source.to_numpy() if k < 0 else rng.integers(0, n, 1),
+                    "destination": present.destination.to_numpy() if k < 0 else rng.integers(0, n, 1),
+                    "weight": present.weight.to_numpy(), "op": np.full(1, k, dtype=np.int8)})
                 g.apply(batch, weight="weight")
             after = loaded()
             print(query.name, {k: (before[k], after[k]) for k in after if after[k] != before[k]})
@@ -130,13 +134,18 @@ def test_the_first_gpu_batches_compile_nothing_once_a_query_is_tracked(tmp_path)
             g = cgs.StreamGraph.from_edgelist(edges, weight="weight", directed=directed, backend="gpu")
             query = g.track(make(int(edges.source[0])))
             modules, files = cuda_kernels._module.cache_info().currsize, compiled()
-            for i, k in enumerate((2000, 2000, 2000, 2, 2, 2)):  # (a few rows: PageRank's sparse pushes)
-                present = edges.sample(k // 2, random_state=int(rng.integers(1 << 30)))
+            # (a few rows: PageRank's sparse pushes; one row, inserting or deleting, in a pandas frame: the one-row path)
+            for i, k in enumerate((2000, 2000, 2000, 2, 2, 2, 1, -1)):
+                present = edges.sample(max(k // 2, 1), random_state=int(rng.integers(1 << 30)))
                 columns = {"source": np.concatenate((rng.integers(0, n + 50, k // 2), present.source)),
                            "destination": np.concatenate((rng.integers(0, n + 50, k // 2), present.destination)),
                            "weight": np.concatenate((rng.random(k // 2) + 1, present.weight)),
-                           "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)}
-                frame = pd.DataFrame(columns) if i % 2 else {c: cupy.asarray(v) for c, v in columns.items()}
+                           "op": np.repeat(np.array([1, -1], dtype=np.int8), k // 2)} if k > 1 else {
+                    "source": present.source.to_numpy() if k < 0 else rng.integers(0, n, 1),
+                    "destination": present.destination.to_numpy() if k < 0 else rng.integers(0, n, 1),
+                    "weight": present.weight.to_numpy(), "op": np.full(1, k, dtype=np.int8)}
+                on_host = i % 2 or k < 2
+                frame = pd.DataFrame(columns) if on_host else {c: cupy.asarray(v) for c, v in columns.items()}
                 g.apply(frame, weight="weight")
             print(repr(query), cuda_kernels._module.cache_info().currsize - modules, sorted(compiled() - files))
     """)

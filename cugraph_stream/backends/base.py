@@ -195,8 +195,9 @@ class SingleRow(NamedTuple):
     next wait, not by the operator): ``record``, int64 words indexed by the
     ``SR_*`` constants (the status, a ``SINGLE_*`` code, the row's ends as
     internal ids, and every position the operator wrote with what it held
-    before), and ``weights``, the row's weight (``SR_NEW``) and the edge's
-    weight before the row (``SR_OLD``), of the adjacency's weight dtype."""
+    before), and ``weights``, the row's weight (from ``SR_NEW``) and the
+    edge's weight before the row (from ``SR_OLD``), each twice (an undirected
+    edge's two arcs), of the adjacency's weight dtype."""
 
     record: Any
     weights: Any

@@ -59,7 +59,8 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
     :data:`~cugraph_stream.backends.base.SINGLE_ROW_PARENTS` are checked):
     the same wait tells for a deleted arc which trees it holds no edge of,
     and the delta's ``spared_parents`` names them (their queries skip the
-    invalidation: a one-row delete of a non-tree arc waits once).
+    invalidation: a one-row delete of an arc off every tracked tree waits for
+    its status and the commit only).
 
     Returns ``(counts, delta)`` as the general path gives them (the
     :class:`~cugraph_stream.backends.base.NetChanges` counts and the

@@ -5,9 +5,9 @@ Every row of these streams is a batch of its own, applied through
 arc index, degrees), the edges, the report's counts and every query in both
 modes are checked against the model graph and the from-scratch references.
 The streams reach every status of the one-row operator (inserts of absent
-edges, deletes that move the last entries of both lists, weight updates,
-unchanged inserts, ignored deletes) and its fallbacks (new vertices, full
-lists); a spy counts them, so a stream that stopped reaching the path fails.
+edges, deletes, weight updates, unchanged inserts, ignored deletes) and its
+fallback (new vertices, full lists), on directed and undirected graphs; a
+spy counts them, so a stream that stopped reaching the path fails.
 """
 import collections
 import random
@@ -22,6 +22,7 @@ from cugraph_stream.backends.base import (SINGLE_DELETED, SINGLE_IGNORED, SINGLE
                                           SINGLE_UPDATED, SR_STATUS)
 from cugraph_stream.engine import single_row
 from reference import ALL_KINDS, Harness, host
+
 
 @pytest.fixture
 def taken(monkeypatch):

@@ -103,23 +103,26 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
         return None
     counts = dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0)
     counts[_COUNTED[status]] = 1
-    # (the record holds u, v, u from SR_U: an undirected edge's arcs u -> v and v -> u)
-    u, v = row.record[SR_U:SR_U + arcs], row.record[SR_V:SR_V + arcs]
-    new, old = row.weights[SR_NEW:SR_NEW + arcs], row.weights[SR_OLD:SR_OLD + arcs]
     none, no_weights = ops.no_items(), ops.no_items(store.weight_dtype)
-    changed = {SINGLE_INSERTED: (u, v, new, none, none, no_weights, none, none, no_weights, no_weights),
-               SINGLE_DELETED: (none, none, no_weights, u, v, old, none, none, no_weights, no_weights),
-               SINGLE_UPDATED: (none, none, no_weights, none, none, no_weights, u, v, old, new)}
-    changed = changed.get(status, (none, none, no_weights) * 3 + (no_weights,))
+    inserted = deleted = updated = (none, none, no_weights)
+    updated_new = no_weights
+    if status in (SINGLE_INSERTED, SINGLE_DELETED, SINGLE_UPDATED):
+        # (the record holds u, v, u from SR_U: an undirected edge's arcs u -> v and v -> u)
+        u, v = row.record[SR_U:SR_U + arcs], row.record[SR_V:SR_V + arcs]
+        new, old = row.weights[SR_NEW:SR_NEW + arcs], row.weights[SR_OLD:SR_OLD + arcs]
     if status == SINGLE_INSERTED:
+        inserted = (u, v, new)
         journal.assign(store, "num_edges", store.num_edges + 1)
         store.index.count_entered(arcs)
     elif status == SINGLE_DELETED:
+        deleted = (u, v, old)
         journal.assign(store, "num_edges", store.num_edges - 1)
         store.index.count_erased(arcs)
         store.index.fit()
+    elif status == SINGLE_UPDATED:
+        updated, updated_new = (u, v, old), new
     spared = tuple(parent for k, parent in enumerate(checked) if not cuts >> k & 1)
-    return counts, StoreDelta(*changed, none, none, spared)
+    return counts, StoreDelta(*inserted, *deleted, *updated, updated_new, none, none, spared)
 
 
 def _undo(ops, row, table, out_arrays, in_arrays):

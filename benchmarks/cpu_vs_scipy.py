@@ -19,7 +19,9 @@ The baseline's edge arrays are kept by the benchmark with NumPy from the same
 rows (not read back from the engine, and not timed).  After every batch the
 engine's result is checked against the baseline's; a mismatch makes the run
 exit with status 1.  Finally one large batch of insert rows is applied to a
-graph with no query tracked, for the raw update rate.
+graph with no query tracked, for the raw update rate.  The stream of each
+kind and the large batch start after a full garbage collection, untimed
+(``benchmarks.common.collect_garbage``).
 
 Run ``python -m benchmarks.cpu_vs_scipy --help`` for the options.
 """
@@ -41,6 +43,7 @@ from cugraph_stream.verify import EdgeSnapshot, check_edges, check_result
 
 from .common import (
     choice_list,
+    collect_garbage,
     json_default,
     make_query,
     positive,
@@ -160,6 +163,7 @@ def run_kind(kind, stream, snapshot0, source, args, check_store=False):
     if problems0:
         write(f"{kind}: initial result differs from the baseline: {problems0}")
     write(_HEADER)
+    collect_garbage()       # (the setup's garbage, not inside a timed batch of either side)
     for i, batch in enumerate(progress(stream, len(stream), kind, args.no_progress)):
         t0 = perf_counter()
         report = g.apply(batch, source="src", destination="dst", weight="weight", op="op")
@@ -199,6 +203,7 @@ def ingestion(g, args):
     pick = rng.choice(len(pool), size=min(rows, len(pool)), replace=False)
     batch = pool.take(pick).reset_index(drop=True)
     batch["op"] = np.int8(1)
+    collect_garbage()
     t0 = perf_counter()
     report = g.apply(batch, source="src", destination="dst", weight="weight", op="op")
     apply_s = perf_counter() - t0

@@ -472,6 +472,52 @@ def test_back_to_back_results_that_differ_from_the_checked_runs_fail_the_run(tmp
     assert "MISMATCH sssp back to back" in capsys.readouterr().out
 
 
+def test_each_timed_series_starts_after_a_full_collection_and_one_inside_a_batch_is_reported(
+        tmp_path, capsys, monkeypatch):
+    """The collector's own thresholds are off here, so the only full collections are the
+    script's and one forced inside the checked run's second batch: that batch's record,
+    its series' summary and the printed notes show it; the other series none."""
+    import gc
+
+    import cugraph_stream as cgs
+
+    events, apply = [], cgs.StreamGraph.apply
+
+    def apply_and_collect_once(self, *args, **kwargs):
+        events.append("apply")
+        if "collect" in events and events.count("apply") - events.index("collect") == 2:
+            gc.collect()            # (inside the second apply after the first series' collection)
+        return apply(self, *args, **kwargs)
+
+    collect = bench.collect_garbage
+    monkeypatch.setattr(cgs.StreamGraph, "apply", apply_and_collect_once)
+    monkeypatch.setattr(bench, "collect_garbage", lambda: events.append("collect") or collect())
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        status, data = _run(tmp_path, "--queries", "sssp", "--ingest-rows", "0", "--latency", "4",
+                            "--latency-warmup", "2")
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert status == 0
+    # (before: the warm-up's and G0's loads) the batches; G0 loaded again and the batches back to
+    # back; G0 loaded again, two untimed single rows, the timed ones
+    build = ["apply"]
+    assert events[events.index("collect"):] == ["collect", *["apply"] * 3, *build, "collect", *["apply"] * 3,
+                                                *build, *["apply"] * 2, "collect", *["apply"] * 4]
+    rows = data["queries"]["sssp"]["batches"]
+    assert [("full_gc_ms" in r) for r in rows] == [False, True, False] and rows[1]["full_gc_ms"] >= 0.1
+    s = data["queries"]["sssp"]["summary"]
+    assert s["full_gc_batches"] == 1 and s["full_gc_ms"] == rows[1]["full_gc_ms"]
+    assert s["back_to_back"]["full_gc_batches"] == 0 and data["queries"]["sssp"]["back_to_back_full_gc_ms"] == [0.0] * 3
+    assert data["latency"]["sssp"]["summary"]["full_gc_batches"] == 0
+    out = capsys.readouterr().out
+    assert "sssp batch 1: 60 rows, apply" in out and f"full_gc_ms {rows[1]['full_gc_ms']}" in out
+    assert (f"Full garbage collections inside timed batches (counted in the figures): sssp batches: 1 "
+            f"({rows[1]['full_gc_ms']:.1f} ms)") in out
+
+
 # ---------------------------------------------------------------------------
 # on the GPU
 # ---------------------------------------------------------------------------

@@ -84,6 +84,41 @@ def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, di
     assert {"inserted", "deleted", "weight_updated", "unchanged", "ignored", "fallback"} <= set(statuses), statuses
 
 
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+def test_single_rows_between_batches_and_vertex_changes_stay_exact(backend, placement, directed, taken):
+    """One-row batches interleaved with batches of a few rows (a duplicate among
+    them now and then), vertices removed (their edges with them) and vertices
+    added without edges: each checked as above, the one-row path reached
+    between them."""
+    rng = random.Random(7)
+    ids = [rng.randrange(-2**62, 2**62) for _ in range(16)]
+    weights = [0.0, 0.5, 1.0, 3.0, 7.25]
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(50)]
+    h = Harness(cgs, directed=directed, backend=backend, edges=edges,
+                sources={k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}, kinds=ALL_KINDS, placement=placement,
+                tol=1e-8)
+    for _ in range(90):
+        r = rng.random()
+        if r < 0.65:
+            h.apply([_row(rng, h.model, ids, weights)])
+        elif r < 0.85:
+            rows = [_row(rng, h.model, ids, weights) for _ in range(rng.randint(2, 6))]
+            h.apply(rows + rows[:1] if rng.random() < 0.3 else rows)
+        elif r < 0.93:
+            others = sorted(h.model.vertices - {ids[0]})     # (not the sources)
+            if others:
+                h.remove_vertices(rng.sample(others, min(2, len(others))))
+        else:
+            new = [rng.randrange(-2**62, 2**62) for _ in range(2)]
+            ids.extend(new)
+            h.add_vertices(new)
+    statuses = taken(h.g._store)
+    if placement == "cached":
+        assert not statuses
+        return
+    assert {"inserted", "deleted", "fallback"} <= set(statuses), statuses
+
+
 def test_a_list_without_room_and_an_index_due_for_a_rebuild_fall_back(backend, taken, monkeypatch):
     h = Harness(cgs, directed=True, backend=backend, edges=[(0, 1, 1.0), (1, 2, 1.0)], kinds=("SSSP",),
                 sources={"SSSP": 0})

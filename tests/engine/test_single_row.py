@@ -62,16 +62,26 @@ def _row(rng, model, ids, weights):
     return (rng.choice(ids), rng.choice(ids), 1, rng.choice(weights))
 
 
+WEIGHTS = [0.0, 0.5, 1.0, 3.0, 7.25]
+
+
+def _harness(rng, backend, placement, directed, vertices, edges, id_bound):
+    """A Harness over ``edges`` random edges among ``vertices`` random ids below
+    ``id_bound`` in magnitude, every query kind tracked from the first id; and the ids."""
+    ids = [rng.randrange(-id_bound, id_bound) for _ in range(vertices)]
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(WEIGHTS)) for _ in range(edges)]
+    h = Harness(cgs, directed=directed, backend=backend, edges=edges,
+                sources={k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}, kinds=ALL_KINDS, placement=placement,
+                tol=1e-8)
+    return h, ids
+
+
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, directed, seed, taken):
     rng = random.Random(seed)
-    ids = [rng.randrange(-2**40, 2**40) for _ in range(20)]
-    weights = [0.0, 0.5, 1.0, 3.0, 7.25]
-    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(70)]
-    h = Harness(cgs, directed=directed, backend=backend, edges=edges,
-                sources={k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}, kinds=ALL_KINDS, placement=placement,
-                tol=1e-8)
+    h, ids = _harness(rng, backend, placement, directed, 20, 70, 2**40)
+    weights = WEIGHTS
     for _ in range(120):
         row = _row(rng, h.model, ids, weights)
         h.apply([row[1::-1] + row[2:] if not directed and rng.random() < 0.5 else row])   # (either end first)
@@ -91,12 +101,8 @@ def test_single_rows_between_batches_and_vertex_changes_stay_exact(backend, plac
     added without edges: each checked as above, the one-row path reached
     between them."""
     rng = random.Random(7)
-    ids = [rng.randrange(-2**62, 2**62) for _ in range(16)]
-    weights = [0.0, 0.5, 1.0, 3.0, 7.25]
-    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(weights)) for _ in range(50)]
-    h = Harness(cgs, directed=directed, backend=backend, edges=edges,
-                sources={k: ids[0] for k in ("SSSP", "BFS", "WidestPath")}, kinds=ALL_KINDS, placement=placement,
-                tol=1e-8)
+    h, ids = _harness(rng, backend, placement, directed, 16, 50, 2**62)
+    weights = WEIGHTS
     for _ in range(90):
         r = rng.random()
         if r < 0.65:

@@ -155,53 +155,14 @@ def timed(fn):
 def collect_garbage():
     """A full garbage collection now, untimed: run before each timed series, so that the
     collector does not take the garbage of a benchmark's setup (imports, graphs,
-    frames, the baseline's runs) inside whichever timed batch its thresholds pick
-    (see :class:`FullCollections`)."""
-    gc.collect()
-
-
-class FullCollections:
-    """The seconds of every full (generation 2) garbage collection while installed.
-
-    A full collection walks every object the process holds, and runs inside
-    whatever code allocates when the collector's thresholds say so.  In a
-    process that imported cuDF and pylibcugraph (about 230,000 objects) one
-    took 85-97 ms on a lent H200's host (2026-11-29), and one such fell inside
-    the first timed SSSP batch of ``benchmarks.gpu_vs_pylibcugraph``
-    (95.7 ms where the next took 3.7).  ``gpu_vs_pylibcugraph`` installs one
-    for the run, calls :func:`collect_garbage` before each timed series, and
-    reports the collections that still fall inside a timed batch
-    (``seconds_since(mark)``, ``mark`` being ``len(seconds)`` before it).
-
-    >>> with FullCollections() as full:
-    ...     collect_garbage()
-    >>> len(full.seconds), full.seconds_since(1)
-    (1, 0.0)
+    frames, the baseline's runs) inside whichever timed batch its thresholds pick.
+    In a process that imported cuDF and pylibcugraph (about 230,000 objects) a
+    full collection took 85-97 ms on a lent H200's host (2026-11-29), and one fell
+    inside the first timed SSSP batch of ``benchmarks.gpu_vs_pylibcugraph``
+    (95.7 ms where the next took 3.7); a batch's report counts the collector's
+    time inside it (``BatchReport.gc_s``, :mod:`cugraph_stream.collector`).
     """
-
-    def __init__(self):
-        self.seconds = []
-        self._started = None
-
-    def __enter__(self):
-        gc.callbacks.append(self._observe)
-        return self
-
-    def __exit__(self, *exc):
-        gc.callbacks.remove(self._observe)
-
-    def _observe(self, phase, info):
-        if info["generation"] != 2:
-            return
-        if phase == "start":
-            self._started = perf_counter()
-        elif self._started is not None:
-            self.seconds.append(perf_counter() - self._started)
-            self._started = None
-
-    def seconds_since(self, mark):
-        """Seconds of the collections after the first ``mark`` ones."""
-        return float(sum(self.seconds[mark:]))
+    gc.collect()
 
 
 class OtherWork:

@@ -110,9 +110,9 @@ means per batch and query.  ``--out FILE`` writes every figure as JSON
 Each timed series (the batches, back to back, the latency rows, each
 ingestion copy) starts after a full garbage collection, untimed, so that
 the collector does not take the setup's garbage inside a timed batch (on a
-lent H200 one took 95.7 ms of the first SSSP batch); a full collection that
-still falls inside a timed batch is in its record (``full_gc_ms``) and
-counted under the tables.  ``--no-baseline`` times the engine alone (CuPy only,
+lent H200 one took 95.7 ms of the first SSSP batch); a batch whose report
+still counts 1 ms or more of garbage collection (``BatchReport.gc_s``: a
+full one) has it in its record (``gc_ms``), counted under the tables.  ``--no-baseline`` times the engine alone (CuPy only,
 no cuDF nor pylibcugraph needed: frames are then dicts of CuPy arrays);
 ``--backend cpu`` runs the same protocol on the CPU engine with NumPy and no
 baseline (a smoke test of the script without a GPU).  pylibcugraph and cuDF
@@ -126,8 +126,9 @@ import sys
 
 import numpy as np
 
+from cugraph_stream.report import GC_SHOWN_S
+
 from .common import (
-    FullCollections,
     collect_garbage,
     gpu_info,
     json_default,
@@ -550,24 +551,22 @@ def equal_error_baseline(figures, engine_error):
     return min(matched, key=lambda key: figures[key]["mean_ms"]) if matched else None
 
 
-def full_gc_summary(collected_ms):
-    """``{"full_gc_batches", "full_gc_ms"}``: how many timed batches a full garbage
-    collection fell inside, and its milliseconds in all (``collected_ms``: each
-    batch's, 0 for none)."""
-    return {"full_gc_batches": sum(1 for ms in collected_ms if ms),
-            "full_gc_ms": float(sum(collected_ms))}
+def gc_summary(collected_ms):
+    """``{"gc_batches", "gc_ms"}``: how many timed batches had a garbage collection
+    of note inside, and its milliseconds in all (``collected_ms``: each batch's
+    ``gc_ms``, 0 for none)."""
+    return {"gc_batches": sum(1 for ms in collected_ms if ms), "gc_ms": float(sum(collected_ms))}
 
 
-def full_gc_text(collected_ms):
-    """``"; a full garbage collection inside 1 of them (95.6 ms)"`` ("" for none)."""
-    s = full_gc_summary(collected_ms)
-    return (f"; a full garbage collection inside {s['full_gc_batches']} of them ({s['full_gc_ms']:.1f} ms)"
-            if s["full_gc_batches"] else "")
+def gc_text(collected_ms):
+    """``"; garbage collection inside 1 of them (95.6 ms)"`` ("" for none)."""
+    s = gc_summary(collected_ms)
+    return f"; garbage collection inside {s['gc_batches']} of them ({s['gc_ms']:.1f} ms)" if s["gc_batches"] else ""
 
 
 def summarise(rows, back_to_back=None):
     """The figures of a run of timed batches (batch mode or one sweep point);
-    ``back_to_back``: ``(seconds, full_gc_ms)`` of the same batches applied back
+    ``back_to_back``: ``(seconds, gc_ms)`` of the same batches applied back
     to back (:meth:`Bench.run_back_to_back`), if they were."""
     apply_s = [r["apply_s"] for r in rows]
     base, fastest = baseline_figures(rows)
@@ -582,13 +581,13 @@ def summarise(rows, back_to_back=None):
            "mean_syncs": mean_of([r.get("syncs") for r in rows]),
            "mean_launches": mean_of([r.get("launches") for r in rows]),
            "engine_mean_l1_error": mean_of([r.get("engine_l1_error") for r in rows]),
-           **full_gc_summary([r.get("full_gc_ms", 0.0) for r in rows])}
+           **gc_summary([r.get("gc_ms", 0.0) for r in rows])}
     if back_to_back:
         seconds, collected = back_to_back
         mean_ms = 1e3 * float(np.mean(seconds))
         out["back_to_back"] = {"mean_apply_ms": mean_ms, "median_apply_ms": 1e3 * float(np.median(seconds)),
                                "ratio": base[fastest]["mean_ms"] / mean_ms if fastest else None,
-                               **full_gc_summary(collected)}
+                               **gc_summary(collected)}
     matched = equal_error_baseline(base, out["engine_mean_l1_error"])
     out["equal_error_baseline"] = matched
     out["equal_error_ratio"] = base[matched]["mean_ms"] / engine_ms if matched and engine_ms else None
@@ -694,11 +693,9 @@ class Bench:
     """What every mode shares: the array module, the engine's backend, the
     baseline, the stream, the source, and the failures so far."""
 
-    def __init__(self, args, xp, cgs, plc, stream, source, full_collections=None):
+    def __init__(self, args, xp, cgs, plc, stream, source):
         self.args, self.xp, self.cgs, self.plc = args, xp, cgs, plc
         self.stream, self.source = stream, source
-        # (installed by the caller for the run; one not installed records nothing)
-        self.full_collections = full_collections if full_collections is not None else FullCollections()
         self.failures = []
 
     def frame(self, columns):
@@ -773,21 +770,19 @@ class Bench:
         return g, q
 
     def apply_timed(self, g, frame):
-        """``(report, seconds, counts)`` of one timed batch; ``counts`` has ``full_gc_ms``
-        where a full garbage collection ran inside it."""
-        mark = len(self.full_collections.seconds)
+        """``(report, seconds, counts)`` of one timed batch; ``counts`` has ``gc_ms``
+        where the report counts a garbage collection of note (a full one)."""
         report, t = timed(lambda: g.apply(frame, weight="weight"))
         counts = report_counts(report)
-        collected = self.full_collections.seconds_since(mark)
-        if collected:
-            counts["full_gc_ms"] = round(1e3 * collected, 1)
+        if report.gc_s >= GC_SHOWN_S:
+            counts["gc_ms"] = round(1e3 * report.gc_s, 1)
         return report, t, counts
 
     # -- modes ----------------------------------------------------------------
     def run_batches(self, kind, batches, masks, seens, label, back_to_back=False):
         """Apply ``batches`` in order to a fresh graph tracking ``kind``, each
         timed and cross-checked (after G0 too); the per-batch rows, setup times
-        and, with ``back_to_back``, :meth:`run_back_to_back`'s ``(seconds, full_gc_ms)``
+        and, with ``back_to_back``, :meth:`run_back_to_back`'s ``(seconds, gc_ms)``
         (else None)."""
         g, q, setup = self.new_graph(kind)
         print(f"{label}: G0 loaded in {setup['build_s']:.2f} s, {kind} tracked in {setup['track_s']:.2f} s",
@@ -830,8 +825,8 @@ class Bench:
         """The same batches applied back to back to another graph from G0, each timed
         with nothing between them (their frames made first); its results must then
         equal those of ``checked_query`` (the graph checked at every snapshot).
-        ``(seconds, full_gc_ms)`` of each batch (``full_gc_ms`` 0 where no full
-        garbage collection fell inside it).
+        ``(seconds, gc_ms)`` of each batch (``gc_ms`` 0 where no garbage
+        collection of note fell inside it).
 
         Why: between the checked run's batches run pylibcugraph and the
         cross-check, after which a batch of the engine's costs more (its host
@@ -848,7 +843,7 @@ class Bench:
         for frame in frames:
             _, t, counts = self.apply_timed(g, frame)
             seconds.append(t)
-            collections.append(counts.get("full_gc_ms", 0.0))
+            collections.append(counts.get("gc_ms", 0.0))
         ours, checked = values_of(q), values_of(checked_query)
         # PageRank's sums run in no fixed order: two runs agree within both ranks' error bounds
         same = (float(np.abs(ours - checked).sum()) <= 2 * getattr(q, "error_tol", self.args.tol)
@@ -857,7 +852,7 @@ class Bench:
             self.failures.append(f"{label} back to back: results differ from the checked run's")
             print("MISMATCH", label, "back to back: results differ from the checked run's", flush=True)
         print(f"{label} back to back: {len(seconds)} batches, median {1e3 * np.median(seconds):.2f} ms, "
-              f"mean {1e3 * np.mean(seconds):.2f} ms" + full_gc_text(collections), flush=True)
+              f"mean {1e3 * np.mean(seconds):.2f} ms" + gc_text(collections), flush=True)
         del g, q, frames
         return seconds, collections
 
@@ -891,7 +886,7 @@ class Bench:
         summary.update({"mean_syncs": mean_of([r["syncs"] for r in records]),
                         "mean_launches": mean_of([r["launches"] for r in records]),
                         "recomputed": sum(r["path"] == "recompute" for r in records),
-                        **full_gc_summary([r.get("full_gc_ms", 0.0) for r in records])})
+                        **gc_summary([r.get("gc_ms", 0.0) for r in records])})
         baselines = self.check(kind, q, self.baselines(kind), mask, seen, f"latency {kind} final")
         summary["checked"] = bool(baselines)
         del g, q, frames
@@ -928,7 +923,7 @@ class Bench:
         report, _, counts = timings[-1]
         out = {"rows": rows, "seconds": t, "updates_per_s": rows / t, "seconds_all": seconds,
                "first_seconds": first, **counts, "report": report.to_dict(),
-               **full_gc_summary([c.get("full_gc_ms", 0.0) for _, _, c in timings[1:]])}
+               **gc_summary([c.get("gc_ms", 0.0) for _, _, c in timings[1:]])}
         print(f"ingest: {rows} rows in {1e3 * t:.1f} ms = {rows / t / 1e6:.1f}M updates/s (median of "
               f"{len(seconds)} copies of G0, {1e3 * min(seconds):.1f}-{1e3 * max(seconds):.1f} ms; the same batch "
               f"on a first copy, untimed: {1e3 * first:.1f} ms){counts_text(counts)} {report!r}", flush=True)
@@ -1023,13 +1018,13 @@ def print_tables(results, device):
                   f"{1e3 * max(i['seconds_all']):.1f} ms" if i.get("seconds_all") else "")
         lines += ["", (f"Ingest ({device}): {i['rows']:,} rows in {1e3 * i['seconds']:.1f} ms{spread} = "
                        f"{i['updates_per_s'] / 1e6:.1f}M updates/s{first}{counts}")]
-    lines += ["", full_gc_lines(results)]
+    lines += ["", gc_lines(results)]
     print("\n".join(lines), flush=True)
 
 
-def full_gc_lines(results):
-    """Which timed series a full garbage collection fell inside (their time counts in
-    the figures above), or that none did."""
+def gc_lines(results):
+    """Which timed series had a garbage collection of note inside a batch (its time
+    counts in the figures above), or that none did."""
     series = [(f"{kind} batches", r["summary"]) for kind, r in results.get("queries", {}).items()]
     series += [(f"{kind} back to back", r["summary"]["back_to_back"]) for kind, r in results.get("queries", {}).items()
                if r["summary"].get("back_to_back")]
@@ -1038,10 +1033,9 @@ def full_gc_lines(results):
                for p in points]
     if results.get("ingest"):
         series.append(("ingest", results["ingest"]))
-    hit = [f"{name}: {s['full_gc_batches']} ({s['full_gc_ms']:.1f} ms)" for name, s in series
-           if s.get("full_gc_batches")]
-    return ("Full garbage collections inside timed batches (counted in the figures): " + ("; ".join(hit) or "none")
-            + " (each timed series starts after one, untimed)")
+    hit = [f"{name}: {s['gc_batches']} ({s['gc_ms']:.1f} ms)" for name, s in series if s.get("gc_batches")]
+    return (f"Garbage collection of {1e3 * GC_SHOWN_S:g} ms or more inside timed batches (counted in the figures): "
+            + ("; ".join(hit) or "none") + " (each timed series starts after a full one, untimed)")
 
 
 def run_modes(args, bench, results, latency_rows, sweep_points):
@@ -1053,7 +1047,7 @@ def run_modes(args, bench, results, latency_rows, sweep_points):
                                                           bench.stream.seens, kind, back_to_back=True)
             seconds, collected = back_to_back
             results["queries"][kind] = {**setup, "batches": rows, "back_to_back_s": seconds,
-                                        "back_to_back_full_gc_ms": collected,
+                                        "back_to_back_gc_ms": collected,
                                         "summary": summarise(rows, back_to_back)}
 
     if args.ingest_rows and "ingest" not in args.skip:
@@ -1068,7 +1062,7 @@ def run_modes(args, bench, results, latency_rows, sweep_points):
             print(f"latency {kind}: {s['batches']} single rows: p50 {s['p50_ms']:.3f} ms, p99 {s['p99_ms']:.3f} "
                   f"ms, mean {s['mean_ms']:.3f} ms, max {s['max_ms']:.3f} ms, {s['updates_per_s']:,.0f} updates/s"
                   + counts_text({"syncs": s["mean_syncs"], "launches": s["mean_launches"]})
-                  + full_gc_text([r.get("full_gc_ms", 0.0) for r in results["latency"][kind]["batches"]]),
+                  + gc_text([r.get("gc_ms", 0.0) for r in results["latency"][kind]["batches"]]),
                   flush=True)
 
     if sweep_points is not None:
@@ -1155,8 +1149,7 @@ def main(argv=None, baseline_module=None):
     except ValueError as error:
         print(f"cannot run: {error}", flush=True)
         return 2
-    full_collections = FullCollections()
-    bench = Bench(args, xp, cgs, plc, stream, source, full_collections)
+    bench = Bench(args, xp, cgs, plc, stream, source)
     results = {"device": device, "gpu": info, "config": vars(args), "machine": machine_info(),
                "graph": {"pool_edges": int(stream.src.size), "g0_edges": int(stream.initial["src"].size),
                          "g0_vertices": g0_vertices, "generate_s": t_gen, "stream_s": t_stream},
@@ -1164,8 +1157,7 @@ def main(argv=None, baseline_module=None):
                "baseline_variants": list(args.baseline_variants) if plc is not None else [],
                "queries": {}, "latency": {}, "sweep": {}}
 
-    with full_collections:
-        run_modes(args, bench, results, latency_rows, sweep_points)
+    run_modes(args, bench, results, latency_rows, sweep_points)
 
     print_tables(results, device)
     results["failures"] = bench.failures

@@ -772,6 +772,7 @@ class StreamGraph:
         """
         report.set_times(clock.times())
         report.launches, report.syncs = self._ops.calls.since(calls)
+        report.gc_s = clock.collector_s()
         if report.cache_refresh:        # the cache's refresh policy learns what it cost and saved
             self._store.observe_refresh(report.times.get("cache", 0.0), report.cache_saved_bytes,
                                         report.host_bytes - report.cache_loaded_bytes)

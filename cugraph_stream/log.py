@@ -32,8 +32,9 @@ def log_report(what, report):
     """Log a :class:`~cugraph_stream.report.BatchReport`: a line at INFO, its phases at DEBUG."""
     if not logger.isEnabledFor(logging.INFO):
         return
-    logger.info("%s: %d rows, +%d -%d ~%d edges, +%d vertices in %.3f ms", what, report.rows, report.inserted,
-                report.deleted, report.weight_updated, report.new_vertices, 1e3 * report.total_s)
+    logger.info("%s: %d rows, +%d -%d ~%d edges, +%d vertices in %.3f ms (garbage collection %.3f ms)", what,
+                report.rows, report.inserted, report.deleted, report.weight_updated, report.new_vertices,
+                1e3 * report.total_s, 1e3 * report.gc_s)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("%s phases (ms): %s", what,
                      ", ".join(f"{phase} {1e3 * seconds:.3f}" for phase, seconds in report.times.items()))

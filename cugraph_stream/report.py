@@ -4,6 +4,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from .collector import collector_seconds
+
+
+#: a report's repr shows its garbage collection from this many seconds (a full
+#: collection; the young generations' take microseconds)
+GC_SHOWN_S = 1e-3
+
 
 class PhaseClock:
     """Times the phases of one operation without waiting for the device.
@@ -26,12 +33,19 @@ class PhaseClock:
 
     ``on_lap(name)``, when given, is called as each phase ends on the host
     (a progress bar's hook: it does not wait for the device either).
+    :meth:`collector_s` is how long Python's garbage collector has run since
+    the clock was made (:mod:`cugraph_stream.collector`).
     """
 
     def __init__(self, ops, on_lap=None):
         self.ops = ops
         self.on_lap = on_lap
+        self._collector_start = collector_seconds()
         self._marks = [(None, ops.mark())]
+
+    def collector_s(self):
+        """Seconds the garbage collector ran since this clock was made."""
+        return collector_seconds() - self._collector_start
 
     def lap(self, name):
         """End phase ``name`` here (a repeated name adds up)."""
@@ -143,6 +157,13 @@ class BatchReport:
     ignored_columns : list of str
         Columns of the batch that no part of the call read (for example a
         weight column sent to an unweighted graph, whose inserts weigh 1).
+    gc_s : float
+        Seconds Python's garbage collector ran during the operation, in
+        whichever phase it interrupted (a collection stops the interpreter:
+        a full one walks every object of the process, 85-97 ms on a lent
+        H200's host in a process that imported cuDF and pylibcugraph; see
+        :mod:`cugraph_stream.collector`).  Counted in ``times`` too (on the
+        GPU, as far as the device's queue waited for the host meanwhile).
     times : dict
         Seconds per phase: ``validate``, ``reduce``, ``window`` (a graph
         with edge times), ``store``, ``cache`` (with placement ``"cached"``), and ``<query>:correct`` /
@@ -181,6 +202,7 @@ class BatchReport:
     device_memory_bytes: int = 0
     launches: int = 0
     syncs: int = 0
+    gc_s: float = 0.0
     ignored_columns: list = field(default_factory=list)
     times: dict = field(default_factory=dict)
     queries: list = field(default_factory=list)
@@ -223,4 +245,5 @@ class BatchReport:
                 f"{f'expired={self.expired} ' if self.expired else ''}"
                 f"vertices=+{self.new_vertices}/-{self.removed_vertices} invalidated={self.invalidated} "
                 f"activated={self.activated} edges_scanned={self.edges_scanned} "
-                f"time={1e3 * self.total_s:.3f}ms)")
+                f"time={1e3 * self.total_s:.3f}ms"
+                f"{f' gc={1e3 * self.gc_s:.3f}ms' if self.gc_s >= GC_SHOWN_S else ''})")

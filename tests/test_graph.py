@@ -314,6 +314,39 @@ def test_report_fields_and_repr():
     assert "\n" not in repr(rep)
 
 
+def test_a_garbage_collection_inside_a_batch_is_in_its_report(monkeypatch):
+    """``gc_s``: the collector's seconds inside the operation (a full collection forced
+    inside the store's update), counted in its times and shown by its repr; none
+    while the collector is off, and none for a vertex call without one."""
+    import gc
+
+    from cugraph_stream.engine.store import GraphStore
+
+    g = cgs.StreamGraph(weight_dtype="float64")
+    apply(g, [ins(0, 1), ins(1, 2)])
+    g.track(cgs.SSSP(source=0, mode="incremental"))
+    store_apply = GraphStore.apply
+
+    def apply_and_collect(self, *args, **kwargs):
+        gc.collect()
+        return store_apply(self, *args, **kwargs)
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        rep = apply(g, [ins(2, 3), ins(0, 3, 0.5)])
+        assert rep.gc_s == 0.0 and " gc=" not in repr(rep)
+        monkeypatch.setattr(GraphStore, "apply", apply_and_collect)
+        rep = apply(g, [dele(2, 3), ins(3, 4)])
+        assert 0.0 < rep.gc_s <= rep.total_s and rep.to_dict()["gc_s"] == rep.gc_s
+        assert (" gc=" in repr(rep)) == (rep.gc_s >= 1e-3)
+        assert g.add_vertices([9]).gc_s == 0.0
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert g.last_report.new_vertices == 1 and host(g.edges()).shape[0] == 4
+
+
 def test_weight_none_gives_weight_one():
     g = cgs.StreamGraph(weight_dtype="float64")
     batch = pd.DataFrame({"src": [1, 2], "dst": [2, 3], "op": ["insert", "insert"]})

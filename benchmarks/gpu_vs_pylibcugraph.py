@@ -1038,50 +1038,6 @@ def gc_lines(results):
             + ("; ".join(hit) or "none") + " (each timed series starts after a full one, untimed)")
 
 
-def run_modes(args, bench, results, latency_rows, sweep_points):
-    """Run the modes asked for (batches with their back-to-back run, ingestion,
-    latency, sweep), each figure into ``results``."""
-    if args.batches and "batches" not in args.skip:
-        for kind in mode_queries(args, "batches"):
-            rows, setup, back_to_back = bench.run_batches(kind, bench.stream.batches, bench.stream.masks,
-                                                          bench.stream.seens, kind, back_to_back=True)
-            seconds, collected = back_to_back
-            results["queries"][kind] = {**setup, "batches": rows, "back_to_back_s": seconds,
-                                        "back_to_back_gc_ms": collected,
-                                        "summary": summarise(rows, back_to_back)}
-
-    if args.ingest_rows and "ingest" not in args.skip:
-        results["ingest"] = bench.run_ingest()
-
-    if latency_rows is not None:
-        rows, mask, seen = latency_rows
-        for kind in mode_queries(args, "latency"):
-            s = bench.run_latency(kind, rows, mask, seen)
-            results["latency"][kind] = s
-            s = s["summary"]
-            print(f"latency {kind}: {s['batches']} single rows: p50 {s['p50_ms']:.3f} ms, p99 {s['p99_ms']:.3f} "
-                  f"ms, mean {s['mean_ms']:.3f} ms, max {s['max_ms']:.3f} ms, {s['updates_per_s']:,.0f} updates/s"
-                  + counts_text({"syncs": s["mean_syncs"], "launches": s["mean_launches"]})
-                  + gc_text([r.get("gc_ms", 0.0) for r in results["latency"][kind]["batches"]]),
-                  flush=True)
-
-    if sweep_points is not None:
-        points = sweep_points
-        batches = [b for _, drawn in points for b, _, _ in drawn]
-        masks = [m for _, drawn in points for _, m, _ in drawn]
-        seens = [s for _, drawn in points for _, _, s in drawn]
-        for kind in mode_queries(args, "sweep"):
-            rows, setup, _ = bench.run_batches(kind, batches, masks, seens, f"sweep {kind}")
-            out, at = [], 0
-            for size, drawn in points:
-                point_rows = rows[at:at + len(drawn)]
-                at += len(drawn)
-                for r in point_rows:
-                    r["point"] = size
-                out.append({"rows": size, "batches": point_rows, "summary": summarise(point_rows)})
-            results["sweep"][kind] = out
-
-
 def main(argv=None, baseline_module=None):
     """Run the benchmark; ``baseline_module`` stands in for pylibcugraph (tests)."""
     args = parse_args(argv)
@@ -1157,7 +1113,45 @@ def main(argv=None, baseline_module=None):
                "baseline_variants": list(args.baseline_variants) if plc is not None else [],
                "queries": {}, "latency": {}, "sweep": {}}
 
-    run_modes(args, bench, results, latency_rows, sweep_points)
+    if args.batches and "batches" not in args.skip:
+        for kind in mode_queries(args, "batches"):
+            rows, setup, back_to_back = bench.run_batches(kind, stream.batches, stream.masks, stream.seens, kind,
+                                                          back_to_back=True)
+            seconds, collected = back_to_back
+            results["queries"][kind] = {**setup, "batches": rows, "back_to_back_s": seconds,
+                                        "back_to_back_gc_ms": collected,
+                                        "summary": summarise(rows, back_to_back)}
+
+    if args.ingest_rows and "ingest" not in args.skip:
+        results["ingest"] = bench.run_ingest()
+
+    if latency_rows is not None:
+        rows, mask, seen = latency_rows
+        for kind in mode_queries(args, "latency"):
+            s = bench.run_latency(kind, rows, mask, seen)
+            results["latency"][kind] = s
+            s = s["summary"]
+            print(f"latency {kind}: {s['batches']} single rows: p50 {s['p50_ms']:.3f} ms, p99 {s['p99_ms']:.3f} "
+                  f"ms, mean {s['mean_ms']:.3f} ms, max {s['max_ms']:.3f} ms, {s['updates_per_s']:,.0f} updates/s"
+                  + counts_text({"syncs": s["mean_syncs"], "launches": s["mean_launches"]})
+                  + gc_text([r.get("gc_ms", 0.0) for r in results["latency"][kind]["batches"]]),
+                  flush=True)
+
+    if sweep_points is not None:
+        points = sweep_points
+        batches = [b for _, drawn in points for b, _, _ in drawn]
+        masks = [m for _, drawn in points for _, m, _ in drawn]
+        seens = [s for _, drawn in points for _, _, s in drawn]
+        for kind in mode_queries(args, "sweep"):
+            rows, setup, _ = bench.run_batches(kind, batches, masks, seens, f"sweep {kind}")
+            out, at = [], 0
+            for size, drawn in points:
+                point_rows = rows[at:at + len(drawn)]
+                at += len(drawn)
+                for r in point_rows:
+                    r["point"] = size
+                out.append({"rows": size, "batches": point_rows, "summary": summarise(point_rows)})
+            results["sweep"][kind] = out
 
     print_tables(results, device)
     results["failures"] = bench.failures

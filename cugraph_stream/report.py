@@ -154,9 +154,6 @@ class BatchReport:
         operator calls, and host synchronisation points (operators whose
         results the host reads, such as a count or a result of data-dependent
         length; see :class:`~cugraph_stream.backends.base.DeviceCalls`).
-    ignored_columns : list of str
-        Columns of the batch that no part of the call read (for example a
-        weight column sent to an unweighted graph, whose inserts weigh 1).
     gc_s : float
         Seconds Python's garbage collector ran during the operation, in
         whichever phase it interrupted (a collection stops the interpreter:
@@ -164,6 +161,9 @@ class BatchReport:
         H200's host in a process that imported cuDF and pylibcugraph; see
         :mod:`cugraph_stream.collector`).  Counted in ``times`` too (on the
         GPU, as far as the device's queue waited for the host meanwhile).
+    ignored_columns : list of str
+        Columns of the batch that no part of the call read (for example a
+        weight column sent to an unweighted graph, whose inserts weigh 1).
     times : dict
         Seconds per phase: ``validate``, ``reduce``, ``window`` (a graph
         with edge times), ``store``, ``cache`` (with placement ``"cached"``), and ``<query>:correct`` /

@@ -81,9 +81,8 @@ def _harness(rng, backend, placement, directed, vertices, edges, id_bound):
 def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, directed, seed, taken):
     rng = random.Random(seed)
     h, ids = _harness(rng, backend, placement, directed, 20, 70, 2**40)
-    weights = WEIGHTS
     for _ in range(120):
-        row = _row(rng, h.model, ids, weights)
+        row = _row(rng, h.model, ids, WEIGHTS)
         h.apply([row[1::-1] + row[2:] if not directed and rng.random() < 0.5 else row])   # (either end first)
         if rng.random() < 0.1:          # a new vertex joins the ids the rows name
             ids.append(rng.randrange(-2**62, 2**62))
@@ -102,13 +101,12 @@ def test_single_rows_between_batches_and_vertex_changes_stay_exact(backend, plac
     between them."""
     rng = random.Random(7)
     h, ids = _harness(rng, backend, placement, directed, 16, 50, 2**62)
-    weights = WEIGHTS
     for _ in range(90):
         r = rng.random()
         if r < 0.65:
-            h.apply([_row(rng, h.model, ids, weights)])
+            h.apply([_row(rng, h.model, ids, WEIGHTS)])
         elif r < 0.85:
-            rows = [_row(rng, h.model, ids, weights) for _ in range(rng.randint(2, 6))]
+            rows = [_row(rng, h.model, ids, WEIGHTS) for _ in range(rng.randint(2, 6))]
             h.apply(rows + rows[:1] if rng.random() < 0.3 else rows)
         elif r < 0.93:
             others = sorted(h.model.vertices - {ids[0]})     # (not the sources)

@@ -558,9 +558,9 @@ def gc_summary(collected_ms):
     return {"gc_batches": sum(1 for ms in collected_ms if ms), "gc_ms": float(sum(collected_ms))}
 
 
-def gc_text(collected_ms):
-    """``"; garbage collection inside 1 of them (95.6 ms)"`` ("" for none)."""
-    s = gc_summary(collected_ms)
+def gc_text(s):
+    """``"; garbage collection inside 1 of them (95.6 ms)"`` for a :func:`gc_summary` ``s``
+    ("" for none)."""
     return f"; garbage collection inside {s['gc_batches']} of them ({s['gc_ms']:.1f} ms)" if s["gc_batches"] else ""
 
 
@@ -852,7 +852,7 @@ class Bench:
             self.failures.append(f"{label} back to back: results differ from the checked run's")
             print("MISMATCH", label, "back to back: results differ from the checked run's", flush=True)
         print(f"{label} back to back: {len(seconds)} batches, median {1e3 * np.median(seconds):.2f} ms, "
-              f"mean {1e3 * np.mean(seconds):.2f} ms" + gc_text(collections), flush=True)
+              f"mean {1e3 * np.mean(seconds):.2f} ms" + gc_text(gc_summary(collections)), flush=True)
         del g, q, frames
         return seconds, collections
 
@@ -1134,7 +1134,7 @@ def main(argv=None, baseline_module=None):
             print(f"latency {kind}: {s['batches']} single rows: p50 {s['p50_ms']:.3f} ms, p99 {s['p99_ms']:.3f} "
                   f"ms, mean {s['mean_ms']:.3f} ms, max {s['max_ms']:.3f} ms, {s['updates_per_s']:,.0f} updates/s"
                   + counts_text({"syncs": s["mean_syncs"], "launches": s["mean_launches"]})
-                  + gc_text([r.get("gc_ms", 0.0) for r in results["latency"][kind]["batches"]]),
+                  + gc_text(s),
                   flush=True)
 
     if sweep_points is not None:

@@ -42,6 +42,30 @@ __device__ __forceinline__ long long arc_next(long long slot, long long capacity
   return slot + 1 == capacity ? 0 : slot + 1;
 }
 
+// the first position from `at` on (wrapping around) that holds no arc: empty or
+// deleted (read as volatile: other threads may be claiming positions)
+__device__ __forceinline__ long long arc_free_from(const unsigned int* table, long long capacity, long long at)
+{
+  while (*reinterpret_cast<const volatile unsigned int*>(table + at) < CGS_DELETED_SLOT) at = arc_next(at, capacity);
+  return at;
+}
+
+// the position of arc `key`'s entry holding `slot`, or -1 where an empty position
+// ends the probe first (the probe needs no adjacency, so it finds entries whose
+// lists have just moved)
+__device__ __forceinline__ long long arc_position(const unsigned int* table, long long capacity, long long key,
+                                                  long long slot)
+{
+  long long at = arc_home(key, capacity);
+  unsigned int wanted = static_cast<unsigned int>(slot);
+  while (true) {
+    unsigned int seen = table[at];
+    if (seen == wanted) return at;
+    if (seen == CGS_EMPTY_SLOT) return -1;
+    at = arc_next(at, capacity);
+  }
+}
+
 // position of arc `key` in an arc-index table, or -1 where absent (or key < 0)
 __device__ __forceinline__ long long arc_probe(const unsigned int* table, long long capacity, const long long* start,
                                                const long long* degree, const int* nbr, long long key)

@@ -53,39 +53,26 @@ __global__ void arc_claim(unsigned int* table, long long capacity, const long lo
   long long slot = arc_home(keys[k], capacity);
   unsigned int value = static_cast<unsigned int>(slots[k]);
   while (true) {
+    slot = arc_free_from(table, capacity, slot);
     unsigned int seen = *reinterpret_cast<volatile unsigned int*>(table + slot);
-    if (seen >= CGS_DELETED_SLOT) {
-      if (atomicCAS(table + slot, seen, value) == seen) {
-        if (placed != nullptr) {      // (a build records nothing)
-          placed[k] = slot;
-          replaced[k] = static_cast<long long>(seen);
-        }
-        return;
+    if (seen >= CGS_DELETED_SLOT && atomicCAS(table + slot, seen, value) == seen) {
+      if (placed != nullptr) {      // (a build records nothing)
+        placed[k] = slot;
+        replaced[k] = static_cast<long long>(seen);
       }
-      continue;   // lost the position: look at it again
+      return;
     }
-    slot = arc_next(slot, capacity);
+    // lost the position: look for the next free one from it
   }
 }
 
-// the position of each arc's entry holding its slot (every arc present: the probe
-// needs no adjacency, so it finds entries whose lists have just moved)
+// the position of each arc's entry holding its slot (every arc present: see arc_position)
 __global__ void arc_locate(const unsigned int* table, long long capacity, const long long* keys,
                            const long long* slots, long long count, long long* found, unsigned int* fault)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
-  long long slot = arc_home(keys[k], capacity);
-  unsigned int wanted = static_cast<unsigned int>(slots[k]);
-  while (true) {
-    unsigned int seen = table[slot];
-    if (seen == wanted) break;
-    if (seen == CGS_EMPTY_SLOT) {   // not there: a broken index, raised at the next synchronisation
-      atomicOr(fault, 1u);
-      slot = -1;
-      break;
-    }
-    slot = arc_next(slot, capacity);
-  }
-  found[k] = slot;
+  long long at = arc_position(table, capacity, keys[k], slots[k]);
+  if (at < 0) atomicOr(fault, 1u);   // not there: a broken index, raised at the next synchronisation
+  found[k] = at;
 }

@@ -51,23 +51,6 @@ enum SingleRowWord { SR_STATUS = 0, SR_U = 1, SR_V = 2, SR_U_AGAIN = 3, SR_OUT_S
 
 enum SingleRowWeight { SR_NEW = 0, SR_OLD = 2, SR_WEIGHTS = 4 };
 
-// the first free position (empty or deleted) from arc `key`'s home
-__device__ __forceinline__ long long arc_free_position(const unsigned int* table, long long capacity, long long key)
-{
-  long long at = arc_home(key, capacity);
-  while (table[at] < CGS_DELETED_SLOT) at = arc_next(at, capacity);
-  return at;
-}
-
-// the position of arc `key`'s entry holding `slot` (the arc is present)
-__device__ __forceinline__ long long arc_position_of(const unsigned int* table, long long capacity, long long key,
-                                                     long long slot)
-{
-  long long at = arc_home(key, capacity);
-  while (table[at] != static_cast<unsigned int>(slot)) at = arc_next(at, capacity);
-  return at;
-}
-
 __device__ __forceinline__ long long arc_key_of(long long u, long long v)
 {
   return static_cast<long long>(static_cast<unsigned long long>(u) << 32) | v;
@@ -114,7 +97,7 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
     long long out_fill = out_degree[u], in_fill = second ? in_degree[v] : 0;
     if (out_fill >= out_capacity[u] || (second && in_fill >= in_capacity[v])) return;
     long long out_slot = out_start[u] + out_fill, in_slot = second ? in_start[v] + in_fill : -1;
-    long long position = arc_free_position(table, capacity, key);
+    long long position = arc_free_from(table, capacity, arc_home(key, capacity));
     record[SR_OUT_SLOT] = out_slot;
     record[SR_IN_SLOT] = in_slot;
     record[SR_AT] = position;
@@ -132,7 +115,7 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
     if (second) in_degree[v] = in_fill + 1;
     table[position] = static_cast<unsigned int>(out_slot);
     if (mirrored) {                 // (after the first arc's claim: it skips that position)
-      long long mirror_at = arc_free_position(table, capacity, mirror_key);
+      long long mirror_at = arc_free_from(table, capacity, arc_home(mirror_key, capacity));
       record[SR_MIRROR_AT] = mirror_at;
       record[SR_MIRROR_AT_WAS] = table[mirror_at];
       table[mirror_at] = static_cast<unsigned int>(in_slot);
@@ -166,10 +149,10 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
   long long out_fill = out_degree[u], in_fill = second ? in_degree[v] : 0;
   long long out_last = out_start[u] + out_fill - 1, in_last = second ? in_start[v] + in_fill - 1 : -1;
   int moved_out = out_nbr[out_last], moved_in = second ? in_nbr[in_last] : -1;
-  long long moved_at = out_last != out_slot ? arc_position_of(table, capacity, arc_key_of(u, moved_out), out_last)
+  long long moved_at = out_last != out_slot ? arc_position(table, capacity, arc_key_of(u, moved_out), out_last)
                                             : -1;
   long long mirror_moved_at =
-      mirrored && in_last != in_slot ? arc_position_of(table, capacity, arc_key_of(v, moved_in), in_last) : -1;
+      mirrored && in_last != in_slot ? arc_position(table, capacity, arc_key_of(v, moved_in), in_last) : -1;
   record[SR_OUT_DEGREE] = out_fill;
   record[SR_IN_DEGREE] = in_fill;
   record[SR_AT_WAS] = out_slot;

@@ -21,6 +21,13 @@ the stream synchronised at the end of each run:
     one WHILE conditional node (CUDA 12.4+, through ``cuda.bindings``) whose
     body kernel decrements the count and sets the node's condition itself.
     The node must run its body exactly ``--steps`` times.
+``gaps`` (``--gaps``)
+    the ``calls`` both ways again, each run after the process slept the gap
+    (the device idle): a GPU that has idled a while launches more slowly
+    (on a lent H200, 2026-11-29: 20 small launches and a wait 172 us back to
+    back, 400-490 us after 20-50 ms idle; their captured graph 28 and 76-87
+    us), and a stream's batches arrive after such gaps.  Medians of
+    ``--gap-repeat`` runs a gap, the two ways alternating.
 
 Printed: microseconds per run and per call or step, and the ratio.  Needs CuPy
 and a GPU; the loop also needs ``cuda.bindings`` (skipped, and said so,
@@ -28,6 +35,7 @@ without it)::
 
     python -m benchmarks.launch_mechanisms
     python -m benchmarks.launch_mechanisms --calls 60 --steps 20 --out $OUT/launch_mechanisms.json
+    python -m benchmarks.launch_mechanisms --calls 20 --gaps 1,20,50
 """
 from __future__ import annotations
 
@@ -65,8 +73,45 @@ def parse_args(argv=None):
     p.add_argument("--calls", type=positive(int), default=15, help="operator calls a run (default 15: a one-row batch)")
     p.add_argument("--steps", type=positive(int), default=10, help="steps of the loop (default 10)")
     p.add_argument("--repeat", type=positive(int), default=2000, help="timed runs of each (default 2000)")
+    p.add_argument("--gaps", type=gap_list, default=[],
+                   help="idle gaps in ms before each run of the calls, both ways (e.g. 1,20,50; default none)")
+    p.add_argument("--gap-repeat", type=positive(int), default=30, help="timed runs a gap (default 30)")
     p.add_argument("--out", help="write the figures here as JSON")
     return p.parse_args(argv)
+
+
+def gap_list(text):
+    """``"0,20,50"`` -> ``[0.0, 20.0, 50.0]`` (milliseconds, none negative)."""
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(f"expected milliseconds separated by commas, got {text!r}")
+    return values
+
+
+def median_after_gaps(runs, gaps_ms, repeat):
+    """``{gap_ms: {name: median microseconds}}`` of each of ``runs`` (``{name: run}``),
+    each timed run after sleeping the gap; the runs alternate, so a gap's
+    figures share its conditions (a gap of 0 sleeps not at all).
+
+    >>> out = median_after_gaps({"noop": lambda: None}, [0.0, 1.0], 3)
+    >>> sorted(out), 0 <= out[1.0]["noop"] < 1e3
+    ([0.0, 1.0], True)
+    """
+    out = {}
+    for gap in gaps_ms:
+        times = {name: [] for name in runs}
+        for _ in range(repeat):
+            for name, run in runs.items():
+                if gap:
+                    time.sleep(gap / 1e3)
+                start = time.perf_counter()
+                run()
+                times[name].append((time.perf_counter() - start) * 1e6)
+        out[gap] = {name: float(np.median(t)) for name, t in times.items()}
+    return out
 
 
 def mean_microseconds(run, repeat):
@@ -79,9 +124,10 @@ def mean_microseconds(run, repeat):
     return (time.perf_counter() - start) / repeat * 1e6
 
 
-def time_calls(cp, ops, stream, calls, repeat):
-    """The ``calls`` mechanism (see the module docstring): figures, or raises
-    ``AssertionError`` where the replay leaves other values than Python's calls."""
+def time_calls(cp, ops, stream, calls, repeat, gaps_ms=(), gap_repeat=30):
+    """The ``calls`` mechanism (see the module docstring), and after ``gaps_ms``
+    the ``gaps`` one: figures, or raises ``AssertionError`` where the replay
+    leaves other values than Python's calls."""
     source = cp.arange(64, dtype=cp.int64)
     index = cp.arange(0, 64, 4, dtype=cp.int64)
     ones = cp.ones(index.size, dtype=cp.int64)
@@ -117,10 +163,14 @@ def time_calls(cp, ops, stream, calls, repeat):
     written, left = index.get(), target.get()          # (the capture ran nothing: the rest holds -1 still)
     assert (left[written] == expected[written]).all() and (np.delete(left, written) == -1).all(), \
         "the replayed calls left other values than the calls from Python"
-    return {"calls": calls, "synchronize_us": synchronise, "python_us": python, "replayed_us": replayed,
-            "capture_us": captured,
-            "python_us_per_call": (python - synchronise) / calls,
-            "replayed_us_per_call": (replayed - synchronise) / calls}
+    figures = {"calls": calls, "synchronize_us": synchronise, "python_us": python, "replayed_us": replayed,
+               "capture_us": captured,
+               "python_us_per_call": (python - synchronise) / calls,
+               "replayed_us_per_call": (replayed - synchronise) / calls}
+    if gaps_ms:
+        after = median_after_gaps({"python_us": python_calls, "replayed_us": replay}, [0.0, *gaps_ms], gap_repeat)
+        figures["after_gaps"] = [{"gap_ms": gap, **runs} for gap, runs in after.items()]
+    return figures
 
 
 def _checked(result):
@@ -204,11 +254,15 @@ def main(argv=None):
     figures = {"gpu": gpu_info(), "cupy": cp.__version__}
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
-        calls = figures["calls"] = time_calls(cp, ops, stream, args.calls, args.repeat)
+        calls = figures["calls"] = time_calls(cp, ops, stream, args.calls, args.repeat, args.gaps, args.gap_repeat)
         write(f"{args.calls} operator calls: from Python {calls['python_us']:.1f} us a run "
               f"({calls['python_us_per_call']:.1f} a call), captured and replayed {calls['replayed_us']:.1f} us "
               f"({calls['replayed_us_per_call']:.1f} a call); a synchronisation alone {calls['synchronize_us']:.1f} us: "
               f"{calls['python_us'] / calls['replayed_us']:.1f}x; the capture itself {calls['capture_us']:.0f} us")
+        for row in calls.get("after_gaps", []):
+            write(f"  after {row['gap_ms']:g} ms idle (medians of {args.gap_repeat}): from Python "
+                  f"{row['python_us']:.1f} us, replayed {row['replayed_us']:.1f} us: "
+                  f"{row['python_us'] / row['replayed_us']:.1f}x")
         try:
             import cuda.bindings.runtime  # noqa: F401
         except ImportError as error:

@@ -8,11 +8,12 @@ A diagnostic for issue 17 (the per-batch floor), not a comparison.  The
 head-to-head scripts time batches back to back or right after the
 baseline's run; a stream's batches arrive with gaps between them, and what
 the machine did in the gap changes what the next batch costs.  On the GPU,
-each of a batch's launches and waits costs more for a while after the
-device has idled, however busy the host was (``launch_mechanisms --gaps``
-times single launches and a captured graph of them after a gap); on either
-backend, work that passes over memory between batches leaves the batch's
-code and data out of the CPU's caches.
+each of a batch's launches and waits costs more for a while after a pause
+of a millisecond or more, however busy the host or the device was
+meanwhile (``launch_mechanisms --gaps`` times single launches and a
+captured graph of them after a gap); on either backend, work that passes
+over memory between batches leaves the batch's code and data out of the
+CPU's caches.
 
 Like ``benchmarks/batch_profile.py`` it builds an R-MAT graph, tracks SSSP
 from its hub (``--queries``) and applies 5 untimed batches of ``--rows``

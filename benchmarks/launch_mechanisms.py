@@ -22,11 +22,11 @@ the stream synchronised at the end of each run:
     body kernel decrements the count and sets the node's condition itself.
     The node must run its body exactly ``--steps`` times.
 ``gaps`` (``--gaps``)
-    the ``calls`` both ways again, each run after the process slept the gap
-    (the device idle): a GPU that has idled a while launches more slowly
+    the ``calls`` both ways again, each run after the process slept the gap:
+    after a pause of a millisecond or more, launches and waits are slower
     (on a lent H200, 2026-11-29: 20 small launches and a wait 172 us back to
-    back, 400-490 us after 20-50 ms idle; their captured graph 28 and 76-87
-    us), and a stream's batches arrive after such gaps.  Medians of
+    back, 400-490 us after 20-50 ms asleep; their captured graph 28 and
+    76-87 us), and a stream's batches arrive after such gaps.  Medians of
     ``--gap-repeat`` runs a gap, the two ways alternating.
 
 Printed: microseconds per run and per call or step, and the ratio.  Needs CuPy

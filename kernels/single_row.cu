@@ -153,6 +153,14 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
                                             : -1;
   long long mirror_moved_at =
       mirrored && in_last != in_slot ? arc_position(table, capacity, arc_key_of(v, moved_in), in_last) : -1;
+  // directed: the moved in-entry's arc moved_in -> v, whose out-entry's twin follows it
+  // (its out-list is not u's: u -> v was v's only in-entry from u)
+  bool twin_follows = !undirected && in_last != in_slot;
+  long long arc_at =
+      twin_follows ? arc_probe(table, capacity, out_start, out_degree, out_nbr, arc_key_of(moved_in, v)) : -1;
+  if ((out_last != out_slot && moved_at < 0) || (mirrored && in_last != in_slot && mirror_moved_at < 0) ||
+      (twin_follows && arc_at < 0))
+    return;                         // the index disagrees with the lists: left to the general path
   record[SR_OUT_DEGREE] = out_fill;
   record[SR_IN_DEGREE] = in_fill;
   record[SR_AT_WAS] = out_slot;
@@ -176,10 +184,7 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
     record[SR_MIRROR_MOVED_AT] = mirror_moved_at;
     table[mirror_at] = CGS_DELETED_SLOT;
     if (mirror_moved_at >= 0) table[mirror_moved_at] = static_cast<unsigned int>(in_slot);
-  } else if (!undirected && in_last != in_slot) {
-    // the moved in-entry's arc moved_in -> v: its out-entry's twin (its out-list
-    // is not u's: u -> v was v's only in-entry from u)
-    long long arc_at = arc_probe(table, capacity, out_start, out_degree, out_nbr, arc_key_of(moved_in, v));
+  } else if (twin_follows) {       // (arc_at: another arc's position, which the writes above left alone)
     long long twin_at = table[arc_at];
     record[SR_TWIN_AT] = twin_at;
     out_twin[twin_at] = static_cast<unsigned int>(in_slot);

@@ -55,11 +55,16 @@ def _probe(table, key, out):
 
 
 def _position_of(table, key, slot):
-    """Position of present arc ``key``'s entry holding ``slot``."""
+    """Position of arc ``key``'s entry holding ``slot``, or -1 where an empty position
+    ends the probe first (``arc_position`` in kernels/hash.cuh)."""
     at, capacity = _home(key, table.size), int(table.size)
-    while int(table[at]) != slot:
+    while True:
+        seen = int(table[at])
+        if seen == slot:
+            return at
+        if seen == EMPTY_SLOT:
+            return -1
         at = _next(at, capacity)
-    return at
 
 
 def _free_position(table, key):
@@ -143,6 +148,12 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
     moved_at = _position_of(table, (u << 32) | moved_out, out_last) if out_last != out_slot else -1
     mirror_moved_at = (_position_of(table, (v << 32) | moved_in, in_last) if mirrored and in_last != in_slot
                        else -1)
+    # directed: the moved in-entry's arc moved_in -> v, whose out-entry's twin follows it
+    twin_follows = not undirected and in_last != in_slot
+    arc_at = _probe(table, (moved_in << 32) | v, out) if twin_follows else -1
+    if ((out_last != out_slot and moved_at < 0) or (mirrored and in_last != in_slot and mirror_moved_at < 0)
+            or (twin_follows and arc_at < 0)):
+        return SingleRow(record, weights)   # the index disagrees with the lists: left to the general path
     record[[SR_OUT_DEGREE, SR_IN_DEGREE, SR_AT_WAS, SR_MOVED_AT, SR_OUT_LAST, SR_IN_LAST]] = (
         out_fill, in_fill, out_slot, moved_at, out_last, in_last)
     out.nbr[out_slot], out.wgt[out_slot] = moved_out, out.wgt[out_last]
@@ -160,8 +171,8 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
         table[mirror_at] = DELETED_SLOT
         if mirror_moved_at >= 0:
             table[mirror_moved_at] = in_slot
-    elif not undirected and in_last != in_slot:     # the moved in-entry's arc moved_in -> v: its out-entry's twin
-        twin_at = int(table[_probe(table, (moved_in << 32) | v, out)])
+    elif twin_follows:              # (arc_at: another arc's position, which the writes above left alone)
+        twin_at = int(table[arc_at])
         record[SR_TWIN_AT] = twin_at
         out.twin[twin_at] = in_slot
     record[SR_CUTS] = sum(1 << k for k, parent in enumerate(parents) if parent[v] == u or parent[u] == v)

@@ -18,8 +18,8 @@ import pytest
 
 import cugraph_stream as cgs
 from cugraph_stream import graph as graph_module
-from cugraph_stream.backends.base import (SINGLE_DELETED, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_UNCHANGED,
-                                          SINGLE_UPDATED, SR_STATUS)
+from cugraph_stream.backends.base import (EMPTY_SLOT, SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED,
+                                          SINGLE_INSERTED, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_STATUS)
 from cugraph_stream.engine import single_row
 from reference import ALL_KINDS, Harness, host
 
@@ -173,3 +173,32 @@ def test_the_operator_records_what_it_did(ops):
     assert status(10, 20, 4.0, 1) == SINGLE_INSERTED
     store.num_edges = 2
     store.check_consistency()
+
+
+@pytest.mark.parametrize("broken", ["moved out-entry", "moved in-entry's twin"])
+def test_a_delete_writes_nothing_where_the_index_disagrees_with_the_lists(ops, broken):
+    """A delete whose moved entry the arc index cannot find (an index that lost an
+    arc: never made by the engine, made here by hand) writes nothing and leaves
+    the row to the general path, instead of looping forever or writing the
+    row around a position it could not find."""
+    from cugraph_stream.engine.hash_index import arc_key
+    from cugraph_stream.engine.reduce import reduce_batch
+    from cugraph_stream.engine.store import GraphStore
+
+    store = GraphStore(ops, directed=True, weight_dtype=np.float64)
+    ids = store.add_vertices(ops.asarray(np.array([10, 20, 30])))
+    u, v = ids[[0, 0, 1]], ids[[1, 2, 2]]                 # 10 -> 20, 10 -> 30, 20 -> 30, in that order
+    store.apply(reduce_batch(store, u, v, ops.asarray(np.ones(3)), ops.asarray(np.ones(3, np.int8))))
+    # deleting 10 -> 20 moves 10 -> 30 into its out-slot; deleting 10 -> 30 moves 20 -> 30 into its in-slot
+    deleted, lost = ((10, 20), (0, 2)) if broken == "moved out-entry" else ((10, 30), (1, 2))
+    xp = ops.xp
+    position = store.index.locate(arc_key(xp, ids[[lost[0]]], ids[[lost[1]]]))
+    store.index.table[position] = EMPTY_SLOT
+    table, out, inn = store.index.table, store.out, store.inn
+    arrays = (table, out.nbr, out.wgt, out.twin, out.degree, inn.nbr, inn.wgt, inn.degree)
+    before = [ops.to_host(a).copy() for a in arrays]
+    lookup = store.vertices.sorted_ids() if store.vertices.dense is None else (store.vertices.dense, None)
+    row = ops.apply_single_row(lookup, *deleted, np.float64(0), -1, table, out, inn)
+    assert int(ops.to_host(row.record)[SR_STATUS]) == SINGLE_FALLBACK
+    for was, now in zip(before, arrays):
+        np.testing.assert_array_equal(ops.to_host(now), was)

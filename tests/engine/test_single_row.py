@@ -150,17 +150,27 @@ def test_the_path_waits_once_for_the_store(backend):
     assert host(g.edges()).shape[0] == 10
 
 
-def test_the_operator_records_what_it_did(ops):
-    """The record's status for each kind of row, on the operators alone (a store
-    built by the general path)."""
+def _operator_store(ops, arcs):
+    """A directed store of vertices 10, 20, 30 whose edges ``arcs`` (pairs of
+    positions in those ids, inserted in order) the general path built; the
+    store, its internal ids and the id lookup the one-row operator takes."""
     from cugraph_stream.engine.reduce import reduce_batch
     from cugraph_stream.engine.store import GraphStore
 
     store = GraphStore(ops, directed=True, weight_dtype=np.float64)
     ids = store.add_vertices(ops.asarray(np.array([10, 20, 30])))
-    store.apply(reduce_batch(store, ids[:2], ids[1:], ops.asarray(np.ones(2)), ops.asarray(np.ones(2, np.int8))))
-    table, out, inn = store.index.table, store.out, store.inn
+    u, v = ids[[a for a, _ in arcs]], ids[[b for _, b in arcs]]
+    store.apply(reduce_batch(store, u, v, ops.asarray(np.ones(len(arcs))),
+                             ops.asarray(np.ones(len(arcs), np.int8))))
     lookup = store.vertices.sorted_ids() if store.vertices.dense is None else (store.vertices.dense, None)
+    return store, ids, lookup
+
+
+def test_the_operator_records_what_it_did(ops):
+    """The record's status for each kind of row, on the operators alone (a store
+    built by the general path)."""
+    store, _, lookup = _operator_store(ops, [(0, 1), (1, 2)])
+    table, out, inn = store.index.table, store.out, store.inn
 
     def status(src, dst, weight, op):
         return int(ops.to_host(ops.apply_single_row(lookup, src, dst, np.float64(weight), op, table, out,
@@ -182,13 +192,8 @@ def test_a_delete_writes_nothing_where_the_index_disagrees_with_the_lists(ops, b
     the row to the general path, instead of looping forever or writing the
     row around a position it could not find."""
     from cugraph_stream.engine.hash_index import arc_key
-    from cugraph_stream.engine.reduce import reduce_batch
-    from cugraph_stream.engine.store import GraphStore
 
-    store = GraphStore(ops, directed=True, weight_dtype=np.float64)
-    ids = store.add_vertices(ops.asarray(np.array([10, 20, 30])))
-    u, v = ids[[0, 0, 1]], ids[[1, 2, 2]]                 # 10 -> 20, 10 -> 30, 20 -> 30, in that order
-    store.apply(reduce_batch(store, u, v, ops.asarray(np.ones(3)), ops.asarray(np.ones(3, np.int8))))
+    store, ids, lookup = _operator_store(ops, [(0, 1), (0, 2), (1, 2)])   # 10 -> 20, 10 -> 30, 20 -> 30
     # deleting 10 -> 20 moves 10 -> 30 into its out-slot; deleting 10 -> 30 moves 20 -> 30 into its in-slot
     deleted, lost = ((10, 20), (0, 2)) if broken == "moved out-entry" else ((10, 30), (1, 2))
     xp = ops.xp
@@ -197,7 +202,6 @@ def test_a_delete_writes_nothing_where_the_index_disagrees_with_the_lists(ops, b
     table, out, inn = store.index.table, store.out, store.inn
     arrays = (table, out.nbr, out.wgt, out.twin, out.degree, inn.nbr, inn.wgt, inn.degree)
     before = [ops.to_host(a).copy() for a in arrays]
-    lookup = store.vertices.sorted_ids() if store.vertices.dense is None else (store.vertices.dense, None)
     row = ops.apply_single_row(lookup, *deleted, np.float64(0), -1, table, out, inn)
     assert int(ops.to_host(row.record)[SR_STATUS]) == SINGLE_FALLBACK
     for was, now in zip(before, arrays):

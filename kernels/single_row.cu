@@ -149,17 +149,17 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
   long long out_fill = out_degree[u], in_fill = second ? in_degree[v] : 0;
   long long out_last = out_start[u] + out_fill - 1, in_last = second ? in_start[v] + in_fill - 1 : -1;
   int moved_out = out_nbr[out_last], moved_in = second ? in_nbr[in_last] : -1;
-  long long moved_at = out_last != out_slot ? arc_position(table, capacity, arc_key_of(u, moved_out), out_last)
-                                            : -1;
-  long long mirror_moved_at =
-      mirrored && in_last != in_slot ? arc_position(table, capacity, arc_key_of(v, moved_in), in_last) : -1;
+  // an entry moves where the deleted one was not its list's last
+  bool out_moves = out_last != out_slot, in_moves = second && in_last != in_slot;
+  long long moved_at = out_moves ? arc_position(table, capacity, arc_key_of(u, moved_out), out_last) : -1;
+  bool mirror_moves = mirrored && in_moves;
+  long long mirror_moved_at = mirror_moves ? arc_position(table, capacity, arc_key_of(v, moved_in), in_last) : -1;
   // directed: the moved in-entry's arc moved_in -> v, whose out-entry's twin follows it
   // (its out-list is not u's: u -> v was v's only in-entry from u)
-  bool twin_follows = !undirected && in_last != in_slot;
+  bool twin_follows = !undirected && in_moves;
   long long arc_at =
       twin_follows ? arc_probe(table, capacity, out_start, out_degree, out_nbr, arc_key_of(moved_in, v)) : -1;
-  if ((out_last != out_slot && moved_at < 0) || (mirrored && in_last != in_slot && mirror_moved_at < 0) ||
-      (twin_follows && arc_at < 0))
+  if ((out_moves && moved_at < 0) || (mirror_moves && mirror_moved_at < 0) || (twin_follows && arc_at < 0))
     return;                         // the index disagrees with the lists: left to the general path
   record[SR_OUT_DEGREE] = out_fill;
   record[SR_IN_DEGREE] = in_fill;

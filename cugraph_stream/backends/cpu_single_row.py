@@ -145,14 +145,15 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
     out_last = int(out.start[u]) + out_fill - 1
     in_last = int(inn.start[v]) + in_fill - 1 if second else -1
     moved_out, moved_in = int(out.nbr[out_last]), int(inn.nbr[in_last]) if second else -1
-    moved_at = _position_of(table, (u << 32) | moved_out, out_last) if out_last != out_slot else -1
-    mirror_moved_at = (_position_of(table, (v << 32) | moved_in, in_last) if mirrored and in_last != in_slot
-                       else -1)
+    # an entry moves where the deleted one was not its list's last
+    out_moves, in_moves = out_last != out_slot, second and in_last != in_slot
+    moved_at = _position_of(table, (u << 32) | moved_out, out_last) if out_moves else -1
+    mirror_moves = mirrored and in_moves
+    mirror_moved_at = _position_of(table, (v << 32) | moved_in, in_last) if mirror_moves else -1
     # directed: the moved in-entry's arc moved_in -> v, whose out-entry's twin follows it
-    twin_follows = not undirected and in_last != in_slot
+    twin_follows = not undirected and in_moves
     arc_at = _probe(table, (moved_in << 32) | v, out) if twin_follows else -1
-    if ((out_last != out_slot and moved_at < 0) or (mirrored and in_last != in_slot and mirror_moved_at < 0)
-            or (twin_follows and arc_at < 0)):
+    if (out_moves and moved_at < 0) or (mirror_moves and mirror_moved_at < 0) or (twin_follows and arc_at < 0):
         return SingleRow(record, weights)   # the index disagrees with the lists: left to the general path
     record[[SR_OUT_DEGREE, SR_IN_DEGREE, SR_AT_WAS, SR_MOVED_AT, SR_OUT_LAST, SR_IN_LAST]] = (
         out_fill, in_fill, out_slot, moved_at, out_last, in_last)

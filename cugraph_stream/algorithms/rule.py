@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import numpy as np
+
 from ..floats import ordered_bits
 
 #: ``extend`` of a rule -> its code in the CUDA kernels (``enum Extend`` of ``kernels/common.cuh``)
@@ -89,6 +91,45 @@ class Rule:
     def improves_on_increase(self):
         """True where a larger weight can only improve values (widest path)."""
         return self.extend == "min"
+
+    def sent(self, values, weights=None):
+        """The values sent along arcs of ``weights`` from vertices holding ``values``
+        (NumPy arrays or scalars; ``weights`` unused where the rule ignores
+        them), in the values' dtype, IEEE arithmetic.
+
+        >>> import numpy as np
+        >>> Rule("min", "max", np.dtype("float64"), -np.inf, True).sent(np.array([1.0, 5.0]), np.array([3.0, 2.0]))
+        array([1., 2.])
+        """
+        if self.extend == "add":
+            with np.errstate(over="ignore"):      # a sum past the dtype: the engine raises OverflowError
+                return values + weights.astype(values.dtype, copy=False)
+        if self.extend == "add_one":
+            return values + values.dtype.type(1)
+        if self.extend == "min":
+            return np.minimum(values, weights.astype(values.dtype, copy=False))
+        return values
+
+    def better(self, a, b):
+        """Where ``a`` is strictly better than ``b`` under :attr:`order`."""
+        return a < b if self.order == "min" else a > b
+
+    def improves(self, source_value, weight, target_value):
+        """Whether the arc of weight ``weight`` from a vertex holding ``source_value``
+        strictly improves a vertex holding ``target_value`` (host scalars), as
+        the backends' relaxations decide: :meth:`sent` in :attr:`value_dtype`,
+        and nothing sent from an unreachable vertex.
+
+        >>> import numpy as np
+        >>> r = Rule("add", "min", np.dtype("float32"), np.finfo("float32").max, True)
+        >>> r.improves(1.0, np.float32(2), 4.0), r.improves(2.0, np.float32(2), 4.0), r.improves(r.unreachable, 0, 4.0)
+        (True, False, False)
+        """
+        dtype = np.dtype(self.value_dtype)
+        source = dtype.type(source_value)
+        if self.unreachable is not None and source == dtype.type(self.unreachable):
+            return False
+        return bool(self.better(self.sent(source, np.asarray(weight)), dtype.type(target_value)))
 
     def is_worse_weight(self, old, new):
         """Where a weight change ``old -> new`` can make a tree edge's value worse

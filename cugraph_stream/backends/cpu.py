@@ -59,25 +59,6 @@ def _next_position(slot, capacity):
     return slot
 
 
-def extend(rule, values, weights):
-    """Candidate values sent along edges of the given weights (see ``Rule``)."""
-    if rule.extend == "add":
-        with np.errstate(over="ignore"):      # a sum past the dtype: the engine raises OverflowError
-            return values + weights.astype(values.dtype, copy=False)
-    if rule.extend == "add_one":
-        return values + values.dtype.type(1)
-    if rule.extend == "min":
-        return np.minimum(values, weights.astype(values.dtype, copy=False))
-    if rule.extend == "copy":
-        return values
-    raise ValueError(f"unknown extend {rule.extend!r}")
-
-
-def better(rule, a, b):
-    """Where ``a`` is strictly better than ``b`` under ``rule.order``."""
-    return a < b if rule.order == "min" else a > b
-
-
 def _load_kernels(compiled):
     """The compiled kernels (:mod:`.cpu_kernels`) wanted by ``compiled`` (see
     :class:`CPUBackend`), or None; numba is imported only when they are wanted."""
@@ -575,8 +556,8 @@ class CPUBackend(Backend):
         return lists[~fits], need[~fits]
 
     # ------------------------------------------------------ batch reduction
-    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, parents=()):
-        return cpu_single_row.apply_single_row(ids, src, dst, weight, op, table, out_adj, in_adj, parents)
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, trees=()):
+        return cpu_single_row.apply_single_row(ids, src, dst, weight, op, table, out_adj, in_adj, trees)
 
     def net_changes(self, u, v, codes, weights, table, adj, undirected=False, unresolved=None):
         if unresolved:                          # (a host count here: known before any work)
@@ -629,7 +610,7 @@ class CPUBackend(Backend):
     # --------------------------------------------------------- graph operators
     def _improve(self, u, v, candidate, value, parent, rule, bound):
         """Write the best candidate per target and a parent that produced it."""
-        keep = better(rule, candidate, value[v])
+        keep = rule.better(candidate, value[v])
         if not keep.all():
             u, v, candidate = u[keep], v[keep], candidate[keep]
         if v.size == 0:
@@ -651,7 +632,7 @@ class CPUBackend(Backend):
             return _EMPTY_INDEX, 0
         v = adj.nbr[pos].astype(np.int64, copy=False)
         weights = adj.wgt[pos] if rule.uses_weights else None
-        candidate = extend(rule, value[frontier][owner], weights)
+        candidate = rule.sent(value[frontier][owner], weights)
         improved = self._improve(frontier[owner], v, candidate, value, parent, rule, value.size)
         return improved, int(pos.size)
 
@@ -662,7 +643,7 @@ class CPUBackend(Backend):
         if rule.unreachable is not None:
             live = source_value != rule.unreachable
             u, v, w, source_value = u[live], v[live], w[live], source_value[live]
-        candidate = extend(rule, source_value, w if rule.uses_weights else None)
+        candidate = rule.sent(source_value, w if rule.uses_weights else None)
         return self._improve(u, v, candidate, value, parent, rule, value.size)
 
     def pull(self, adjs, targets, value, parent, rule):
@@ -685,7 +666,7 @@ class CPUBackend(Backend):
             u, v, source_value = u[live], v[live], source_value[live]
             if weights is not None:
                 weights = weights[live]
-        candidate = extend(rule, source_value, weights)
+        candidate = rule.sent(source_value, weights)
         self._improve(u, v, candidate, value, parent, rule, value.size)
         return int(pos.size)
 
@@ -735,8 +716,8 @@ class CPUBackend(Backend):
             u = pull_adj.nbr[pos].astype(np.int64, copy=False)
             v = candidates[owner]
             source_value = value[u]
-            ties = ~invalid[u] & better(rule, source_value, value[v]) & (
-                extend(rule, source_value, pull_adj.wgt[pos] if rule.uses_weights else None) == value[v])
+            ties = ~invalid[u] & rule.better(source_value, value[v]) & (
+                rule.sent(source_value, pull_adj.wgt[pos] if rule.uses_weights else None) == value[v])
             if rule.unreachable is not None:
                 ties &= source_value != rule.unreachable
             first = np.flatnonzero(ties)[np.unique(owner[ties], return_index=True)[1]]   # one parent per vertex

@@ -7,8 +7,11 @@
   (every weight dtype, directed or not) has a compiled relax kernel instance,
   and every compiled instance is asked for by some kind.
 
-CPU only: these read names, they compile and launch nothing.
+These read names, they compile and launch nothing; but for
+:meth:`~cugraph_stream.algorithms.rule.Rule.improves`, the host's reading of a
+rule, which must decide as each backend's ``relax_arcs`` does.
 """
+import itertools
 import re
 
 import numpy as np
@@ -95,3 +98,41 @@ def test_instances_are_named_once():
 def test_uses_weights_of_a_kind_matches_its_rule():
     for kind, w, directed, rule in kind_rules():
         assert rule.uses_weights == KINDS[kind].weighted, kind
+
+
+def _values_of(rule):
+    """Values of ``rule``'s dtype where sums and comparisons go wrong if anywhere:
+    zero, subnormals, ties, the largest values and the unreachable one."""
+    dtype = np.dtype(rule.value_dtype)
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
+        values = [0.0, -0.0, info.smallest_subnormal, 2 * info.smallest_subnormal, info.tiny, 1.0, 1.5, 2.5,
+                  info.max / 2, info.max, -np.inf]
+    else:
+        info = np.iinfo(dtype)
+        values = [0, 1, 2, 7, info.max - 1, info.max]
+    if rule.unreachable is not None:
+        values.append(rule.unreachable)
+    return np.array(values, dtype=dtype)
+
+
+@pytest.mark.parametrize("rule", every_rule(WEIGHT_DTYPES), ids=lambda r: f"{r.extend}-{r.order}-{r.value_dtype}")
+def test_improves_decides_as_the_backends_relax_an_arc(ops, rule):
+    """For every pair of values (source, target) and weight among the awkward
+    ones, ``rule.improves`` says whether the backend's ``relax_arcs`` improves
+    the target (the host's decision that spares a one-row insert its
+    correction, engine/monotonic.py)."""
+    values = _values_of(rule)
+    weight_dtype = rule.value_dtype if rule.uses_weights else np.float32
+    weights = np.array([0.0, np.finfo(np.float32).smallest_subnormal, 1.0, 1.5, 1e30], dtype=weight_dtype)
+    triples = list(itertools.product(values, weights, values))
+    n = len(triples)
+    value = np.empty(2 * n, dtype=rule.value_dtype)
+    value[0::2] = [s for s, _, _ in triples]
+    value[1::2] = [t for _, _, t in triples]
+    u, v = np.arange(0, 2 * n, 2), np.arange(1, 2 * n, 2)
+    w = np.array([x for _, x, _ in triples], dtype=weight_dtype)
+    improved = ops.relax_arcs(*(ops.asarray(a) for a in (u, v, w, value)), ops.asarray(np.full(2 * n, -1)), rule)
+    improved = set(ops.to_host(improved).tolist())
+    for k, (source, weight, target) in enumerate(triples):
+        assert rule.improves(source, weight, target) == (2 * k + 1 in improved), (source, weight, target)

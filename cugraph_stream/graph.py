@@ -788,12 +788,14 @@ class StreamGraph:
         return (len(rows) == 1 and isinstance(rows.src, np.ndarray) and not rows.check.pending
                 and self._times is None and store.num_edges > 0 and takes_single_rows(store))
 
-    def _tree_parents(self):
-        """The parent arrays of the tracked queries that keep trees (monotonic
-        engines), each of them covering every vertex."""
+    def _trees(self):
+        """``(parent, value)`` of the tracked queries that keep trees (monotonic
+        engines), each array covering every vertex."""
         bound = self._store.vertex_bound
-        parents = (getattr(query.engine, "parent", None) for query in self._queries)
-        return [parent for parent in parents if parent is not None and parent.size >= bound]
+        trees = ((getattr(query.engine, "parent", None), getattr(query.engine, "value", None))
+                 for query in self._queries)
+        return [(parent, value) for parent, value in trees
+                if parent is not None and value is not None and parent.size >= bound and value.size >= bound]
 
     def _apply_rows(self, arrays, report, clock, rows):
         """The changing part of :meth:`apply`, on :class:`Rows` ``rows`` and their
@@ -806,7 +808,7 @@ class StreamGraph:
         if arrays is None:
             rows.verify()
             single = apply_single_row(store, int(rows.src[0]), int(rows.dst[0]), rows.weight[0], int(rows.op[0]),
-                                      self._tree_parents())
+                                      self._trees())
             if single is not None:
                 clock.lap("reduce")         # (the reduction and the store's change in one call: timed here)
                 self._finish_rows(rows, report, clock, *single, ops.no_items())

@@ -33,7 +33,10 @@
 // tree edge of parent array k (parent0..3, null for none: the tracked queries'
 // trees), that is whether parent[v] == u or parent[u] == v (either way: weak
 // connectivity reads arcs both ways); a tree the arc holds no edge of needs no
-// invalidation.
+// invalidation.  Where both ends are known, record[SR_ENDS + 2k] and
+// record[SR_ENDS + 2k + 1] receive the bytes of value k at u and at v (value0..3,
+// byte k of value_sizes their size; null for none), zero-extended: whether an
+// inserted arc improves a tree is then known to the host with the status.
 #include "common.cuh"
 #include "hash.cuh"
 
@@ -47,7 +50,9 @@ enum SingleRowStatus { SINGLE_FALLBACK = 0, SINGLE_INSERTED = 1, SINGLE_DELETED 
 enum SingleRowWord { SR_STATUS = 0, SR_U = 1, SR_V = 2, SR_U_AGAIN = 3, SR_OUT_SLOT = 4, SR_IN_SLOT = 5, SR_AT = 6,
                      SR_AT_WAS = 7, SR_OUT_DEGREE = 8, SR_IN_DEGREE = 9, SR_MOVED_AT = 10, SR_TWIN_AT = 11,
                      SR_OUT_LAST = 12, SR_IN_LAST = 13, SR_CUTS = 14, SR_MIRROR_AT = 15, SR_MIRROR_AT_WAS = 16,
-                     SR_MIRROR_MOVED_AT = 17, SR_WORDS = 18 };
+                     SR_MIRROR_MOVED_AT = 17, SR_ENDS = 18, SR_WORDS = 26 };
+
+constexpr int SINGLE_ROW_TREES = 4;
 
 enum SingleRowWeight { SR_NEW = 0, SR_OLD = 2, SR_WEIGHTS = 4 };
 
@@ -65,10 +70,14 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
                                  const long long* out_capacity, int* out_nbr, W* out_wgt, unsigned int* out_twin,
                                  const long long* in_start, long long* in_degree, const long long* in_capacity,
                                  int* in_nbr, W* in_wgt, const long long* parent0, const long long* parent1,
-                                 const long long* parent2, const long long* parent3, long long* record, W* weights)
+                                 const long long* parent2, const long long* parent3, const unsigned char* value0,
+                                 const unsigned char* value1, const unsigned char* value2,
+                                 const unsigned char* value3, long long value_sizes, long long* record, W* weights)
 {
   using namespace cgs;
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const unsigned char* values_of[SINGLE_ROW_TREES] = {value0, value1, value2, value3};
+  for (int k = 0; k < 2 * SINGLE_ROW_TREES; ++k) record[SR_ENDS + k] = 0;
   record[SR_STATUS] = SINGLE_FALLBACK;
   record[SR_CUTS] = 0;
   record[SR_MIRROR_AT] = -1;
@@ -87,6 +96,12 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
   if (u < 0 || v < 0) {             // an insert creates a vertex: the general path; a delete finds no edge
     if (op != 1) record[SR_STATUS] = SINGLE_IGNORED;
     return;
+  }
+  for (int k = 0; k < SINGLE_ROW_TREES; ++k) {
+    long long size = (value_sizes >> (8 * k)) & 0xFF;
+    if (values_of[k] == nullptr) continue;
+    memcpy(record + SR_ENDS + 2 * k, values_of[k] + u * size, size);
+    memcpy(record + SR_ENDS + 2 * k + 1, values_of[k] + v * size, size);
   }
   bool mirrored = undirected && u != v;       // (an undirected loop is one arc)
   bool second = !undirected || mirrored;      // an entry in v's list besides u's

@@ -59,7 +59,7 @@ DELETED_SLOT = EMPTY_SLOT - 1
 #: synchronisation point, where a GPU backend waits for its device.
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
-    "factorize", "close_holes", "read_counts", "read_counted", "net_changes", "net_changes_of_ends",
+    "factorize", "close_holes", "read_counts", "read_counted", "read_words", "net_changes", "net_changes_of_ends",
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
@@ -214,16 +214,44 @@ SINGLE_FALLBACK, SINGLE_INSERTED, SINGLE_DELETED, SINGLE_UPDATED, SINGLE_UNCHANG
 #: for a deletion the moved first entry's index position, the out-slot whose
 #: twin was rewritten (-1 where none) and each list's last slot before (where
 #: its moved entry came from), the bits of the parent arrays whose trees the
-#: deleted arc may cut, and an undirected edge's mirror arc's index position,
-#: what it held, and its moved entry's position (-1 where none)
+#: deleted arc may cut, an undirected edge's mirror arc's index position,
+#: what it held, and its moved entry's position (-1 where none), and from
+#: ``SR_ENDS`` two words per tree: the values its ``u`` and its ``v`` held
+#: before the row (the value's bytes, zero-extended to a word)
 (SR_STATUS, SR_U, SR_V, SR_U_AGAIN, SR_OUT_SLOT, SR_IN_SLOT, SR_AT, SR_AT_WAS, SR_OUT_DEGREE, SR_IN_DEGREE,
  SR_MOVED_AT, SR_TWIN_AT, SR_OUT_LAST, SR_IN_LAST, SR_CUTS, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT,
- SR_WORDS) = range(19)
+ SR_ENDS) = range(19)
 #: :class:`SingleRow` weights (SingleRowWeight): the row's weight and the edge's
 #: before, each twice (an undirected edge's two arcs)
 SR_NEW, SR_OLD, SR_WEIGHTS = 0, 2, 4
-#: parent arrays :meth:`Backend.apply_single_row` checks a deleted arc against, at most
-SINGLE_ROW_PARENTS = 4
+#: trees (a tracked query's parent and value arrays) :meth:`Backend.apply_single_row` reads, at most
+SINGLE_ROW_TREES = 4
+#: words of a :class:`SingleRow` record
+SR_WORDS = SR_ENDS + 2 * SINGLE_ROW_TREES
+
+
+def end_value(word, dtype):
+    """The value of ``dtype`` (at most 8 bytes) whose bytes the record word ``word``
+    holds, zero-extended (``SR_ENDS``: :meth:`Backend.apply_single_row`).
+
+    >>> float(end_value(np.array([2.5], np.float32).view(np.int32)[0], np.float32))
+    2.5
+    """
+    dtype = np.dtype(dtype)
+    return np.array([word], dtype=np.int64).view(np.uint8)[:dtype.itemsize].view(dtype)[0]
+
+
+def end_word(value):
+    """The record word holding the bytes of NumPy scalar ``value``, zero-extended:
+    the inverse of :func:`end_value`.
+
+    >>> int(end_word(np.float32(2.5))) == int(np.array([2.5], np.float32).view(np.int32)[0])
+    True
+    """
+    word = np.zeros(1, dtype=np.int64)
+    raw = np.asarray(value).reshape(1).view(np.uint8)
+    word.view(np.uint8)[:raw.size] = raw
+    return word[0]
 
 
 class Known:
@@ -1085,6 +1113,16 @@ class Backend(abc.ABC):
                                     xp.concatenate((v, u)))
         return Counted(children, int(children.size))
 
+    def read_words(self, words):
+        """Small int64 device array ``words`` (a record of words) as a NumPy array, in
+        one synchronisation.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> get_backend("cpu").read_words(np.arange(3)).tolist()
+        [0, 1, 2]
+        """
+        return np.array(self.to_host(words), dtype=np.int64)
+
     def read_counted(self, result):
         """The array of a :class:`Counted` ``result`` (its count read: one
         synchronisation on a device), or ``result`` itself if it is an array."""
@@ -1802,7 +1840,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def apply_single_row(self, ids, src, dst, weight, op, table, out_adj: AdjacencyLists,
-                         in_adj: AdjacencyLists, parents=()):
+                         in_adj: AdjacencyLists, trees=()):
         """A batch of one row, in one call without a wait (on the GPU one thread of
         one launch): the row ``src -> dst`` (external ids, host ints) of op
         ``op`` (1 insert, -1 delete) and weight ``weight`` (a host scalar),
@@ -1833,12 +1871,17 @@ class Backend(abc.ABC):
           a delete of an absent edge or of an unknown vertex
           (``SINGLE_IGNORED``): nothing.
 
-        ``parents`` (at most :data:`SINGLE_ROW_PARENTS` per-vertex int64
-        arrays: the tracked queries' trees): where the row deletes ``u -> v``,
-        bit ``k`` of the record's ``SR_CUTS`` word is set where
-        ``parents[k][v] == u`` or ``parents[k][u] == v`` (the arc may hold
-        an edge of that tree, either way); a tree whose bit is clear needs
-        no invalidation.
+        ``trees`` (at most :data:`SINGLE_ROW_TREES` pairs ``(parent, value)``
+        of per-vertex arrays, int64 parents and values of at most 8 bytes:
+        the tracked queries' trees): where the row deletes ``u -> v``, bit
+        ``k`` of the record's ``SR_CUTS`` word is set where
+        ``parent[v] == u`` or ``parent[u] == v`` of tree ``k`` (the arc may
+        hold an edge of that tree, either way); a tree whose bit is clear
+        needs no invalidation.  Where both ends are known, the record's words
+        ``SR_ENDS + 2 * k`` and ``SR_ENDS + 2 * k + 1`` hold ``value[u]`` and
+        ``value[v]`` of tree ``k`` as they were (:func:`end_value` reads
+        them): whether an inserted arc improves a tree is then known on the
+        host, with the status.
 
         Anything else (an insert naming an unknown vertex, a list without
         room) writes nothing and returns ``SINGLE_FALLBACK``: the caller

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (DELETED_SLOT, EMPTY_SLOT, SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED,
-                   SINGLE_ROW_PARENTS, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_IN_DEGREE,
-                   SR_IN_LAST, SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT, SR_NEW,
-                   SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U, SR_U_AGAIN, SR_V,
-                   SR_WEIGHTS, SR_WORDS, SingleRow)
+                   SINGLE_ROW_TREES, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_ENDS,
+                   SR_IN_DEGREE, SR_IN_LAST, SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT,
+                   SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U, SR_U_AGAIN,
+                   SR_V, SR_WEIGHTS, SR_WORDS, SingleRow, end_word)
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _WORD = (1 << 64) - 1
@@ -75,11 +75,12 @@ def _free_position(table, key):
     return at
 
 
-def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
+def apply_single_row(ids, src, dst, weight, op, table, out, inn, trees=()):
     """See :meth:`~cugraph_stream.backends.base.Backend.apply_single_row`."""
-    if len(parents) > SINGLE_ROW_PARENTS:
-        raise ValueError(f"apply_single_row checks at most {SINGLE_ROW_PARENTS} parent arrays")
+    if len(trees) > SINGLE_ROW_TREES:
+        raise ValueError(f"apply_single_row reads at most {SINGLE_ROW_TREES} trees")
     record = np.full(SR_WORDS, -1, dtype=np.int64)
+    record[SR_ENDS:] = 0
     weights = np.zeros(SR_WEIGHTS, dtype=out.wgt.dtype)
     record[SR_STATUS], record[SR_CUTS] = SINGLE_FALLBACK, 0
     weights[SR_NEW:SR_NEW + 2] = weight
@@ -93,6 +94,8 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
         if op != 1:
             record[SR_STATUS] = SINGLE_IGNORED
         return SingleRow(record, weights)
+    for k, (_, value) in enumerate(trees):
+        record[SR_ENDS + 2 * k], record[SR_ENDS + 2 * k + 1] = end_word(value[u]), end_word(value[v])
     mirrored = undirected and u != v            # (an undirected loop is one arc)
     second = not undirected or mirrored         # an entry in v's list besides u's
     key, mirror_key = (u << 32) | v, (v << 32) | u
@@ -176,6 +179,6 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, parents=()):
         twin_at = int(table[arc_at])
         record[SR_TWIN_AT] = twin_at
         out.twin[twin_at] = in_slot
-    record[SR_CUTS] = sum(1 << k for k, parent in enumerate(parents) if parent[v] == u or parent[u] == v)
+    record[SR_CUTS] = sum(1 << k for k, (parent, _) in enumerate(trees) if parent[v] == u or parent[u] == v)
     record[SR_STATUS] = SINGLE_DELETED
     return SingleRow(record, weights)

@@ -42,7 +42,7 @@ from ..chunk_layout import PACKED_IDS_TAG
 from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
-                   SINGLE_ROW_PARENTS, SLOT_DTYPE, SR_WEIGHTS, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend,
+                   SINGLE_ROW_TREES, SLOT_DTYPE, SR_WEIGHTS, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend,
                    Counted, Known, MovePlan, NetChanges, Placement, RemovedEntries, SingleRow, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
@@ -1319,6 +1319,10 @@ class GPUBackend(Backend):
         host, at = self._wait_for_copies([None if isinstance(c, (int, np.integer)) else c for c in counts])
         return [int(c) if isinstance(c, (int, np.integer)) else int(host[i]) for c, i in zip(counts, at)]
 
+    def read_words(self, words):
+        # copied into pinned words with the reads waiting for a wait (_read_later): one wait
+        return self._fetch(words)
+
     def _host_scalars(self, values, dtype):
         # each device scalar copied as it is into a pinned word, queued; one wait for all,
         # then converted on the host (the base class's stack of converted copies and its
@@ -1519,15 +1523,18 @@ class GPUBackend(Backend):
             return None, ids, _carve(missing, 0, int(host[7]), np.int64)
         return self._net_changes_read(memory, n, weight_dtype, host), ids, None
 
-    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, parents=()):
+    def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, trees=()):
         # one thread of one launch (kernels/single_row.cu), the row as kernel scalars;
         # the record and the weights in one allocation, read with the next wait
         keys, values = ids
         if values is None:
             raise ValueError("the GPU backend looks vertices up among sorted ids: a dense map reached it")
-        if len(parents) > SINGLE_ROW_PARENTS:
-            raise ValueError(f"apply_single_row checks at most {SINGLE_ROW_PARENTS} parent arrays")
+        if len(trees) > SINGLE_ROW_TREES:
+            raise ValueError(f"apply_single_row reads at most {SINGLE_ROW_TREES} trees")
         _check_slot_pointers(table)
+        none = [np.uint64(0)] * (SINGLE_ROW_TREES - len(trees))
+        parents, tree_values = [parent for parent, _ in trees] + none, [value for _, value in trees] + none
+        value_sizes = sum(value.itemsize << (8 * k) for k, (_, value) in enumerate(trees))
         undirected = in_adj is out_adj
         weight_dtype = np.dtype(out_adj.wgt.dtype)
         record, weights = _carved(self.xp, (SR_WORDS, np.int64), (SR_WEIGHTS, weight_dtype))
@@ -1537,7 +1544,7 @@ class GPUBackend(Backend):
              np.int32(op), np.int32(undirected), table, np.int64(table.size), out_adj.start, out_adj.degree,
              out_adj.capacity, out_adj.nbr, out_adj.wgt, np.uint64(0) if undirected else out_adj.twin,
              in_adj.start, in_adj.degree, in_adj.capacity, in_adj.nbr, in_adj.wgt,
-             *parents, *[np.uint64(0)] * (SINGLE_ROW_PARENTS - len(parents)), record, weights))
+             *parents, *tree_values, np.int64(value_sizes), record, weights))
         return SingleRow(record, weights)
 
     # --------------------------------------------------------- graph operators

@@ -296,12 +296,30 @@ class MonotonicEngine:
         if len(self.push_adjacencies) == 2:         # (weak connectivity: backwards too)
             arcs += [(v, u, w) for u, v, w in arcs]
         # the reached invalidated vertices and the targets the new arcs improve
-        if invalidated.size or any(u.size for u, _, _ in arcs):
+        # (a one-row insert whose ends' values came with its status: known on the host)
+        row = delta.inserted_row
+        if row is not None and not invalidated.size and improved_u is None and not self._improved_by(row):
+            self._frontier = invalidated
+        elif invalidated.size or any(u.size for u, _, _ in arcs):
             self._frontier = ops.correction_frontier(self.value, self.parent, rule, invalidated, arcs)
         else:
             self._frontier = invalidated
         self._touched.append(invalidated)
         return work
+
+    def _improved_by(self, row):
+        """Whether the arc of one-row insert ``row`` (an
+        :class:`~cugraph_stream.engine.single_row.InsertedRow`) may improve a
+        value of this query: as :meth:`correct` relaxes it (both ways on an
+        undirected graph or for weak connectivity), from the values its ends
+        held; True where they were not read."""
+        ends = row.ends_of(self.value)
+        if ends is None:
+            return True
+        at_u, at_v = ends
+        both_ways = row.both_ways or len(self.push_adjacencies) == 2
+        return (self.rule.improves(at_u, row.weight, at_v)
+                or (both_ways and self.rule.improves(at_v, row.weight, at_u)))
 
     def converge(self):
         """Push from the active vertices until no value improves."""

@@ -31,10 +31,13 @@ from __future__ import annotations
 
 import functools
 
-from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_ROW_PARENTS,
-                             SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_IN_DEGREE, SR_IN_LAST,
-                             SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT, SR_NEW,
-                             SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U, SR_V)
+from typing import Any, NamedTuple
+
+from ..backends.base import (SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED, SINGLE_INSERTED, SINGLE_ROW_TREES,
+                             SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_ENDS, SR_IN_DEGREE,
+                             SR_IN_LAST, SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT,
+                             SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U,
+                             SR_V, end_value)
 from ..backends.rows import INSERT
 from .store import StoreDelta
 
@@ -43,24 +46,48 @@ _COUNTED = {SINGLE_INSERTED: "inserted", SINGLE_DELETED: "deleted", SINGLE_UPDAT
             SINGLE_UNCHANGED: "unchanged", SINGLE_IGNORED: "ignored"}
 
 
+class InsertedRow(NamedTuple):
+    """A one-row insert's arc as the host knows it after the row's one wait: its
+    ``weight`` (a host scalar), whether the edge is also the arc ``v -> u``
+    (``both_ways``: an undirected edge), and per tracked tree the values its
+    ends held before the row: ``ends``, pairs ``(value array, (at_u, at_v))``.
+    A query whose values the arc improves nowhere needs no correction
+    (:meth:`~cugraph_stream.engine.monotonic.MonotonicEngine.correct`)."""
+
+    weight: Any
+    both_ways: bool
+    ends: tuple
+
+    def ends_of(self, value):
+        """``(at_u, at_v)`` of value array ``value`` (by identity), or None where not read."""
+        for array, held in self.ends:
+            if array is value:
+                return held
+        return None
+
+
 def takes_single_rows(store):
     """Whether :func:`apply_single_row` may serve ``store`` (a store without
     cached lists); it still falls back row by row."""
     return not store.cached
 
 
-def apply_single_row(store, src, dst, weight, op, parents=()):
+def apply_single_row(store, src, dst, weight, op, trees=()):
     """Apply the one-row batch ``src -> dst`` (external ids, host ints) of op ``op``
     (:data:`~cugraph_stream.backends.rows.INSERT` or ``DELETE``) and weight
     ``weight`` (a host scalar of the store's weight dtype) to ``store``, in
     one operator call and one wait, where it can (see the module docstring).
 
-    ``parents``: the parent arrays of the tracked queries' trees (the first
-    :data:`~cugraph_stream.backends.base.SINGLE_ROW_PARENTS` are checked):
-    the same wait tells for a deleted arc which trees it holds no edge of,
+    ``trees``: pairs ``(parent, value)`` of the tracked queries' trees (the
+    first :data:`~cugraph_stream.backends.base.SINGLE_ROW_TREES` are read).
+    The same wait tells for a deleted arc which trees it holds no edge of,
     and the delta's ``spared_parents`` names them (their queries skip the
     invalidation: a one-row delete of an arc off every tracked tree waits for
-    its status and the commit only).
+    its status and the commit only); for an inserted arc it brings the
+    values its ends held, in the delta's ``inserted_row``
+    (:class:`InsertedRow`: a query whose values the arc improves nowhere
+    skips the correction, so such an insert waits for its status and the
+    commit only, too).
 
     Returns ``(counts, delta)`` as the general path gives them (the
     :class:`~cugraph_stream.backends.base.NetChanges` counts and the
@@ -94,11 +121,12 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
     ids = (vertices.dense, None) if vertices.dense is not None else vertices.sorted_ids()
     table = store.index.table
     journal.checkpoint()
-    checked = tuple(parents[:SINGLE_ROW_PARENTS]) if op != INSERT else ()
-    row = ops.apply_single_row(ids, src, dst, weight, op, table, out, inn, checked)
+    trees = tuple(trees[:SINGLE_ROW_TREES])
+    row = ops.apply_single_row(ids, src, dst, weight, op, table, out, inn, trees)
     journal.undone_by(functools.partial(_undo, ops, row, table, (out.nbr, out.wgt, out.twin, out.degree),
                                         (inn.nbr, inn.wgt, inn.degree)))
-    status, cuts = ops.read_counts(row.record[SR_STATUS:SR_STATUS + 1], row.record[SR_CUTS:SR_CUTS + 1])
+    record = ops.read_words(row.record)
+    status, cuts = int(record[SR_STATUS]), int(record[SR_CUTS])
     if status == SINGLE_FALLBACK:
         return None
     counts = dict(inserted=0, deleted=0, weight_updated=0, unchanged=0, cancelled=0, ignored=0)
@@ -110,10 +138,15 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
         # (the record holds u, v, u from SR_U: an undirected edge's arcs u -> v and v -> u)
         u, v = row.record[SR_U:SR_U + arcs], row.record[SR_V:SR_V + arcs]
         new, old = row.weights[SR_NEW:SR_NEW + arcs], row.weights[SR_OLD:SR_OLD + arcs]
+    inserted_row = None
     if status == SINGLE_INSERTED:
         inserted = (u, v, new)
         journal.assign(store, "num_edges", store.num_edges + 1)
         store.index.count_entered(arcs)
+        inserted_row = InsertedRow(weight, arcs == 2, tuple(
+            (value, (end_value(record[SR_ENDS + 2 * k], value.dtype), end_value(record[SR_ENDS + 2 * k + 1],
+                                                                                value.dtype)))
+            for k, (_, value) in enumerate(trees)))
     elif status == SINGLE_DELETED:
         deleted = (u, v, old)
         journal.assign(store, "num_edges", store.num_edges - 1)
@@ -121,8 +154,8 @@ def apply_single_row(store, src, dst, weight, op, parents=()):
         store.index.fit()
     elif status == SINGLE_UPDATED:
         updated, updated_new = (u, v, old), new
-    spared = tuple(parent for k, parent in enumerate(checked) if not cuts >> k & 1)
-    return counts, StoreDelta(*inserted, *deleted, *updated, updated_new, none, none, spared)
+    spared = tuple(parent for k, (parent, _) in enumerate(trees) if not cuts >> k & 1) if op != INSERT else ()
+    return counts, StoreDelta(*inserted, *deleted, *updated, updated_new, none, none, spared, inserted_row)
 
 
 def _undo(ops, row, table, out_arrays, in_arrays):

@@ -83,6 +83,10 @@ class StoreDelta:
     #: (either way), where that is known: a query keeping one of them needs
     #: no invalidation for the deletions (see engine/single_row.py)
     spared_parents: tuple = ()
+    #: a one-row insert's arc with the values its ends held, where known
+    #: (:class:`~cugraph_stream.engine.single_row.InsertedRow`): a query whose
+    #: values it improves nowhere needs no correction
+    inserted_row: object = None
 
     @property
     def changed_arcs(self):

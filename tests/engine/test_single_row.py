@@ -15,13 +15,14 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.testing import assert_frame_equal
 
 import cugraph_stream as cgs
 from cugraph_stream import graph as graph_module
 from cugraph_stream.backends.base import (EMPTY_SLOT, SINGLE_DELETED, SINGLE_FALLBACK, SINGLE_IGNORED,
                                           SINGLE_INSERTED, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_STATUS)
 from cugraph_stream.engine import single_row
-from reference import ALL_KINDS, Harness, host
+from reference import ALL_KINDS, VALUE_COLUMN, Harness, host
 
 
 @pytest.fixture
@@ -37,6 +38,23 @@ def taken(monkeypatch):
         return result
     monkeypatch.setattr(graph_module, "apply_single_row", spy)
     return lambda store: collections.Counter(kind for s, kind in seen if s is store)
+
+
+@pytest.fixture
+def decided(monkeypatch):
+    """The decisions of :meth:`MonotonicEngine._improved_by` (does a one-row insert
+    improve a value?) so far, counted by answer."""
+    from cugraph_stream.engine.monotonic import MonotonicEngine
+
+    seen = collections.Counter()
+    decide = MonotonicEngine._improved_by
+
+    def spy(engine, row):
+        answer = decide(engine, row)
+        seen[answer] += 1
+        return answer
+    monkeypatch.setattr(MonotonicEngine, "_improved_by", spy)
+    return seen
 
 
 def _row(rng, model, ids, weights):
@@ -78,7 +96,7 @@ def _harness(rng, backend, placement, directed, vertices, edges, id_bound):
 
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, directed, seed, taken):
+def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, directed, seed, taken, decided):
     rng = random.Random(seed)
     h, ids = _harness(rng, backend, placement, directed, 20, 70, 2**40)
     for _ in range(120):
@@ -91,6 +109,7 @@ def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, di
         assert not statuses
         return
     assert {"inserted", "deleted", "weight_updated", "unchanged", "ignored", "fallback"} <= set(statuses), statuses
+    assert decided[True] and decided[False], decided    # (inserts that skipped the correction, and others)
 
 
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
@@ -136,18 +155,34 @@ def test_a_list_without_room_and_an_index_due_for_a_rebuild_fall_back(backend, t
     assert taken(h.g._store)["fallback"] == statuses["fallback"] + 1
 
 
-def test_the_path_waits_once_for_the_store(backend):
+@pytest.mark.parametrize("kind", ["SSSP", "BFS", "WidestPath", "WCC"])
+@pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
+def test_an_insert_that_improves_nothing_waits_for_its_status_and_the_commit(backend, kind, directed):
     """The row's lookup, reduction and the store's change are one operator call and
-    one read of its status (an insert that improves nothing: that read, the
-    correction's frontier and the commit)."""
-    src = np.arange(9)
-    g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"s": src, "d": src + 1, "w": np.full(9, 1.5)}), source="s",
-                                      destination="d", weight="w", backend=backend)
-    g.track(cgs.SSSP(0, mode="incremental"))
-    report = g.apply(pd.DataFrame({"s": [0], "d": [5], "w": [10.0], "op": [1]}), source="s", destination="d",
-                     weight="w")
-    assert (report.inserted, report.syncs) == (1, 3)
-    assert host(g.edges()).shape[0] == 10
+    one read of its record, which brings the values the arc's ends held: an
+    insert that improves no value of the tracked query waits for that read and
+    the commit only, one that improves a value also for the correction's
+    frontier and the push; every result equal to a recomputation."""
+    def tracking(mode):
+        src, dst = [*range(9), 100, 102], [*range(1, 10), 101, 100]     # a path, and 102 -> 100 -> 101 apart
+        g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"s": src, "d": dst, "w": np.full(11, 1.5)}), source="s",
+                                          destination="d", weight="w", backend=backend, directed=directed)
+        return g, g.track(getattr(cgs, kind)(**({} if kind == "WCC" else {"source": 0}), mode=mode))
+
+    (g, query), (reference, recomputed) = tracking("incremental"), tracking("recompute")
+    # rows that improve nothing for each kind (a longer way round, an arc between
+    # vertices no path reaches, a narrower way, an arc inside a component) and rows
+    # that improve (a shortcut, a wider way, a bridge between components)
+    nothing = {"SSSP": (2, 7, 10.0), "BFS": (102, 101, 1.0), "WidestPath": (2, 7, 1.0), "WCC": (2, 7, 1.0)}[kind]
+    improves = {"SSSP": (0, 6, 1.0), "BFS": (0, 6, 1.0), "WidestPath": (0, 6, 5.0), "WCC": (4, 100, 1.0)}[kind]
+    for (u, v, w), syncs in ((nothing, 2), (improves, 4)):
+        rows = pd.DataFrame({"s": [u], "d": [v], "w": [w], "op": [1]})
+        report = g.apply(rows, source="s", destination="d", weight="w")
+        reference.apply(rows, source="s", destination="d", weight="w")
+        assert (report.inserted, report.syncs) == (1, syncs), (u, v)
+        column = VALUE_COLUMN[kind]          # (the trees may differ where values tie)
+        assert_frame_equal(*(host(q.result()).sort_values("vertex").reset_index(drop=True)[["vertex", column]]
+                             for q in (query, recomputed)))
 
 
 def _operator_store(ops, arcs):
@@ -164,6 +199,29 @@ def _operator_store(ops, arcs):
                              ops.asarray(np.ones(len(arcs), np.int8))))
     lookup = store.vertices.sorted_ids() if store.vertices.dense is None else (store.vertices.dense, None)
     return store, ids, lookup
+
+
+def test_the_operator_reads_the_values_of_the_ends(ops):
+    """Where both ends are known, the record holds the values the tracked trees
+    held at ``u`` and ``v`` before the row, each value's bytes in a word of its
+    own, whatever the value dtype (and an undirected edge's ends in order)."""
+    from cugraph_stream.backends.base import SINGLE_ROW_TREES, SR_ENDS, SR_U, SR_V, end_value
+
+    store, ids, lookup = _operator_store(ops, [(0, 1), (1, 2)])
+    dtypes = (np.float32, np.float64, np.int64, np.int32)[:SINGLE_ROW_TREES]
+    rng = np.random.default_rng(0)
+    trees = [(ops.asarray(np.full(3, -1, np.int64)), ops.asarray((rng.standard_normal(3) * 1e6).astype(dtype)))
+             for dtype in dtypes]
+    trees[0][1][0] = np.float32(1e-45)          # (a subnormal, read as itself)
+    for src, dst, op in ((10, 30, 1), (20, 30, -1), (30, 10, 1)):
+        row = ops.apply_single_row(lookup, src, dst, np.float64(2.0), op, store.index.table, store.out, store.inn,
+                                   trees)
+        record = ops.read_words(row.record)
+        u, v = int(record[SR_U]), int(record[SR_V])
+        for k, (_, value) in enumerate(trees):
+            held = ops.to_host(value)
+            assert end_value(record[SR_ENDS + 2 * k], value.dtype) == held[u], (src, dst, k)
+            assert end_value(record[SR_ENDS + 2 * k + 1], value.dtype) == held[v], (src, dst, k)
 
 
 def test_the_operator_records_what_it_did(ops):

@@ -10,6 +10,6 @@ from cugraph_stream.backends.cuda_kernels import kernels_dir
 def test_the_kernels_record_layout_is_the_engines():
     source = (kernels_dir() / "single_row.cu").read_text()
     enums = dict(re.findall(r"\b((?:SR|SINGLE)_[A-Z_]+) = (\d+)", source))
-    assert len(enums) == 6 + 19 + 3
+    assert len(enums) == 6 + 20 + 3 + 1        # statuses, record words, weights, SINGLE_ROW_TREES
     for name, value in enums.items():
         assert getattr(base, name) == int(value), name

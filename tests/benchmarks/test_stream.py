@@ -165,6 +165,9 @@ def test_older_benchmark_scripts_still_run(tmp_path):
                               "--ingest-rows", "50", "--no-progress", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["ok"] is True and data["config"]["mode"] == "auto"          # what users get by default
+    sssp = next(r for r in data["summary"] if r["query"] == "sssp")
+    assert len(data["runs"][0]["back_to_back_s"]) == 1 and sssp["speedup_back_to_back"] > 0
+    assert "The same batches applied back to back" in data["markdown"]
     assert cpu_vs_scipy.main(["--scale", "8", "--batches", "1", "--batch-size", "20", "--ingest-rows", "50",
                               "--no-progress", "--mode", "incremental", "--queries", "pagerank",
                               "--out", str(out)]) == 0

@@ -54,10 +54,14 @@ class PhaseClock:
             self.on_lap(name)
 
     def times(self):
-        """Seconds per phase name, in the order the phases first ended."""
+        """Seconds per phase name, in the order the phases first ended; the
+        marks go back to the backend (``ops.release_marks``), so a clock's
+        times are read once."""
         out = {}
         for (_, start), (name, end) in zip(self._marks, self._marks[1:]):
             out[name] = out.get(name, 0.0) + self.ops.elapsed(start, end)
+        self.ops.release_marks([mark for _, mark in self._marks])
+        self._marks = []
         return out
 
 

@@ -78,7 +78,7 @@ BFS_BETA = 24
 #: and a rollback's cleanup (a rolled-back batch publishes no counts)
 UNCOUNTED_METHODS = frozenset({
     "aligned_empty", "allocation_scope", "chunk_allocator", "discard_scratch", "discard_faults", "memory_bytes",
-    "mark", "elapsed", "unavailable_reason", "host_read_bandwidth", "spare", "join", "no_items"})
+    "mark", "elapsed", "release_marks", "unavailable_reason", "host_read_bandwidth", "spare", "join", "no_items"})
 
 #: Bytes a GPU read of pinned host memory moves at least: a zero-copy read of a
 #: short list costs the 64-byte blocks its bytes span.  ``benchmarks/transfer_paths.py``
@@ -783,6 +783,10 @@ class Backend(abc.ABC):
     def elapsed(self, start, end):
         """Seconds between two :meth:`mark` timestamps (after :meth:`synchronize`)."""
         return end - start
+
+    def release_marks(self, marks):
+        """Give back :meth:`mark` timestamps no one reads again: a backend may hand
+        them out anew (the GPU's events, made once instead of once a phase)."""
 
     def discard_scratch(self):
         """Forget the scratch arrays operators reuse between calls (they are made

@@ -225,9 +225,14 @@ def _function(source, name, device_id):
     return module.get_function(mapping[name])
 
 
+_runtime = None     # cupy.cuda.runtime, once a kernel is asked for (the module imports without CuPy)
+
+
 def get_kernel(source, name):
     """The compiled kernel ``name`` (a template instance name) from ``source``.cu,
     called as ``kernel(grid, block, args)``."""
-    import cupy
-
-    return _function(source, name, cupy.cuda.Device().id)
+    global _runtime
+    if _runtime is None:
+        from cupy.cuda import runtime
+        _runtime = runtime
+    return _function(source, name, _runtime.getDevice())     # (the current device, without a Device object)

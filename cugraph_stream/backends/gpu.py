@@ -88,6 +88,7 @@ _NET_ROWS_THREADS = 128
 _CORRECTION_GROUPS = 4            # the arc groups correction_block relaxes (kernels/relax.cu)
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
+_SPARE_EVENTS = 64            # CUDA events given back (release_marks) that mark hands out again
 
 #: the column types kernels/validate.cu reads (its ColumnType codes)
 _COLUMN_TYPES = {np.dtype(t): code for code, t in enumerate(
@@ -369,6 +370,7 @@ class GPUBackend(Backend):
         self._staging_buffer = self._staged = None     # see _staging
         self._counts_read = None                        # see _count_buffer
         self._riders = []                               # see _read_later
+        self._spare_events = []                         # see mark
         self.discard_scratch()
 
     def __reduce__(self):
@@ -512,9 +514,13 @@ class GPUBackend(Backend):
         return self._faults[0]
 
     def mark(self):
-        event = self.xp.cuda.Event()          # timing enabled: records when the queue reaches it
+        # timing enabled: records when the queue reaches it (an event given back, or a new one)
+        event = self._spare_events.pop() if self._spare_events else self.xp.cuda.Event()
         event.record()
         return event
+
+    def release_marks(self, marks):
+        self._spare_events.extend(marks[:_SPARE_EVENTS - len(self._spare_events)])
 
     def elapsed(self, start, end):
         return self.xp.cuda.get_elapsed_time(start, end) / 1e3

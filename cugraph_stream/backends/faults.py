@@ -41,7 +41,8 @@ from .base import Backend
 #: at the journal entry beside it, whose pre-image is entered after its gather
 #: and before its write)
 NOT_OPERATORS = frozenset({"allocation_scope", "chunk_allocator", "discard_scratch", "discard_faults",
-                           "unavailable_reason", "no_items", "mark", "elapsed", "take", "put", "spare"})
+                           "unavailable_reason", "no_items", "mark", "elapsed", "release_marks", "take", "put",
+                           "spare"})
 
 
 def operator_names():

@@ -514,13 +514,17 @@ class GPUBackend(Backend):
         return self._faults[0]
 
     def mark(self):
-        # timing enabled: records when the queue reaches it (an event given back, or a new one)
-        event = self._spare_events.pop() if self._spare_events else self.xp.cuda.Event()
+        # timing enabled: records when the queue reaches it (an event given back, or a new
+        # one; list.pop is atomic where graphs sharing this backend apply from two threads)
+        try:
+            event = self._spare_events.pop()
+        except IndexError:
+            event = self.xp.cuda.Event()
         event.record()
         return event
 
     def release_marks(self, marks):
-        self._spare_events.extend(marks[:_SPARE_EVENTS - len(self._spare_events)])
+        self._spare_events.extend(marks[:max(_SPARE_EVENTS - len(self._spare_events), 0)])
 
     def elapsed(self, start, end):
         return self.xp.cuda.get_elapsed_time(start, end) / 1e3

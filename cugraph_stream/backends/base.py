@@ -230,28 +230,25 @@ SINGLE_ROW_TREES = 4
 SR_WORDS = SR_ENDS + 2 * SINGLE_ROW_TREES
 
 
-def end_value(word, dtype):
-    """The value of ``dtype`` (at most 8 bytes) whose bytes the record word ``word``
-    holds, zero-extended (``SR_ENDS``: :meth:`Backend.apply_single_row`).
+def end_value(record, word, dtype):
+    """The value of ``dtype`` (at most 8 bytes) whose bytes word ``word`` of the host
+    record ``record`` (int64 words, ``SR_ENDS``: :meth:`Backend.apply_single_row`)
+    holds, zero-extended: the value's bytes first in the word, as a little-endian
+    device's copy (and :func:`set_end_value`) leaves them.
 
-    >>> float(end_value(np.array([2.5], np.float32).view(np.int32)[0], np.float32))
-    2.5
+    >>> record = np.zeros(2, dtype=np.int64)
+    >>> set_end_value(record, 1, np.float32(2.5))
+    >>> float(end_value(record, 1, np.float32)), int(record[1] >> 32)
+    (2.5, 0)
     """
     dtype = np.dtype(dtype)
-    return np.array([word], dtype=np.int64).view(np.uint8)[:dtype.itemsize].view(dtype)[0]
+    return record.view(dtype)[word * (8 // dtype.itemsize)]
 
 
-def end_word(value):
-    """The record word holding the bytes of NumPy scalar ``value``, zero-extended:
-    the inverse of :func:`end_value`.
-
-    >>> int(end_word(np.float32(2.5))) == int(np.array([2.5], np.float32).view(np.int32)[0])
-    True
-    """
-    word = np.zeros(1, dtype=np.int64)
-    raw = np.asarray(value).reshape(1).view(np.uint8)
-    word.view(np.uint8)[:raw.size] = raw
-    return word[0]
+def set_end_value(record, word, value):
+    """Write the bytes of NumPy scalar ``value`` first in word ``word`` of host record
+    ``record`` (whose word is zero: the rest stays so): the inverse of :func:`end_value`."""
+    record.view(value.dtype)[word * (8 // value.dtype.itemsize)] = value
 
 
 class Known:

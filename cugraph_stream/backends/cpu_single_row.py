@@ -14,7 +14,7 @@ from .base import (DELETED_SLOT, EMPTY_SLOT, SINGLE_DELETED, SINGLE_FALLBACK, SI
                    SINGLE_ROW_TREES, SINGLE_UNCHANGED, SINGLE_UPDATED, SR_AT, SR_AT_WAS, SR_CUTS, SR_ENDS,
                    SR_IN_DEGREE, SR_IN_LAST, SR_IN_SLOT, SR_MIRROR_AT, SR_MIRROR_AT_WAS, SR_MIRROR_MOVED_AT, SR_MOVED_AT,
                    SR_NEW, SR_OLD, SR_OUT_DEGREE, SR_OUT_LAST, SR_OUT_SLOT, SR_STATUS, SR_TWIN_AT, SR_U, SR_U_AGAIN,
-                   SR_V, SR_WEIGHTS, SR_WORDS, SingleRow, end_word)
+                   SR_V, SR_WEIGHTS, SR_WORDS, SingleRow, set_end_value)
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _WORD = (1 << 64) - 1
@@ -95,7 +95,8 @@ def apply_single_row(ids, src, dst, weight, op, table, out, inn, trees=()):
             record[SR_STATUS] = SINGLE_IGNORED
         return SingleRow(record, weights)
     for k, (_, value) in enumerate(trees):
-        record[SR_ENDS + 2 * k], record[SR_ENDS + 2 * k + 1] = end_word(value[u]), end_word(value[v])
+        set_end_value(record, SR_ENDS + 2 * k, value[u])
+        set_end_value(record, SR_ENDS + 2 * k + 1, value[v])
     mirrored = undirected and u != v            # (an undirected loop is one arc)
     second = not undirected or mirrored         # an entry in v's list besides u's
     key, mirror_key = (u << 32) | v, (v << 32) | u

@@ -144,7 +144,7 @@ def apply_single_row(store, src, dst, weight, op, trees=()):
         journal.assign(store, "num_edges", store.num_edges + 1)
         store.index.count_entered(arcs)
         inserted_row = InsertedRow(weight, arcs == 2, tuple(
-            (value, (end_value(record[SR_ENDS + 2 * k], value.dtype), end_value(record[SR_ENDS + 2 * k + 1],
+            (value, (end_value(record, SR_ENDS + 2 * k, value.dtype), end_value(record, SR_ENDS + 2 * k + 1,
                                                                                 value.dtype)))
             for k, (_, value) in enumerate(trees)))
     elif status == SINGLE_DELETED:

@@ -220,8 +220,8 @@ def test_the_operator_reads_the_values_of_the_ends(ops):
         u, v = int(record[SR_U]), int(record[SR_V])
         for k, (_, value) in enumerate(trees):
             held = ops.to_host(value)
-            assert end_value(record[SR_ENDS + 2 * k], value.dtype) == held[u], (src, dst, k)
-            assert end_value(record[SR_ENDS + 2 * k + 1], value.dtype) == held[v], (src, dst, k)
+            assert end_value(record, SR_ENDS + 2 * k, value.dtype) == held[u], (src, dst, k)
+            assert end_value(record, SR_ENDS + 2 * k + 1, value.dtype) == held[v], (src, dst, k)
 
 
 def test_the_operator_records_what_it_did(ops):

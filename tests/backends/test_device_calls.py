@@ -66,8 +66,9 @@ def _path_graph(backend, n=64, query=None, weight=1.5, **options):
 #      store's change in one operator call, one read_words, which also brings the
 #      values of the inserted arc's ends), the commit's synchronize
 #   +2 for an insert that improves a value (known from those values on the
-#      host): the frontier the new arc improves (correction_frontier), converge (record_changes leaves the count of
-#      the changed vertices on the device until changes() asks for them)
+#      host): the frontier the new arc improves (correction_frontier), converge
+#      (record_changes leaves the count of the changed vertices on the device
+#      until changes() asks for them)
 #   a deleted tree edge: invalidate (which reads how many seeds children_of found
 #      itself), pull, the frontier (correction_frontier), converge; a deleted edge
 #      off the tree, nothing more (the row's status says it cut no tracked tree)

@@ -204,15 +204,15 @@ def _operator_store(ops, arcs):
 def test_the_operator_reads_the_values_of_the_ends(ops):
     """Where both ends are known, the record holds the values the tracked trees
     held at ``u`` and ``v`` before the row, each value's bytes in a word of its
-    own, whatever the value dtype (and an undirected edge's ends in order)."""
+    own, whatever the value dtype."""
     from cugraph_stream.backends.base import SINGLE_ROW_TREES, SR_ENDS, SR_U, SR_V, end_value
 
     store, ids, lookup = _operator_store(ops, [(0, 1), (1, 2)])
     dtypes = (np.float32, np.float64, np.int64, np.int32)[:SINGLE_ROW_TREES]
     rng = np.random.default_rng(0)
-    trees = [(ops.asarray(np.full(3, -1, np.int64)), ops.asarray((rng.standard_normal(3) * 1e6).astype(dtype)))
-             for dtype in dtypes]
-    trees[0][1][0] = np.float32(1e-45)          # (a subnormal, read as itself)
+    values = [(rng.standard_normal(3) * 1e6).astype(dtype) for dtype in dtypes]
+    values[0][0] = np.float32(1e-45)            # (a subnormal: its bytes are copied, never computed with)
+    trees = [(ops.asarray(np.full(3, -1, np.int64)), ops.asarray(value)) for value in values]
     for src, dst, op in ((10, 30, 1), (20, 30, -1), (30, 10, 1)):
         row = ops.apply_single_row(lookup, src, dst, np.float64(2.0), op, store.index.table, store.out, store.inn,
                                    trees)

@@ -145,9 +145,10 @@ def check_queries(ap, args):
         ap.error(f"queries of {', '.join(known)} only (got {', '.join(unchecked)})")
 
 
-def agree(kind, first, second):
+def agree(kind, first, second, tol=None):
     """Whether two results of ``kind`` (:func:`values_of`) are the same answer:
-    equal, or for :data:`BOUNDED_KINDS` within twice their L1 error bound.
+    equal, or for :data:`BOUNDED_KINDS` within twice their L1 error bound
+    (``tol`` where given: the bound the queries were tracked with).
 
     >>> import numpy as np
     >>> agree("sssp", np.array([0.0, 1.5]), np.array([0.0, 1.5]))
@@ -158,7 +159,8 @@ def agree(kind, first, second):
     False
     """
     if kind in BOUNDED_KINDS:
-        return first.shape == second.shape and float(np.abs(first - second).sum()) <= 2 * BOUNDED_KINDS[kind]
+        bound = BOUNDED_KINDS[kind] if tol is None else tol
+        return first.shape == second.shape and float(np.abs(first - second).sum()) <= 2 * bound
     return bool(np.array_equal(first, second))
 
 

@@ -218,7 +218,7 @@ def run_back_to_back(kind, stream, source, args, checked_query):
     between SciPy's runs); a stream applied as it arrives, with no
     recomputation beside it, runs as here.  ``gpu_vs_pylibcugraph`` reports
     the same pair of figures."""
-    from .ab_constants import values_of
+    from .ab_constants import agree, values_of
 
     g = cgs.StreamGraph.from_edgelist(stream.initial, source="src", destination="dst", weight="weight",
                                       directed=True, backend="cpu", weight_dtype="float32")
@@ -230,9 +230,7 @@ def run_back_to_back(kind, stream, source, args, checked_query):
         t0 = perf_counter()
         g.apply(batch, source="src", destination="dst", weight="weight", op="op")
         seconds.append(perf_counter() - t0)
-    ours, checked = values_of(q), values_of(checked_query)
-    same = (float(np.abs(ours - checked).sum()) <= 2 * args.tol if kind == "pagerank"
-            else np.array_equal(ours, checked))
+    same = agree(kind, values_of(q), values_of(checked_query), tol=args.tol)
     write(f"{kind} back to back: {len(seconds)} batches, median {1e3 * np.median(seconds):.2f} ms, "
           f"mean {1e3 * np.mean(seconds):.2f} ms")
     return seconds, [] if same else ["results differ from the checked run's"]

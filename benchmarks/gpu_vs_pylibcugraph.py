@@ -834,7 +834,7 @@ class Bench:
         batches took 2.4-2.6 ms back to back and 3.3-3.6 ms after 80 ms of
         anything else, even a CPU spin or a one-element kernel; 2026-11-28).
         A stream of batches arriving faster than they apply runs back to back."""
-        from .ab_constants import values_of
+        from .ab_constants import agree, values_of
 
         g, q, _ = self.new_graph(kind)
         frames = [self.frame(batch) for batch in batches]
@@ -844,10 +844,8 @@ class Bench:
             _, t, counts = self.apply_timed(g, frame)
             seconds.append(t)
             collections.append(counts.get("gc_ms", 0.0))
-        ours, checked = values_of(q), values_of(checked_query)
         # PageRank's sums run in no fixed order: two runs agree within both ranks' error bounds
-        same = (float(np.abs(ours - checked).sum()) <= 2 * getattr(q, "error_tol", self.args.tol)
-                if kind == "pagerank" else np.array_equal(ours, checked))
+        same = agree(kind, values_of(q), values_of(checked_query), tol=getattr(q, "error_tol", self.args.tol))
         if not same:
             self.failures.append(f"{label} back to back: results differ from the checked run's")
             print("MISMATCH", label, "back to back: results differ from the checked run's", flush=True)

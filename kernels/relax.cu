@@ -77,17 +77,19 @@ __global__ void relax_block(const long long* frontier, long long count, const un
 }
 
 // relax the given arc u -> v (inserted or improved edges), marking v where it
-// improves; sources holding `unreachable` send nothing when `check` is set
+// improves (unless `improved` is null); sources holding `unreachable` send
+// nothing when `check` is set
 template <typename V, typename W, int EXTEND, int ORDER>
 __device__ __forceinline__ void relax_arc(long long u, long long v, W w, V* value, long long* parent,
                                           unsigned char* improved, V unreachable, int check)
 {
   V from = cgs::load_volatile(value + u);
   if (check && from == unreachable) return;
-  if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, w))) improved[v] = 1;
+  if (improve<ORDER>(value, parent, v, u, cgs::extend<EXTEND>(from, w)) && improved) improved[v] = 1;
 }
 
-// one thread per given arc
+// one thread per given arc; a null `improved` marks nothing (the caller
+// knows the improved targets already: relax_arcs_only)
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void relax_arcs(const long long* src, const long long* dst, const W* wgt, long long count,
                            V* value, long long* parent, unsigned char* improved, V unreachable, int check)

@@ -1954,6 +1954,24 @@ class Backend(abc.ABC):
         whose value improved.
         """
 
+    def relax_arcs_only(self, u, v, w, value, parent, rule):
+        """Relax arcs ``u -> v`` of weights ``w`` as :meth:`relax_arcs` does,
+        where the caller knows already which targets improve (a one-row
+        insert, whose ends' values came with its status): the values and
+        parents are written, nothing is collected or read back (no
+        synchronisation).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.algorithms import sssp_rule
+        >>> rule = sssp_rule(np.float64)
+        >>> value = np.array([0.0, 4.0, rule.unreachable])
+        >>> parent = np.array([-1, 0, -1])
+        >>> get_backend("cpu").relax_arcs_only(np.array([1]), np.array([2]), np.array([0.5]), value, parent, rule)
+        >>> value.tolist()[2], parent.tolist()[2]
+        (4.5, 1)
+        """
+        self.relax_arcs(u, v, w, value, parent, rule)
+
     def correction_frontier(self, value, parent, rule, invalidated, arcs):
         """Where a correction's push starts: the vertices of ``invalidated`` that
         their re-seeding reached (every one where ``rule.unreachable`` is None),

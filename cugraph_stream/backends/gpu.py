@@ -1682,6 +1682,13 @@ class GPUBackend(Backend):
     def relax_arcs(self, u, v, w, value, parent, rule):
         return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
 
+    def relax_arcs_only(self, u, v, w, value, parent, rule):
+        # relax_arcs' kernel without its byte map (a null one): nothing to collect or clear
+        if u.size:
+            self._relax_kernel("relax_arcs", rule, w)((_blocks(u.size),), (_THREADS,),
+                                                      (u, v, w, np.int64(u.size), value, parent, np.uint64(0))
+                                                      + self._unreachable(rule))
+
     def correction_frontier(self, value, parent, rule, invalidated, arcs):
         # the reached invalidated vertices and the arcs' improved targets set one
         # byte map; one take_flagged_among over all the candidates reads it (one sync).

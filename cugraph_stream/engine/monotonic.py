@@ -296,10 +296,14 @@ class MonotonicEngine:
         if len(self.push_adjacencies) == 2:         # (weak connectivity: backwards too)
             arcs += [(v, u, w) for u, v, w in arcs]
         # the reached invalidated vertices and the targets the new arcs improve
-        # (a one-row insert whose ends' values came with its status: known on the host)
-        row = delta.inserted_row
-        if row is not None and not invalidated.size and improved_u is None and not self._improved_by(row):
-            self._frontier = invalidated
+        # (a one-row insert whose ends' values came with its status: known on the host,
+        # so its arc is relaxed without reading anything back)
+        known = (self._improving_arcs(delta) if delta.inserted_row is not None and not invalidated.size
+                 and improved_u is None else None)
+        if known is not None:
+            for u, v, w in known:
+                ops.relax_arcs_only(u, v, w, self.value, self.parent, rule)
+            self._frontier = known[0][1] if known else invalidated
         elif invalidated.size or any(u.size for u, _, _ in arcs):
             self._frontier = ops.correction_frontier(self.value, self.parent, rule, invalidated, arcs)
         else:
@@ -307,19 +311,32 @@ class MonotonicEngine:
         self._touched.append(invalidated)
         return work
 
-    def _improved_by(self, row):
-        """Whether the arc of one-row insert ``row`` (an
-        :class:`~cugraph_stream.engine.single_row.InsertedRow`) may improve a
-        value of this query: as :meth:`correct` relaxes it (both ways on an
+    def _improving_arcs(self, delta):
+        """The arc of the one-row insert ``delta`` (its ``inserted_row``, an
+        :class:`~cugraph_stream.engine.single_row.InsertedRow`) that improves a
+        value of this query, as :meth:`correct` relaxes it (both ways on an
         undirected graph or for weak connectivity), from the values its ends
-        held; True where they were not read."""
+        held: a list of at most one ``(u, v, w)`` of one-entry arrays, whose
+        ``v`` is then the whole frontier.  None where the host cannot tell
+        (the ends' values were not read), or where the arc improves both
+        ways (which no rule whose value sent is no better than its source's
+        allows): then :meth:`correct` reads the frontier as for any batch."""
+        row = delta.inserted_row
         ends = row.ends_of(self.value)
         if ends is None:
-            return True
+            return None
         at_u, at_v = ends
-        both_ways = row.both_ways or len(self.push_adjacencies) == 2
-        return (self.rule.improves(at_u, row.weight, at_v)
-                or (both_ways and self.rule.improves(at_v, row.weight, at_u)))
+        forward = self.rule.improves(at_u, row.weight, at_v)
+        backward = ((row.both_ways or len(self.push_adjacencies) == 2)
+                    and self.rule.improves(at_v, row.weight, at_u))
+        u, v, w = delta.inserted_u, delta.inserted_v, delta.inserted_w
+        if forward and backward:
+            return None
+        if forward:
+            return [(u[:1], v[:1], w[:1])]
+        if backward:            # (an undirected edge's second arc is v -> u; weak connectivity reverses the one)
+            return [(u[1:2], v[1:2], w[1:2])] if row.both_ways else [(v[:1], u[:1], w[:1])]
+        return []
 
     def converge(self):
         """Push from the active vertices until no value improves."""

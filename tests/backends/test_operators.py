@@ -1393,6 +1393,38 @@ def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed
     assert (host(ops, dev_value) == expected_value).all()
 
 
+@pytest.mark.parametrize("name", sorted(RULES))
+@pytest.mark.parametrize("seed", range(3))
+def test_relax_arcs_only_writes_what_relax_arcs_writes_and_reads_nothing(ops, name, seed):
+    """Values and parents as :meth:`relax_arcs` leaves them (one target per arc:
+    the one-row insert's case, where no two arcs race for a target), counted as a
+    launch and no synchronisation; relax_arcs afterwards still finds exactly the
+    targets its arcs improve (no byte map left set)."""
+    rule = RULES[name]
+    rng = np.random.default_rng(seed)
+    n = 200
+    value = rng.integers(0, 100, n).astype(rule.value_dtype)
+    if rule.unreachable is not None:
+        value[rng.random(n) < 0.3] = rule.unreachable
+    parent = rng.integers(-1, n, n)
+    u, v = rng.integers(0, n, 40), rng.permutation(n)[:40]
+    w = rng.integers(0, 30, 40).astype(np.float64)
+    results = []
+    arcs = [ops.asarray(a) for a in (u, v, w)]
+    for relax in ("relax_arcs", "relax_arcs_only"):
+        dev_value, dev_parent = ops.asarray(value.copy()), ops.asarray(parent.copy())
+        before = DEVICE_CALLS.snapshot()
+        getattr(ops, relax)(*arcs, dev_value, dev_parent, rule)
+        calls = DEVICE_CALLS.since(before)
+        results.append((host(ops, dev_value), host(ops, dev_parent), calls))
+    (value_1, parent_1, calls_1), (value_2, parent_2, calls_2) = results
+    assert (value_1 == value_2).all() and (parent_1 == parent_2).all()
+    assert calls_1 == (1, 1) and calls_2 == (1, 0)
+    more = ops.asarray(value_2.copy())
+    improved = ops.relax_arcs(*(ops.asarray(a) for a in (v[:20], u[:20], w[:20])), more, ops.asarray(parent_2), rule)
+    assert sorted(host(ops, improved).tolist()) == sorted(set(np.flatnonzero(host(ops, more) != value_2).tolist()))
+
+
 def test_invalidate_finds_each_vertex_once_over_two_adjacencies(ops, fused_limits):
     # weak connectivity reads both directions: with arcs both ways, a child sits in
     # both of its parent's lists (hubs among them), and must still be found once

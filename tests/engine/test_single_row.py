@@ -42,18 +42,19 @@ def taken(monkeypatch):
 
 @pytest.fixture
 def decided(monkeypatch):
-    """The decisions of :meth:`MonotonicEngine._improved_by` (does a one-row insert
-    improve a value?) so far, counted by answer."""
+    """The answers of :meth:`MonotonicEngine._improving_arcs` (which arc of a one-row
+    insert improves a value?) so far, counted as ``"none"``, ``"one"`` or
+    ``"unknown"`` (None: the frontier is read)."""
     from cugraph_stream.engine.monotonic import MonotonicEngine
 
     seen = collections.Counter()
-    decide = MonotonicEngine._improved_by
+    decide = MonotonicEngine._improving_arcs
 
-    def spy(engine, row):
-        answer = decide(engine, row)
-        seen[answer] += 1
+    def spy(engine, delta):
+        answer = decide(engine, delta)
+        seen["unknown" if answer is None else ("none", "one")[len(answer)]] += 1
         return answer
-    monkeypatch.setattr(MonotonicEngine, "_improved_by", spy)
+    monkeypatch.setattr(MonotonicEngine, "_improving_arcs", spy)
     return seen
 
 
@@ -109,7 +110,7 @@ def test_single_rows_keep_the_store_and_every_query_exact(backend, placement, di
         assert not statuses
         return
     assert {"inserted", "deleted", "weight_updated", "unchanged", "ignored", "fallback"} <= set(statuses), statuses
-    assert decided[True] and decided[False], decided    # (inserts that skipped the correction, and others)
+    assert decided["none"] and decided["one"], decided    # (inserts that skipped the correction, and others)
 
 
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
@@ -157,12 +158,18 @@ def test_a_list_without_room_and_an_index_due_for_a_rebuild_fall_back(backend, t
 
 @pytest.mark.parametrize("kind", ["SSSP", "BFS", "WidestPath", "WCC"])
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
-def test_an_insert_that_improves_nothing_waits_for_its_status_and_the_commit(backend, kind, directed):
+@pytest.mark.parametrize("reverse", [False, True], ids=["u-v", "v-u"])
+def test_an_insert_waits_for_its_status_the_push_if_it_improves_and_the_commit(backend, kind, directed, reverse):
     """The row's lookup, reduction and the store's change are one operator call and
     one read of its record, which brings the values the arc's ends held: an
     insert that improves no value of the tracked query waits for that read and
-    the commit only, one that improves a value also for the correction's
-    frontier and the push; every result equal to a recomputation."""
+    the commit only; one that improves a value relaxes its arc without reading
+    anything back and waits for the push too (on an undirected graph, and for
+    WCC, the row given as ``v -> u`` improves ``v``'s end through its mirror
+    arc or weakly); every result equal to a recomputation."""
+    if reverse and directed and kind != "WCC":
+        pytest.skip("a directed v -> u improves nothing here (as the first row)")
+
     def tracking(mode):
         src, dst = [*range(9), 100, 102], [*range(1, 10), 101, 100]     # a path, and 102 -> 100 -> 101 apart
         g = cgs.StreamGraph.from_edgelist(pd.DataFrame({"s": src, "d": dst, "w": np.full(11, 1.5)}), source="s",
@@ -174,8 +181,10 @@ def test_an_insert_that_improves_nothing_waits_for_its_status_and_the_commit(bac
     # vertices no path reaches, a narrower way, an arc inside a component) and rows
     # that improve (a shortcut, a wider way, a bridge between components)
     nothing = {"SSSP": (2, 7, 10.0), "BFS": (102, 101, 1.0), "WidestPath": (2, 7, 1.0), "WCC": (2, 7, 1.0)}[kind]
-    improves = {"SSSP": (0, 6, 1.0), "BFS": (0, 6, 1.0), "WidestPath": (0, 6, 5.0), "WCC": (4, 100, 1.0)}[kind]
-    for (u, v, w), syncs in ((nothing, 2), (improves, 4)):
+    improving = {"SSSP": (0, 6, 1.0), "BFS": (0, 6, 1.0), "WidestPath": (0, 6, 5.0), "WCC": (4, 100, 1.0)}[kind]
+    if reverse:
+        improving = (improving[1], improving[0], improving[2])
+    for (u, v, w), syncs in ((nothing, 2), (improving, 3)):
         rows = pd.DataFrame({"s": [u], "d": [v], "w": [w], "op": [1]})
         report = g.apply(rows, source="s", destination="d", weight="w")
         reference.apply(rows, source="s", destination="d", weight="w")
@@ -183,6 +192,7 @@ def test_an_insert_that_improves_nothing_waits_for_its_status_and_the_commit(bac
         column = VALUE_COLUMN[kind]          # (the trees may differ where values tie)
         assert_frame_equal(*(host(q.result()).sort_values("vertex").reset_index(drop=True)[["vertex", column]]
                              for q in (query, recomputed)))
+    assert report.activated, report        # (the improved end was pushed from)
 
 
 def _operator_store(ops, arcs):

@@ -338,7 +338,9 @@ __global__ void keep_ties_block(const long long* seeds, long long count, const u
 // `queue_limit` entries (the queue holds `queue_limit` plus one entry per
 // vertex, so a level always fits).  out[0] = end of the relaxed levels,
 // out[1] = end of the queue (the levels after out[0] are the frontier left),
-// out[2] = edges read.
+// out[2] = edges read.  `seed_count`, where not null, holds how many of the
+// `count` entries of the queue are the first frontier (a count an earlier
+// launch left on the device: correction_block's).
 template <typename V, typename W, int EXTEND, int ORDER>
 __device__ __forceinline__ void relax_enqueue(long long u, V from, long long begin, int step, cgs::Neighbours nbr,
                                               const W* wgt, long long e, V* value, long long* parent, int* queued,
@@ -352,8 +354,9 @@ __device__ __forceinline__ void relax_enqueue(long long u, V from, long long beg
 }
 
 template <typename V, typename W, int EXTEND, int ORDER>
-__global__ void converge_block(long long* queue, long long count, long long queue_limit, long long level_limit,
-                               long long block_degree, const unsigned long long* nbr_at0,
+__global__ void converge_block(long long* queue, long long count, const unsigned long long* seed_count,
+                               long long queue_limit, long long level_limit, long long block_degree,
+                               const unsigned long long* nbr_at0,
                                const unsigned long long* wgt_at0, const long long* degree0,
                                const unsigned long long* nbr_at1, const unsigned long long* wgt_at1,
                                const long long* degree1, int adjacencies, V* value, long long* parent, int* queued,
@@ -363,6 +366,7 @@ __global__ void converge_block(long long* queue, long long count, long long queu
   __shared__ unsigned long long tail, edges;
   __shared__ int stop, hubs;
   __shared__ long long hub[CGS_BLOCK_LISTS];   // vertex * 2 + adjacency
+  if (seed_count) count = static_cast<long long>(*seed_count);
   if (threadIdx.x == 0) {
     level_begin = 0;
     level_end = count;

@@ -62,7 +62,7 @@ SYNC_OPERATORS = frozenset({
     "factorize", "close_holes", "read_counts", "read_counted", "read_words", "net_changes", "net_changes_of_ends",
     "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
-    "reached", "correction_frontier", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
+    "reached", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
     "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "deviation_and_sums", "last_rows_by_arc"})
 
 #: Beamer's direction-optimising BFS (SC 2012; the GAP benchmark suite uses the
@@ -1927,12 +1927,16 @@ class Backend(abc.ABC):
         """Relax from ``frontier`` along every adjacency of ``adjs`` until no value improves.
 
         Step after step, the vertices improved by one step form the next
-        frontier (see :meth:`relax`).  Returns ``(activated, edges_read)``:
-        the frontiers of all steps, concatenated, and the edges read.  This
-        loop of :meth:`relax` steps is the reference; a backend may run
-        several steps at once.
+        frontier (see :meth:`relax`).  ``frontier``: an array, or a
+        :class:`Counted` whose count may still be on the device (as
+        :meth:`correction_frontier` leaves it; the GPU's one-block push
+        reads it there).  Returns ``(activated, edges_read)``: the frontiers
+        of all steps, concatenated, and the edges read.  This loop of
+        :meth:`relax` steps is the reference; a backend may run several
+        steps at once.
         """
         xp = self.xp
+        frontier = self.read_counted(frontier)
         steps, edges_read = [], 0
         while frontier.size:
             steps.append(frontier)
@@ -1976,8 +1980,9 @@ class Backend(abc.ABC):
         """Where a correction's push starts: the vertices of ``invalidated`` that
         their re-seeding reached (every one where ``rule.unreachable`` is None),
         and the targets whose values the arcs ``(u, v, w)`` of ``arcs`` improve
-        (:meth:`relax_arcs` of each), each vertex once, in no order.  One
-        synchronisation for all of it.
+        (:meth:`relax_arcs` of each), each vertex once, in no order: a
+        :class:`Counted`, whose count a device may leave where it was made
+        for :meth:`converge` to read there (no synchronisation).
 
         >>> from cugraph_stream.backends import get_backend
         >>> from cugraph_stream.algorithms import sssp_rule
@@ -1985,7 +1990,8 @@ class Backend(abc.ABC):
         >>> value = np.array([0.0, rule.unreachable, 5.0, rule.unreachable])     # 1 and 2 re-seeded: 2 reached
         >>> parent = np.array([-1, -1, 0, -1])
         >>> arcs = [(np.array([0, 0]), np.array([2, 3]), np.array([1.0, 9.0]))]  # 2 and 3 improve
-        >>> sorted(get_backend("cpu").correction_frontier(value, parent, rule, np.array([1, 2]), arcs).tolist())
+        >>> frontier = get_backend("cpu").correction_frontier(value, parent, rule, np.array([1, 2]), arcs)
+        >>> sorted(frontier.array[:frontier.count].tolist())
         [2, 3]
         """
         xp = self.xp
@@ -1994,8 +2000,10 @@ class Backend(abc.ABC):
         parts += [self.relax_arcs(u, v, w, value, parent, rule) for u, v, w in arcs if u.size]
         full = [p for p in parts if p.size]
         if len(full) <= 1:          # each part holds each vertex once already
-            return full[0] if full else xp.empty(0, dtype=xp.int64)
-        return self.unique(xp.concatenate(full), value.size)
+            frontier = full[0] if full else xp.empty(0, dtype=xp.int64)
+        else:
+            frontier = self.unique(xp.concatenate(full), value.size)
+        return Counted(frontier, int(frontier.size))
 
     @abc.abstractmethod
     def pull(self, adjs: Sequence[AdjacencyLists], targets, value, parent, rule):

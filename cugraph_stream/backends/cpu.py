@@ -813,7 +813,8 @@ class CPUBackend(Backend):
 
     def converge(self, adjs, frontier, value, parent, rule):
         if self.kernels is not None:      # one queue-driven pass instead of relax rounds
-            return self.kernels.converge(adjs, frontier, value, parent, rule, self._scratch_flag(value.size))
+            return self.kernels.converge(adjs, self.read_counted(frontier), value, parent, rule,
+                                         self._scratch_flag(value.size))
         return super().converge(adjs, frontier, value, parent, rule)
 
     def gather_plan(self, adj, vertices, weighted=False):

@@ -86,6 +86,7 @@ _ONE_BLOCK_CORRECTION = 1 << 12   # candidates that correction_frontier collects
 _NET_ROWS_BLOCK = 64              # rows net_changes_of_ends reduces in one block (kernels/batch.cu's NET_ROWS_BLOCK)
 _NET_ROWS_THREADS = 128
 _CORRECTION_GROUPS = 4            # the arc groups correction_block relaxes (kernels/relax.cu)
+_NO_WEIGHTS = np.empty(0, np.float32)   # (the weight type of a correction_block without arcs: any)
 _REMOVE_BLOCK_THREADS = 1024
 _CHECK_ROWS_BLOCKS = 1024     # blocks of a check_rows launch at most (a grid-stride loop beyond)
 _SPARE_EVENTS = 64            # CUDA events given back (release_marks) that mark hands out again
@@ -667,15 +668,16 @@ class GPUBackend(Backend):
         self.put(flag, marked, 0)
         return marked
 
-    def _take_flagged_among(self, flag, ids, bound):
+    def _take_flagged_among(self, flag, ids, bound, counted=False):
         """:meth:`_take_flagged` of a byte map whose flagged vertices are all among
-        ``ids``, at the cost of the ids: each flagged id once, in no order."""
+        ``ids``, at the cost of the ids: each flagged id once, in no order (a
+        :class:`Counted` whose count stays on the device, if ``counted``)."""
         xp = self.xp
         stamp, epoch = self._stamps(bound)
         out, kept = xp.empty(ids.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
         cuda_kernels.get_kernel("sets", "take_flagged_among")(
             (_blocks(ids.size),), (_THREADS,), (ids, np.int64(ids.size), flag, stamp, epoch, out, kept))
-        return self._kept(out, kept)
+        return Counted(out, kept) if counted else self._kept(out, kept)
 
     # -------------------------------------------------------------- primitives
     def _words(self, array, index):
@@ -1621,7 +1623,11 @@ class GPUBackend(Backend):
         # takes (from the start, or where the block stopped) continues on the
         # whole grid; a queue that fills up continues step by step
         xp = self.xp
-        n = int(frontier.size)
+        frontier, seed_count = self._seeds_and_count(frontier)
+        if seed_count is not None and frontier.size > _FUSED_LEVEL_LIMIT:     # (the block takes the count alone)
+            frontier, seed_count = frontier[:self.read_counts(seed_count)[0]], None
+            DEVICE_CALLS.syncs += 1             # (the count's read: the push's comes after)
+        n = int(frontier.size)                  # (with seed_count: a bound)
         if n == 0 or n > _FUSED_QUEUE_LIMIT:
             return super().converge(adjs, frontier, value, parent, rule)
         bound = int(value.size)
@@ -1638,7 +1644,8 @@ class GPUBackend(Backend):
             out = xp.zeros(3, dtype=xp.uint64)
             self._relax_kernel("converge_block", rule, adjs[0].wgt)(
                 (1,), (_FUSED_THREADS,),
-                (queue, np.int64(n), np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
+                (queue, np.int64(n), np.uint64(0) if seed_count is None else seed_count,
+                 np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
                  np.int64(_LARGE_DEGREE)) + lists + (value, parent, queued, out))
             relaxed, end, edges_read = (int(c) for c in out.get())
         if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
@@ -1680,7 +1687,8 @@ class GPUBackend(Backend):
         return self.read_counts(*control[6:])
 
     def relax_arcs(self, u, v, w, value, parent, rule):
-        return self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64), [(u, v, w)])
+        return self.read_counted(self.correction_frontier(value, parent, rule, self.xp.empty(0, dtype=self.xp.int64),
+                                                          [(u, v, w)]))
 
     def relax_arcs_only(self, u, v, w, value, parent, rule):
         # relax_arcs' kernel without its byte map (a null one): nothing to collect or clear
@@ -1691,26 +1699,29 @@ class GPUBackend(Backend):
 
     def correction_frontier(self, value, parent, rule, invalidated, arcs):
         # the reached invalidated vertices and the arcs' improved targets set one
-        # byte map; one take_flagged_among over all the candidates reads it (one sync).
-        # Few candidates: all of it in one block, one launch (correction_block, kernels/relax.cu)
+        # byte map, from which each is collected once, the count left on the
+        # device (converge reads it there).  Few candidates: all of it in one
+        # block, one launch (correction_block, kernels/relax.cu); else a launch
+        # to flag the reached, one a group of arcs, and take_flagged_among
+        xp = self.xp
         arcs = [(u, v, w) for u, v, w in arcs if u.size]
-        if not arcs:
-            return super().correction_frontier(value, parent, rule, invalidated, arcs)
+        candidates = int(invalidated.size) + sum(int(u.size) for u, _, _ in arcs)
+        if candidates == 0:
+            return Counted(xp.empty(0, dtype=xp.int64), 0)
         improved = self._flag("improved", value.size)
         unreachable, check = self._unreachable(rule)
-        candidates = int(invalidated.size) + sum(int(u.size) for u, _, _ in arcs)
         if (candidates <= _ONE_BLOCK_CORRECTION and len(arcs) <= _CORRECTION_GROUPS
-                and len({w.dtype for _, _, w in arcs}) == 1):
+                and len({w.dtype for _, _, w in arcs}) <= 1):
             stamp, epoch = self._stamps(value.size)
-            out, kept = _carved(self.xp, (candidates, np.int64), (1, np.uint64))
+            out, kept = _carved(xp, (candidates, np.int64), (1, np.uint64))
             unused = (np.uint64(0),) * 3 + (np.int64(0),)
             groups = sum(((u, v, w, np.int64(u.size)) for u, v, w in arcs), ())
             groups += unused * (_CORRECTION_GROUPS - len(arcs))
-            self._relax_kernel("correction_block", rule, arcs[0][2])(
+            self._relax_kernel("correction_block", rule, arcs[0][2] if arcs else _NO_WEIGHTS)(
                 (1,), (_FUSED_THREADS,),
                 (invalidated, np.int64(invalidated.size)) + groups
                 + (value, parent, improved, unreachable, check, stamp, epoch, out, kept))
-            return self._kept(out, kept)
+            return Counted(out, kept)
         if invalidated.size:
             cuda_kernels.get_kernel("sets", f"flag_reached<{cuda_kernels.VALUE_TYPES[value.dtype]}>")(
                 (_blocks(invalidated.size),), (_THREADS,),
@@ -1721,7 +1732,7 @@ class GPUBackend(Backend):
                                                        unreachable, check))
         candidates = [invalidated] * bool(invalidated.size) + [v for _, v, _ in arcs]
         candidates = candidates[0] if len(candidates) == 1 else self.join(candidates)
-        return self._take_flagged_among(improved, candidates, value.size)
+        return self._take_flagged_among(improved, candidates, value.size, counted=True)
 
     def pull(self, adjs, targets, value, parent, rule):
         # a warp per target, a block per hub (binned by degree, as relax does),

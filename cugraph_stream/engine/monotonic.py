@@ -340,12 +340,14 @@ class MonotonicEngine:
 
     def converge(self):
         """Push from the active vertices until no value improves."""
-        activated, edges_read = self._frontier, 0
+        activated, edges_read = self.ops.no_items(), 0
         if self._from_scratch:
             self._from_scratch = False
             activated, edges_read = self.ops.bfs_levels(self.store.out, self.store.inn, self.source,
                                                         self.store.vertex_bound, self.value, self.parent, self.rule)
-        elif self._frontier.size:          # (a batch that improved nothing pushes nothing)
+        elif isinstance(self._frontier, Counted) or self._frontier.size:
+            # (a correction's frontier, its count perhaps still on the device, is pushed
+            # from, a wait even where it is empty; a batch that improved nothing pushes nothing)
             activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value,
                                                       self.parent, self.rule)
         self._touched.append(activated)

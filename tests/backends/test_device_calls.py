@@ -70,14 +70,15 @@ def _path_graph(backend, n=64, query=None, weight=1.5, **options):
 #      (record_changes leaves the count of the changed vertices on the device
 #      until changes() asks for them)
 #   a deleted tree edge: invalidate (which reads how many seeds children_of found
-#      itself), pull, the frontier (correction_frontier), converge; a deleted edge
-#      off the tree, nothing more (the row's status says it cut no tracked tree)
+#      itself), pull, converge (which reads the count of correction_frontier's
+#      frontier on the device); a deleted edge off the tree, nothing more (the
+#      row's status says it cut no tracked tree)
 # (The path's weights, 1.5, are not whole numbers: ties are not searched.)  Two
 # rows take the general path (PINNED_TWO_ROWS).
 PINNED = [
     ("insert, improves nothing", {"src": [0], "dst": [5], "w": [10.0], "op": [1]}, 2),
     ("insert, improves a path", {"src": [0], "dst": [6], "w": [1.0], "op": [1]}, 3),
-    ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 6),
+    ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 5),
     ("delete an absent edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 2),
     ("delete an edge off the tree", {"src": [0], "dst": [5], "w": [1.0], "op": [-1]}, 2),
 ]
@@ -85,15 +86,15 @@ PINNED = [
 # the absent edge 9 -> 0), through the general path:
 #   2: net_changes (which reads the lookup's count of new vertices too: a batch of up
 #      to SPECULATIVE_ROWS rows), the commit's synchronize
-#   +2 for an insert: the room of both placements (out, in; one read_counts) and the
-#      frontier the new arc improves
-#   +1 when it improves a value: converge
+#   +2 for an insert: the room of both placements (out, in; one read_counts) and
+#      converge (whose frontier, the targets the new arc improves, it reads on the
+#      device: a wait even where it is empty)
 #   a deleted tree edge: the moves of both removals (out, in; one read_counts),
-#      invalidate, pull, the frontier, converge
+#      invalidate, pull, converge
 # (An edge off the tree is not pinned there: the CPU finds its children empty on
 # the host, where the GPU's invalidation reads their count.)
 PINNED_TWO_ROWS = [(what, {k: v + [{"src": 9, "dst": 0, "w": 1.0, "op": -1}[k]] for k, v in rows.items()}, syncs)
-                   for (what, rows, _), syncs in zip(PINNED, (4, 5, 7, 2))]
+                   for (what, rows, _), syncs in zip(PINNED, (4, 4, 6, 2))]
 
 
 @pytest.mark.parametrize("pinned", [PINNED, PINNED_TWO_ROWS], ids=["one row", "two rows"])
@@ -112,11 +113,11 @@ def test_a_wcc_tree_arc_deletion_requests_the_pinned_synchronisations(backend):
     """WCC reads arcs both ways: deleting a tree arc whose reverse is absent
     leaves its cut end on the device (weak_children_of) for the invalidation,
     then pulls over both adjacencies with one read of their sizes: the row's
-    status (engine/single_row.py), invalidate, the pull, correction_frontier,
-    converge, commit."""
+    status (engine/single_row.py), invalidate, the pull, converge (the
+    frontier's count read on the device), commit."""
     g = _path_graph(backend, query=cgs.WCC(mode="incremental"))
     report = g.apply(pd.DataFrame({"src": [3], "dst": [4], "w": [1.0], "op": [-1]}), weight="w")
-    assert (report.syncs, report.invalidated) == (6, 60)
+    assert (report.syncs, report.invalidated) == (5, 60)
     assert g.last_report.queries[0].path == "incremental"
 
 
@@ -143,12 +144,12 @@ def test_a_batch_that_deletes_and_inserts_reads_its_removals_and_placements_at_o
     """The removals (entries moved into holes) and the placements (lists outgrown)
     are launched before one read of both counts: a batch that deletes a tree
     edge and inserts one that improves nothing waits as often as the pinned
-    deletion alone (7)."""
+    deletion alone (6)."""
     g = _path_graph(backend)
     g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
     report = g.apply(pd.DataFrame({"src": [0, 0], "dst": [6, 40], "w": [1.0, 100.0], "op": [-1, 1]}), weight="w")
     assert (report.deleted, report.inserted, report.invalidated) == (1, 1, 64 - 6)
-    assert report.syncs == 7
+    assert report.syncs == 6
     g.check_consistency()
 
 
@@ -243,13 +244,13 @@ def test_a_deletion_searching_ties_requests_two_synchronisations_for_its_levels(
     levels, then invalidates the rest of the path, all in one block on the
     GPU (the levels are narrow, and the block reads how many seeds
     children_of found itself): a read of its results, a read of the
-    invalidated vertices, and the 5 other reads of a deletion."""
+    invalidated vertices, and the 4 other reads of a deletion."""
     from cugraph_stream.engine.monotonic import KEEP_TIE_LEVELS
 
     g = _path_graph(backend, weight=1.0)
     g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
     report = g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
-    assert KEEP_TIE_LEVELS == 3 and report.syncs == 5 + 2
+    assert KEEP_TIE_LEVELS == 3 and report.syncs == 4 + 2
     assert report.invalidated == 64 - 6
 
 

@@ -1314,6 +1314,31 @@ def test_converge_counts_the_grid_after_the_block_as_a_second_wait(ops, monkeypa
     _check_sssp_from_zero(ops, n, src, dst, w, value, parent)
 
 
+@pytest.mark.parametrize("narrow", [False, True], ids=["block", "count-read-first"])
+def test_converge_pushes_a_counted_frontier_from_its_count_alone(ops, monkeypatch, narrow):
+    """A frontier as correction_frontier leaves it (a Counted whose count a device
+    keeps) is pushed from its first ``count`` entries only: the one-block push
+    reads the count on the device, one wait in all; a bound wider than the
+    block takes has its count read first, a second wait, counted."""
+    from cugraph_stream.backends import gpu
+    from cugraph_stream.backends.base import Counted
+
+    if narrow:
+        monkeypatch.setattr(gpu, "_FUSED_LEVEL_LIMIT", 2)
+    rule = RULES["sssp"]
+    n = 20
+    adj = make_adjacency(ops, n, [(i, i + 1, 1.0) for i in range(9)] + [(12, 13, 1.0)])     # 10..19 apart
+    value = np.full(n, rule.unreachable, dtype=rule.value_dtype)
+    value[0] = 0
+    dev_value, parent = ops.asarray(value), ops.asarray(np.full(n, -1, dtype=np.int64))
+    frontier = Counted(ops.asarray(np.array([0, 12, 15, 17])), ops.asarray(np.array([1], dtype=np.uint64)))
+    before = ops.calls.snapshot()
+    activated, read = ops.converge([adj], frontier, dev_value, parent, rule)
+    assert ops.calls.since(before) == (1, 2 if narrow and ops.name == "gpu" else 1)
+    assert sorted(host(ops, activated).tolist()) == list(range(10)) and read == 9
+    assert host(ops, dev_value)[:10].tolist() == list(range(10))
+
+
 def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
     # a tree of parents: 0 -> 1..4, each of those -> 4 children, ...; plus a chain
     n = 200
@@ -1388,7 +1413,7 @@ def test_correction_frontier_is_the_reached_and_the_improved_each_once(ops, seed
     dev_value, dev_parent = ops.asarray(value.copy()), ops.asarray(parent.copy())
     frontier = ops.correction_frontier(dev_value, dev_parent, rule, ops.asarray(invalidated),
                                        [tuple(ops.asarray(a) for a in arc) for arc in arcs])
-    got = host(ops, frontier).tolist()
+    got = host(ops, ops.read_counted(frontier)).tolist()
     assert len(got) == len(set(got)) and set(got) == improved | reached
     assert (host(ops, dev_value) == expected_value).all()
 

@@ -175,14 +175,18 @@ __global__ void pull_warp(const long long* targets, long long count, const unsig
                                  unreachable, check);
 }
 
-// one block per target (hubs: a warp alone would read their lists serially)
+// one block per target (hubs: a warp alone would read their lists serially;
+// or every target of a few, unbinned); `edges`, where not null, accumulates
+// the entries read
 template <typename V, typename W, int EXTEND, int ORDER>
 __global__ void pull_block(const long long* targets, long long count, const unsigned long long* nbr_at,
                            const unsigned long long* wgt_at, const long long* degree, V* value, long long* parent,
-                           V unreachable, int check)
+                           V unreachable, int check, unsigned long long* edges)
 {
-  pull_list<V, W, EXTEND, ORDER>(targets[blockIdx.x], threadIdx.x, blockDim.x, nbr_at, wgt_at, degree, value,
-                                 parent, unreachable, check);
+  long long v = targets[blockIdx.x];
+  if (edges && threadIdx.x == 0 && degree[v]) atomicAdd(edges, static_cast<unsigned long long>(degree[v]));
+  pull_list<V, W, EXTEND, ORDER>(v, threadIdx.x, blockDim.x, nbr_at, wgt_at, degree, value, parent, unreachable,
+                                 check);
 }
 
 // Keep the invalidation candidates that a valid in-neighbour holds at the same
@@ -340,7 +344,8 @@ __global__ void keep_ties_block(const long long* seeds, long long count, const u
 // out[1] = end of the queue (the levels after out[0] are the frontier left),
 // out[2] = edges read.  `seed_count`, where not null, holds how many of the
 // `count` entries of the queue are the first frontier (a count an earlier
-// launch left on the device: correction_block's).
+// launch left on the device: correction_frontier's); a first frontier wider
+// than `level_limit` is handed on at once, none of it relaxed.
 template <typename V, typename W, int EXTEND, int ORDER>
 __device__ __forceinline__ void relax_enqueue(long long u, V from, long long begin, int step, cgs::Neighbours nbr,
                                               const W* wgt, long long e, V* value, long long* parent, int* queued,
@@ -372,7 +377,7 @@ __global__ void converge_block(long long* queue, long long count, const unsigned
     level_end = count;
     tail = count;
     edges = 0;
-    stop = 0;
+    stop = count > level_limit;
     hubs = 0;
   }
   __syncthreads();

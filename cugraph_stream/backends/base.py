@@ -60,7 +60,7 @@ DELETED_SLOT = EMPTY_SLOT - 1
 SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "factorize", "close_holes", "read_counts", "read_counted", "read_words", "net_changes", "net_changes_of_ends",
-    "relax", "converge", "relax_arcs", "pull", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
+    "relax", "converge", "relax_arcs", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
     "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
     "reached", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
     "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "deviation_and_sums", "last_rows_by_arc"})
@@ -2014,7 +2014,9 @@ class Backend(abc.ABC):
         For every ``targets[i] = v`` and ``u`` in an adjacency's list of ``v``,
         with ``value[u]`` reachable, the best ``rule.extend(value[u], w)``
         strictly better than ``value[v]`` is written with its parent ``u``.
-        Returns the number of edges read.
+        Returns the number of edges read as a value whose ``get()`` gives it
+        (:class:`Known` where it is on the host; a device may read it with
+        its next wait: no synchronisation of its own).
         """
 
     @abc.abstractmethod

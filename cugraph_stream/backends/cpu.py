@@ -8,8 +8,8 @@ import pandas as pd
 
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
-from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, NetChanges, Placement,
-                   marks_fit, undo_removal)
+from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, Known, NetChanges,
+                   Placement, marks_fit, undo_removal)
 from . import cpu_single_row
 from .chunks import HostChunkAllocator
 from .cpu_threads import both
@@ -647,7 +647,7 @@ class CPUBackend(Backend):
         return self._improve(u, v, candidate, value, parent, rule, value.size)
 
     def pull(self, adjs, targets, value, parent, rule):
-        return sum(self._pull(adj, targets, value, parent, rule) for adj in adjs)
+        return Known(sum(self._pull(adj, targets, value, parent, rule) for adj in adjs))
 
     def _pull(self, adj, targets, value, parent, rule):
         if self.kernels is not None:

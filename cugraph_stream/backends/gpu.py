@@ -291,6 +291,11 @@ def _row_summary(host):
     return RowSummary(bool(host[0]), float(host[1:2].view(np.float64)[0]), bool(host[2]))
 
 
+def _first_int(host):
+    """The first word of a host copy, as a Python int (a count read later)."""
+    return int(host[0])
+
+
 def _copied_from(host, word, array):
     """A host copy of device array ``array`` from the pinned words ``host``, into which
     :meth:`GPUBackend._wait_for_copies` copied it from ``word`` on."""
@@ -1623,13 +1628,16 @@ class GPUBackend(Backend):
         # takes (from the start, or where the block stopped) continues on the
         # whole grid; a queue that fills up continues step by step
         xp = self.xp
+        # (a frontier whose count is on the device goes to the block, which reads it
+        # and hands a first level wider than it takes to the grid at once)
         frontier, seed_count = self._seeds_and_count(frontier)
-        if seed_count is not None and frontier.size > _FUSED_LEVEL_LIMIT:     # (the block takes the count alone)
+        if seed_count is not None and frontier.size > _FUSED_QUEUE_LIMIT:
             frontier, seed_count = frontier[:self.read_counts(seed_count)[0]], None
             DEVICE_CALLS.syncs += 1             # (the count's read: the push's comes after)
         n = int(frontier.size)                  # (with seed_count: a bound)
         if n == 0 or n > _FUSED_QUEUE_LIMIT:
             return super().converge(adjs, frontier, value, parent, rule)
+        block = n <= _FUSED_LEVEL_LIMIT or seed_count is not None
         bound = int(value.size)
         queue = self._scratch("queue", _FUSED_QUEUE_LIMIT + bound, xp.int64)
         if frontier.dtype == queue.dtype and frontier.ndim == 1:
@@ -1639,7 +1647,7 @@ class GPUBackend(Backend):
         lists = [self._lists(adj) + (adj.degree,) for adj in adjs]
         lists = lists[0] + lists[-1] + (np.int32(len(adjs)),)
         relaxed, end, edges_read = 0, n, 0
-        if n <= _FUSED_LEVEL_LIMIT:
+        if block:
             queued = self._scratch("queued", bound, xp.int32, zeroed=True)
             out = xp.zeros(3, dtype=xp.uint64)
             self._relax_kernel("converge_block", rule, adjs[0].wgt)(
@@ -1647,9 +1655,9 @@ class GPUBackend(Backend):
                 (queue, np.int64(n), np.uint64(0) if seed_count is None else seed_count,
                  np.int64(_FUSED_QUEUE_LIMIT), np.int64(_FUSED_LEVEL_LIMIT),
                  np.int64(_LARGE_DEGREE)) + lists + (value, parent, queued, out))
-            relaxed, end, edges_read = (int(c) for c in out.get())
+            relaxed, end, edges_read = (int(c) for c in self._fetch(out))     # (reads waiting for a wait too)
         if end > relaxed and end <= _FUSED_QUEUE_LIMIT:
-            if n <= _FUSED_LEVEL_LIMIT:
+            if block:
                 DEVICE_CALLS.syncs += 1         # (the block's read above was a first wait)
             relaxed, end, more = self._converge_grid(queue, relaxed, end, lists, value, parent, rule, adjs[0].wgt)
             edges_read += more
@@ -1735,10 +1743,22 @@ class GPUBackend(Backend):
         return self._take_flagged_among(improved, candidates, value.size, counted=True)
 
     def pull(self, adjs, targets, value, parent, rule):
-        # a warp per target, a block per hub (binned by degree, as relax does),
-        # every adjacency binned before the one read of their sizes
-        if targets.size == 0:
-            return 0
+        # few targets: a block each, one launch per adjacency, the entries read
+        # counted on the device and read with the next wait (none of its own,
+        # as relax's one-launch frontier); more: a warp per target, a block per
+        # hub (binned by degree, as relax does), every adjacency binned before
+        # the one read of their sizes
+        n = int(targets.size)
+        if n == 0:
+            return Known(0)
+        if n <= _ONE_LAUNCH_FRONTIER:
+            edges = self.xp.zeros(1, dtype=self.xp.uint64)
+            for adj in adjs:
+                self._relax_kernel("pull_block", rule, adj.wgt)(
+                    (n,), (_THREADS,), (targets, np.int64(n)) + self._lists(adj) + (adj.degree, value, parent)
+                    + self._unreachable(rule) + (edges,))
+            return self._read_later(edges, _first_int)
+        DEVICE_CALLS.syncs += 1                 # (the bins' sizes, read below)
         edges_read = 0
         for adj, (bins, (small, medium, large), edges) in zip(adjs, self._bins_by_degree(adjs, targets)):
             edges_read += edges
@@ -1749,8 +1769,8 @@ class GPUBackend(Backend):
                         (_blocks(32 * count),), (_THREADS,), (bins[row], np.int64(count)) + tail)
             if large:
                 self._relax_kernel("pull_block", rule, adj.wgt)((large,), (_HUB_THREADS,),
-                                                                (bins[2], np.int64(large)) + tail)
-        return edges_read
+                                                                (bins[2], np.int64(large)) + tail + (np.uint64(0),))
+        return Known(edges_read)
 
     def invalidate(self, adjs, seeds, parent):
         bound = parent.size

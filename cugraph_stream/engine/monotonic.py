@@ -120,6 +120,9 @@ class MonotonicEngine:
         self.previous_parent = xp.empty(0, dtype=xp.int64)
         self.changed = xp.empty(0, dtype=xp.int64)
         self._frontier = xp.empty(0, dtype=xp.int64)
+        #: the entries the correction's pull read, as ops.pull returns them (a device's
+        #: count read with the push's wait), counted in the push's work
+        self._pulled = None
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
         self._changed_before = self._changed_pending()      # ``changed`` when the open transaction began
@@ -186,6 +189,7 @@ class MonotonicEngine:
         self.parent[...] = self.previous_parent
         self._changed, self._changed_count = self._changed_before
         self._frontier = xp.empty(0, dtype=xp.int64)
+        self._pulled = None
         self._touched = []
         self._new = xp.empty(0, dtype=xp.int64)
         self._from_scratch = False
@@ -230,6 +234,7 @@ class MonotonicEngine:
         ops, rule = self.ops, self.rule
         self._ensure()
         self.gave_up = False
+        self._pulled = None
         new = delta.new_vertices
         self._new = new
         self._touched = [new, delta.removed_vertices]
@@ -283,7 +288,7 @@ class MonotonicEngine:
             self._reset(invalidated)
             for adj in self.push_adjacencies:
                 self.store.record_reads(adj, invalidated, reads_weights=False, distinct=True)
-            work.edges_scanned += ops.pull(self.pull_adjacencies, invalidated, self.value, self.parent, rule)
+            self._pulled = ops.pull(self.pull_adjacencies, invalidated, self.value, self.parent, rule)
             for adj in self.pull_adjacencies:
                 self.store.record_reads(adj, invalidated, reads_weights=rule.uses_weights, distinct=True)
         if delta.removed_vertices.size:
@@ -350,6 +355,9 @@ class MonotonicEngine:
             # from, a wait even where it is empty; a batch that improved nothing pushes nothing)
             activated, edges_read = self.ops.converge(self.push_adjacencies, self._frontier, self.value,
                                                       self.parent, self.rule)
+        if self._pulled is not None:
+            edges_read += self._pulled.get()
+            self._pulled = None
         self._touched.append(activated)
         for adj in self.push_adjacencies:
             self.store.record_reads(adj, activated, reads_weights=self.rule.uses_weights)

@@ -319,7 +319,7 @@ def test_relax_arcs_and_pull(seed, which, n, edges, arcs):
         for x in improved.tolist():
             assert val[x] in [_extend(rule, value[a], b) for a, c, b in zip(u, v, w) if c == x and a == par[x]]
         pulled_from = val.copy()
-        edges_read = ops.pull([inn], targets, val, par, rule)
+        edges_read = ops.pull([inn], targets, val, par, rule).get()
         assert edges_read == int(inn.degree[targets].sum())
         for x in np.flatnonzero(val != pulled_from).tolist():
             assert val[x] in [_extend(rule, pulled_from[par[x]], b) for b in _weight(inn, x, par[x])]

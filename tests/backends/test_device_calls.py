@@ -70,15 +70,16 @@ def _path_graph(backend, n=64, query=None, weight=1.5, **options):
 #      (record_changes leaves the count of the changed vertices on the device
 #      until changes() asks for them)
 #   a deleted tree edge: invalidate (which reads how many seeds children_of found
-#      itself), pull, converge (which reads the count of correction_frontier's
-#      frontier on the device); a deleted edge off the tree, nothing more (the
-#      row's status says it cut no tracked tree)
+#      itself), converge (which reads the count of correction_frontier's frontier
+#      on the device, and the entries the pull read, counted there); a deleted
+#      edge off the tree, nothing more (the row's status says it cut no tracked
+#      tree)
 # (The path's weights, 1.5, are not whole numbers: ties are not searched.)  Two
 # rows take the general path (PINNED_TWO_ROWS).
 PINNED = [
     ("insert, improves nothing", {"src": [0], "dst": [5], "w": [10.0], "op": [1]}, 2),
     ("insert, improves a path", {"src": [0], "dst": [6], "w": [1.0], "op": [1]}, 3),
-    ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 5),
+    ("delete a tree edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 4),
     ("delete an absent edge", {"src": [0], "dst": [6], "w": [1.0], "op": [-1]}, 2),
     ("delete an edge off the tree", {"src": [0], "dst": [5], "w": [1.0], "op": [-1]}, 2),
 ]
@@ -90,11 +91,11 @@ PINNED = [
 #      converge (whose frontier, the targets the new arc improves, it reads on the
 #      device: a wait even where it is empty)
 #   a deleted tree edge: the moves of both removals (out, in; one read_counts),
-#      invalidate, pull, converge
+#      invalidate, converge
 # (An edge off the tree is not pinned there: the CPU finds its children empty on
 # the host, where the GPU's invalidation reads their count.)
 PINNED_TWO_ROWS = [(what, {k: v + [{"src": 9, "dst": 0, "w": 1.0, "op": -1}[k]] for k, v in rows.items()}, syncs)
-                   for (what, rows, _), syncs in zip(PINNED, (4, 4, 6, 2))]
+                   for (what, rows, _), syncs in zip(PINNED, (4, 4, 5, 2))]
 
 
 @pytest.mark.parametrize("pinned", [PINNED, PINNED_TWO_ROWS], ids=["one row", "two rows"])
@@ -112,12 +113,12 @@ def test_steady_state_batches_request_the_pinned_synchronisations(backend, pinne
 def test_a_wcc_tree_arc_deletion_requests_the_pinned_synchronisations(backend):
     """WCC reads arcs both ways: deleting a tree arc whose reverse is absent
     leaves its cut end on the device (weak_children_of) for the invalidation,
-    then pulls over both adjacencies with one read of their sizes: the row's
-    status (engine/single_row.py), invalidate, the pull, converge (the
-    frontier's count read on the device), commit."""
+    then pulls over both adjacencies, their entries read counted on the
+    device: the row's status (engine/single_row.py), invalidate, converge
+    (the frontier's count and the pull's entries read with it), commit."""
     g = _path_graph(backend, query=cgs.WCC(mode="incremental"))
     report = g.apply(pd.DataFrame({"src": [3], "dst": [4], "w": [1.0], "op": [-1]}), weight="w")
-    assert (report.syncs, report.invalidated) == (5, 60)
+    assert (report.syncs, report.invalidated) == (4, 60)
     assert g.last_report.queries[0].path == "incremental"
 
 
@@ -144,12 +145,12 @@ def test_a_batch_that_deletes_and_inserts_reads_its_removals_and_placements_at_o
     """The removals (entries moved into holes) and the placements (lists outgrown)
     are launched before one read of both counts: a batch that deletes a tree
     edge and inserts one that improves nothing waits as often as the pinned
-    deletion alone (6)."""
+    deletion alone (5)."""
     g = _path_graph(backend)
     g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
     report = g.apply(pd.DataFrame({"src": [0, 0], "dst": [6, 40], "w": [1.0, 100.0], "op": [-1, 1]}), weight="w")
     assert (report.deleted, report.inserted, report.invalidated) == (1, 1, 64 - 6)
-    assert report.syncs == 6
+    assert report.syncs == 5
     g.check_consistency()
 
 
@@ -244,13 +245,13 @@ def test_a_deletion_searching_ties_requests_two_synchronisations_for_its_levels(
     levels, then invalidates the rest of the path, all in one block on the
     GPU (the levels are narrow, and the block reads how many seeds
     children_of found itself): a read of its results, a read of the
-    invalidated vertices, and the 4 other reads of a deletion."""
+    invalidated vertices, and the 3 other reads of a deletion."""
     from cugraph_stream.engine.monotonic import KEEP_TIE_LEVELS
 
     g = _path_graph(backend, weight=1.0)
     g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [1]}), weight="w")
     report = g.apply(pd.DataFrame({"src": [0], "dst": [6], "w": [1.0], "op": [-1]}), weight="w")
-    assert KEEP_TIE_LEVELS == 3 and report.syncs == 4 + 2
+    assert KEEP_TIE_LEVELS == 3 and report.syncs == 3 + 2
     assert report.invalidated == 64 - 6
 
 

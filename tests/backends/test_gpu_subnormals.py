@@ -199,7 +199,7 @@ def test_pull_keeps_subnormal_candidates(backends, schedule, name, dtype):
     for key, ops in backends.items():
         inn = make_adjacency(ops, n, [(v, u, w) for u, v, w in edges], dtype)
         dev_value, parent = ops.asarray(value.copy()), ops.asarray(np.full(n, -1, dtype=np.int64))
-        read = ops.pull([inn], ops.asarray(targets), dev_value, parent, rule)
+        read = ops.pull([inn], ops.asarray(targets), dev_value, parent, rule).get()
         got[key] = (host(ops, dev_value), host(ops, parent), read)
     assert got["gpu"][2] == got["cpu"][2]
     assert_same_bits(got["gpu"][0], got["cpu"][0], "pull values")

@@ -1314,12 +1314,13 @@ def test_converge_counts_the_grid_after_the_block_as_a_second_wait(ops, monkeypa
     _check_sssp_from_zero(ops, n, src, dst, w, value, parent)
 
 
-@pytest.mark.parametrize("narrow", [False, True], ids=["block", "count-read-first"])
+@pytest.mark.parametrize("narrow", [False, True], ids=["block", "handed-to-the-grid"])
 def test_converge_pushes_a_counted_frontier_from_its_count_alone(ops, monkeypatch, narrow):
     """A frontier as correction_frontier leaves it (a Counted whose count a device
     keeps) is pushed from its first ``count`` entries only: the one-block push
-    reads the count on the device, one wait in all; a bound wider than the
-    block takes has its count read first, a second wait, counted."""
+    reads the count on the device, one wait in all; a count wider than the
+    block takes is handed on to the grid-wide push at once, a second wait,
+    counted."""
     from cugraph_stream.backends import gpu
     from cugraph_stream.backends.base import Counted
 
@@ -1330,13 +1331,14 @@ def test_converge_pushes_a_counted_frontier_from_its_count_alone(ops, monkeypatc
     adj = make_adjacency(ops, n, [(i, i + 1, 1.0) for i in range(9)] + [(12, 13, 1.0)])     # 10..19 apart
     value = np.full(n, rule.unreachable, dtype=rule.value_dtype)
     value[0] = 0
+    value[12] = 0                     # (were 12 pushed from, 13 would be activated)
     dev_value, parent = ops.asarray(value), ops.asarray(np.full(n, -1, dtype=np.int64))
-    frontier = Counted(ops.asarray(np.array([0, 12, 15, 17])), ops.asarray(np.array([1], dtype=np.uint64)))
+    frontier = Counted(ops.asarray(np.array([0, 15, 17, 12, 16])), ops.asarray(np.array([3], dtype=np.uint64)))
     before = ops.calls.snapshot()
     activated, read = ops.converge([adj], frontier, dev_value, parent, rule)
     assert ops.calls.since(before) == (1, 2 if narrow and ops.name == "gpu" else 1)
-    assert sorted(host(ops, activated).tolist()) == list(range(10)) and read == 9
-    assert host(ops, dev_value)[:10].tolist() == list(range(10))
+    assert sorted(host(ops, activated).tolist()) == [*range(10), 15, 17] and read == 9
+    assert host(ops, dev_value)[:10].tolist() == list(range(10)) and host(ops, dev_value)[13] == rule.unreachable
 
 
 def test_invalidate_with_narrow_and_wide_levels(ops, fused_limits):
@@ -1464,7 +1466,14 @@ def test_invalidate_finds_each_vertex_once_over_two_adjacencies(ops, fused_limit
 
 
 @pytest.mark.parametrize("name", ["sssp", "widest"])
-def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, name):
+@pytest.mark.parametrize("binned", [False, True], ids=["one-launch", "binned"])
+def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, name, binned, monkeypatch):
+    """On the GPU a few targets take a block each in one launch, the entries read
+    counted on the device and read with the next wait (no wait of their own);
+    more are binned by degree after a read of the bins' sizes (a wait)."""
+    from cugraph_stream.backends import gpu
+    if binned:
+        monkeypatch.setattr(gpu, "_ONE_LAUNCH_FRONTIER", 0)
     rule = RULES[name]
     rng = np.random.default_rng(6)
     n = 1200
@@ -1479,7 +1488,11 @@ def test_pull_reseeds_targets_from_their_best_in_neighbour(ops, fused_limits, na
     value[targets] = rule.unreachable
     dev_value, parent = ops.asarray(value.copy()), ops.asarray(np.full(n, -1, dtype=np.int64))
 
-    read = ops.pull([inn], ops.asarray(targets), dev_value, parent, rule)
+    targets_on = ops.asarray(targets)
+    before = ops.calls.snapshot()
+    pulled = ops.pull([inn], targets_on, dev_value, parent, rule)
+    assert ops.calls.since(before) == (1, int(binned and ops.name == "gpu"))
+    read = pulled.get()
 
     got, parents = host(ops, dev_value), host(ops, parent)
     for v in targets.tolist():

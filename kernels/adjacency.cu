@@ -477,7 +477,10 @@ __global__ void place_arcs_block(PLACE_ARCS_PARAMS)
 // carries the sums between them; for more lists, plan_block_sums first sums
 // each chunk, and then block b of plan_moves scans chunk b from the sums of
 // the chunks before it (and sums every chunk for the regions' starts; the
-// last block writes the totals).
+// last block writes the totals).  `count_at`, where not null, holds how many
+// of the `count` lists there are (a placement's count left on the device):
+// the blocks are then laid out for `count`, a bound, and the lists past the
+// count add nothing.
 constexpr int PLAN_THREADS = 1024;
 constexpr int PLAN_REGIONS = 4;           // align / MIN_LIST_SLOTS is at most 8: units, then three classes
 constexpr int PLAN_COLUMNS = PLAN_REGIONS + 2;
@@ -551,12 +554,13 @@ __device__ __forceinline__ void plan_block_scan(const long long (&value)[PLAN_CO
   }
 }
 
-// block_sums[j * gridDim.x + b]: the sum of column j over chunk b
+// block_sums[j * gridDim.x + b]: the sum of column j over chunk b (count_at: as plan_moves')
 __global__ void plan_block_sums(const long long* vertices, const long long* need, long long count,
-                                long long align, const long long* degree, const long long* capacity,
-                                long long* block_sums)
+                                const unsigned long long* count_at, long long align, const long long* degree,
+                                const long long* capacity, long long* block_sums)
 {
   __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
+  if (count_at) count = static_cast<long long>(*count_at);
   long long value[PLAN_COLUMNS], sum[PLAN_COLUMNS];
   int region;
   plan_values(vertices, need, count, align, degree, capacity, blockIdx.x * static_cast<long long>(PLAN_THREADS) +
@@ -567,14 +571,15 @@ __global__ void plan_block_sums(const long long* vertices, const long long* need
   }
 }
 
-__global__ void plan_moves(const long long* vertices, const long long* need, long long count, long long base,
-                           long long align, const long long* start, const long long* degree,
-                           const long long* capacity, long long* new_start, long long* room, long long* first,
-                           long long* old_start, long long* old_capacity, long long* totals,
-                           const long long* block_sums)
+__global__ void plan_moves(const long long* vertices, const long long* need, long long count,
+                           const unsigned long long* count_at, long long base, long long align,
+                           const long long* start, const long long* degree, const long long* capacity,
+                           long long* new_start, long long* room, long long* first, long long* old_start,
+                           long long* old_capacity, long long* totals, const long long* block_sums)
 {
   __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
   __shared__ long long carry[PLAN_COLUMNS], sums[PLAN_COLUMNS], region_start[PLAN_REGIONS];
+  if (count_at) count = static_cast<long long>(*count_at);
   long long chunk = 0, chunk_end = count;
   if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] = 0;
   if (block_sums != nullptr) {          // chunk b only, after the sums of the chunks before it

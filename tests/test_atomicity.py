@@ -157,6 +157,21 @@ def tree_rows(h, kind="SSSP"):
 
 @pytest.mark.parametrize("directed", [True, False], ids=["directed", "undirected"])
 def test_apply_rolls_back_at_every_operator_call(backend, placement, directed, compact_early):
+    _sweep_a_mixed_batch(backend, placement, directed)
+
+
+def test_a_batch_planned_ahead_rolls_back_at_every_operator_call(backend, placement, compact_early, monkeypatch):
+    """The same with the relocations planned before the placements' count is read
+    (PLAN_AHEAD_ARCS 0: every batch)."""
+    from cugraph_stream.engine import store
+
+    monkeypatch.setattr(store, "PLAN_AHEAD_ARCS", 0)
+    _sweep_a_mixed_batch(backend, placement, True)
+
+
+def _sweep_a_mixed_batch(backend, placement, directed):
+    """A mixed batch (new vertices, tree edges deleted, a list outgrowing its room)
+    failed at each operator call in turn, then batches after it, all checked."""
     h, rng, ids, weights = make_harness(backend, placement, directed, seed=1)
     fresh = [rng.randrange(-2**62, 2**62) for _ in range(5)]
     rows = random_batch(rng, h.model, ids + fresh, 20, weights)

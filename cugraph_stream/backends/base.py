@@ -386,9 +386,15 @@ class MovePlan(NamedTuple):
         """``(room_total, moved, released)``, as :meth:`Backend.read_counts` takes them."""
         return self.room_total, self.moved, self.released
 
-    def read(self, room_total, moved, released):
-        """This plan with its totals read on the host."""
-        return self._replace(room_total=room_total, moved=moved, released=released)
+    def read(self, room_total, moved, released, count=None):
+        """This plan with its totals read on the host; ``count``: how many of its
+        lists there are, where it was planned on a count left on the device
+        (its arrays are then trimmed to them)."""
+        plan = self._replace(room_total=room_total, moved=moved, released=released)
+        if count is None:
+            return plan
+        return plan._replace(new_start=self.new_start[:count], room=self.room[:count], first=self.first[:count],
+                             old_start=self.old_start[:count], old_capacity=self.old_capacity[:count])
 
 
 def marks_fit(low, high, count, per_value=4, most=None):
@@ -1637,10 +1643,16 @@ class Backend(abc.ABC):
             raise
         return done
 
-    def plan_moves(self, adj: AdjacencyLists, vertices, need, base, align):
+    def plan_moves(self, adj: AdjacencyLists, vertices, need, base, align, count=None):
         """Fresh room from slot ``base`` on (a multiple of ``align``) for the lists of
         ``vertices`` (distinct), which need ``need`` slots: the :class:`MovePlan`
         that :meth:`move_lists` follows.
+
+        ``count``: how many of ``vertices`` and ``need`` are lists to plan, where
+        not all of them: a host int, or a one-element device array (a
+        placement's, not read yet) from which a device may plan without a
+        read; the plan's arrays then hold a bound of entries, and
+        :meth:`MovePlan.read` trims them to the count read with its totals.
 
         List ``k`` gets :func:`grown_room` of ``need[k]`` (a size class), laid out
         region after region (:func:`room_regions`: whole units first, then
@@ -1654,6 +1666,11 @@ class Backend(abc.ABC):
         backend may do it in one launch.
         """
         xp = self.xp
+        if count is not None:
+            if self.has_device_memory and not isinstance(count, (int, np.integer)):
+                DEVICE_CALLS.syncs += 1         # (a device's count read: a wait of its own)
+            (count,) = self.read_counts(count)
+            vertices, need = vertices[:count], need[:count]
         k = int(vertices.size)
         room = grown_room(xp, need, align)
         old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]

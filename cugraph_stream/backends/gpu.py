@@ -1192,14 +1192,19 @@ class GPUBackend(Backend):
                               (old_values[0], old_values[1], twins(old_values[2])),
                               (moved_values[0], moved_values[1], twins(moved_values[2])), k), side
 
-    def plan_moves(self, adj, vertices, need, base, align):
+    def plan_moves(self, adj, vertices, need, base, align, count=None):
         # blocks scan the columns (kernels/adjacency.cu) and leave the sums on the
         # device: one block walks a plan of up to _ONE_BLOCK_PLAN lists; a longer one
-        # is summed a chunk per block first, then each block scans its chunk
+        # is summed a chunk per block first, then each block scans its chunk (a
+        # count left on the device is read by the kernels, the blocks laid out for
+        # its bound)
         xp = self.xp
+        on_device = count is not None and not isinstance(count, (int, np.integer))
         if align // MIN_LIST_SLOTS >= 1 << (_PLAN_COLUMNS - 2):      # more classes than the kernel's regions
-            return super().plan_moves(adj, vertices, need, base, align)
-        k = int(vertices.size)
+            return super().plan_moves(adj, vertices, need, base, align, count)
+        if count is not None and not on_device:
+            vertices, need = vertices[:int(count)], need[:int(count)]
+        k = int(vertices.size)                  # (a bound where the count is on the device)
         chunks = -(-k // _PLAN_THREADS)
         blocks = chunks if k > _ONE_BLOCK_PLAN else 1
         new_start, room, first, old_start, old_capacity, totals, block_sums = _carved(
@@ -1208,11 +1213,13 @@ class GPUBackend(Backend):
         if blocks > 1:
             cuda_kernels.get_kernel("adjacency", "plan_block_sums")(
                 (blocks,), (_PLAN_THREADS,),
-                (vertices, need, np.int64(k), np.int64(align), adj.degree, adj.capacity, block_sums))
+                (vertices, need, np.int64(k), count if on_device else np.uint64(0), np.int64(align), adj.degree,
+                 adj.capacity, block_sums))
         cuda_kernels.get_kernel("adjacency", "plan_moves")(
             (blocks,), (_PLAN_THREADS,),
-            (vertices, need, np.int64(k), np.int64(base), np.int64(align), adj.start, adj.degree, adj.capacity,
-             new_start, room, first, old_start, old_capacity, totals, block_sums if blocks > 1 else np.uint64(0)))
+            (vertices, need, np.int64(k), count if on_device else np.uint64(0), np.int64(base), np.int64(align),
+             adj.start, adj.degree, adj.capacity, new_start, room, first, old_start, old_capacity, totals,
+             block_sums if blocks > 1 else np.uint64(0)))
         return MovePlan(new_start, room, first, old_start, old_capacity,
                         *(_carve(totals, 8 * i, 1, np.int64) for i in range(3)))
 

@@ -91,6 +91,14 @@ class Relocation(NamedTuple):
     vertices: Any
     plan: MovePlan
 
+    def read(self, count, room_total, moved, released):
+        """A relocation planned ahead (:meth:`Adjacency.plan_ahead`, on a bound of
+        lists) once its count of lists and its totals are read: trimmed to
+        them, or None where no list outgrew its room."""
+        if not count:
+            return None
+        return Relocation(self.vertices[:count], self.plan.read(room_total, moved, released, count=count))
+
 
 def read_plans(ops, relocations):
     """``relocations`` (each a :class:`Relocation` or None) with their plans' totals
@@ -409,6 +417,18 @@ class Adjacency:
             return None
         vertices, need = pending.placement.read(outgrown_count)
         return Relocation(vertices, self.ops.plan_moves(self, vertices, need, self.end, self.align))
+
+    def plan_ahead(self, pending):
+        """Plan the move of the lists that outgrew their room before their count is
+        read (on the placement's count, wherever it is; a device plans from it
+        there), so that one read brings the count and the plan's totals: the
+        :class:`Relocation` of a bound of lists, for :meth:`Relocation.read`
+        with both, or None where the count is known to be 0."""
+        placement = pending.placement
+        if isinstance(placement.count, (int, np.integer)) and not placement.count:
+            return None
+        return Relocation(placement.outgrown, self.ops.plan_moves(self, placement.outgrown, placement.need, self.end,
+                                                                  self.align, count=placement.count))
 
     def finish_append(self, pending, relocation):
         """Move the lists that outgrew their room (``relocation``, from

@@ -42,6 +42,14 @@ from .placement import Placement
 from .reads import READ_UNIT_BYTES, ReadCounters
 from .vertices import VertexTable
 
+#: Inserted arcs from which a batch plans the relocation of the lists that
+#: outgrew their room before it reads how many did (a device plans on the
+#: placement's count where it lies; :meth:`Adjacency.plan_ahead`), so one
+#: read brings the removals', the placements' and the plan's counts: a wait
+#: fewer where lists outgrow, a plan launched for nothing where none do.
+#: Batches of 10,000 rows of an R-MAT stream always relocate some lists.
+PLAN_AHEAD_ARCS = 1024
+
 
 class CachedSide(NamedTuple):
     """A cached adjacency of the store: its ``side`` (``"out"`` or ``"in"``), the
@@ -394,13 +402,22 @@ class GraphStore:
         # their room): a batch that deletes and inserts waits once for both
         removal = self._begin_delete(du, dv, delete_at)
         pending = self._begin_insert(iu, iv, iw)
+        # (many inserts: the relocation of the lists that outgrew their room is planned
+        # before that read too, and its totals come with it)
+        ahead = [adj.plan_ahead(p) for adj, p in zip(self._adjacencies(), pending)] \
+            if iu.size >= PLAN_AHEAD_ARCS else None
         counts = [r.count for r in removal.removed] + [p.placement.count for p in pending]
-        counts = self.ops.read_counts(*counts) if counts else []
-        moved, outgrown = counts[:len(counts) - len(pending)], counts[len(counts) - len(pending):]
+        totals = [t for r in ahead or () if r is not None for t in r.plan.counts]
+        counts = self.ops.read_counts(*counts, *totals) if counts else []
+        moved, outgrown = counts[:len(removal.removed)], counts[len(removal.removed):len(removal.removed) + len(pending)]
+        if ahead is not None:
+            totals = iter(counts[len(removal.removed) + len(pending):])
+            ahead = [None if r is None else r.read(k, next(totals), next(totals), next(totals))
+                     for r, k in zip(ahead, outgrown)]
         dw = self._finish_delete(removal, moved)
         old = self._reweight(uu, uv, uw, update_at)       # (after the index follows the moved entries)
         self._finish_insert(iu, iv, pending, outgrown,
-                            changes.inserted_keys if self.directed else None)    # (undirected: two arcs an edge)
+                            changes.inserted_keys if self.directed else None, ahead)  # (undirected: two arcs an edge)
         self.journal.assign(self, "num_edges",
                             self.num_edges + int(changes.inserted_u.size) - int(changes.deleted_u.size))
         self._compact_if_needed()
@@ -562,6 +579,11 @@ class GraphStore:
             self.journal.write(self.inn.wgt, self.ops.take(self.out.twin, slots, self.ops.xp.int64), w)
         return old
 
+    def _adjacencies(self):
+        """The adjacencies an arc is entered in: the out- and the in-adjacency, or
+        (undirected) the one holding both arcs of an edge."""
+        return (self.out, self.inn) if self.directed else (self.out,)
+
     def _begin_insert(self, u, v, w):
         """Start inserting arcs ``u -> v`` (absent) of weights ``w``: each adjacency
         places the entries its lists have room for (one operator call), without
@@ -569,19 +591,20 @@ class GraphStore:
         (none without arcs) for :meth:`_finish_insert`."""
         if u.size == 0:
             return []
-        adjacencies = (self.out, self.inn) if self.directed else (self.out,)
-        return Adjacency.begin_append_arcs(adjacencies, u, v, w)
+        return Adjacency.begin_append_arcs(self._adjacencies(), u, v, w)
 
-    def _finish_insert(self, u, v, pending, outgrown, keys=None):
+    def _finish_insert(self, u, v, pending, outgrown, keys=None, plans=None):
         """Finish :meth:`_begin_insert`, given how many lists ``outgrown`` their room in
-        each adjacency (read on the host): both plan the moves of those, one read
-        tells how much room they take, the lists move and take the rest of their
+        each adjacency (read on the host): both plan the moves of those (unless
+        ``plans``, read with those counts, planned them ahead), one read tells
+        how much room they take, the lists move and take the rest of their
         entries; the arc index takes the new arcs (``keys``: their arc keys, if
         known) and the twins are written."""
         if not pending:
             return
-        adjacencies = (self.out, self.inn) if self.directed else (self.out,)
-        plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
+        adjacencies = self._adjacencies()
+        if plans is None:
+            plans = read_plans(self.ops, [adj.plan_append(p, k) for adj, p, k in zip(adjacencies, pending, outgrown)])
         slots, moves = self.out.finish_append(pending[0], plans[0])
         self._follow_out(moves)
         self.index.insert(self.ops.arc_keys(u, v) if keys is None else keys, slots)

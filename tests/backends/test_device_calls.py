@@ -179,20 +179,43 @@ def test_both_caches_evict_a_batchs_changed_lists_in_one_synchronisation(backend
     loaded._store.check_cache()
 
 
-def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend):
+@pytest.mark.parametrize("plan_ahead", [False, True], ids=["planned-after-the-read", "planned-ahead"])
+def test_lists_outgrown_in_both_adjacencies_are_planned_in_one_synchronisation(backend, plan_ahead, monkeypatch):
     """Inserts that outgrow an out-list and an in-list (and improve nothing): a
     batch of more than SPECULATIVE_ROWS rows looks its vertices up in a wait
     of its own, so the general path's insert's 4 (PINNED_TWO_ROWS) and that
-    one, plus one read of both relocation plans' totals."""
+    one, plus one read of both relocation plans' totals; none where the plans
+    are made before the placements' count is read (PLAN_AHEAD_ARCS: 100 rows
+    are below it) and read with it."""
+    from cugraph_stream.engine import store
+
+    if plan_ahead:
+        monkeypatch.setattr(store, "PLAN_AHEAD_ARCS", 100)
     g = _path_graph(backend)
     many = np.arange(10, 60)
     rows = {"src": np.concatenate((np.ones(many.size, dtype=np.int64), many)),
             "dst": np.concatenate((many, np.full(many.size, 2))), "w": np.full(2 * many.size, 100.0),
             "op": np.ones(2 * many.size, dtype=np.int8)}
     report = g.apply(pd.DataFrame(rows), weight="w")
-    assert rows["src"].size > SPECULATIVE_ROWS and report.syncs == 4 + 1 + 1
+    assert rows["src"].size > SPECULATIVE_ROWS and report.syncs == 4 + 1 + (not plan_ahead)
     edges = g.edges()
     assert ((edges["src"] == 1).sum(), (edges["dst"] == 2).sum()) == (1 + many.size, 1 + many.size)
+    g.check_consistency()
+
+
+def test_a_plan_made_ahead_for_lists_that_kept_their_room_adds_no_wait(backend, monkeypatch):
+    """Planned ahead (PLAN_AHEAD_ARCS 0: every insert), a batch whose lists all had
+    room waits as often as without planning (PINNED_TWO_ROWS: 4, 4) and moves
+    nothing: the plan read with the placements' count is dropped."""
+    from cugraph_stream.engine import store
+
+    monkeypatch.setattr(store, "PLAN_AHEAD_ARCS", 0)
+    g = _path_graph(backend)
+    for what, rows, syncs in PINNED_TWO_ROWS[:2]:
+        ends = g._store.out.end, g._store.inn.end
+        report = g.apply(pd.DataFrame(rows), weight="w")
+        assert (report.syncs, report.inserted) == (syncs, 1), what
+        assert (g._store.out.end, g._store.inn.end) == ends, what       # (no list moved)
     g.check_consistency()
 
 

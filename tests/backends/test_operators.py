@@ -877,10 +877,14 @@ def test_read_counts_reads_device_counts_together_and_passes_host_ints(ops):
 
 # (on the GPU, 3000: more than one chunk for one block; 70,000: a block a chunk, the last one partial)
 @pytest.mark.parametrize("lists", [0, 1, 37, 3000, 70_000])
-def test_plan_moves_lays_fresh_room_out_by_size_class(ops, lists):
+@pytest.mark.parametrize("counted", [None, "host", "device"])
+def test_plan_moves_lays_fresh_room_out_by_size_class(ops, lists, counted):
     """Each list gets the size class of 1.5x its need; whole units first, then each
     smaller class, in the lists' order within a class: every list starts at a
-    multiple of its class, and the total is padded to whole units."""
+    multiple of its class, and the total is padded to whole units.  Given a
+    count (``counted``: a host int, or a count left on the device, which the
+    GPU's kernels read there), only that many of the lists are planned, the
+    rest of the arrays a bound the plan's ``read`` trims away."""
     rng = np.random.default_rng(lists)
     n, align, base = max(4000, lists + 1000), 32, 1 << 20
     adj = Adjacency(ops, np.float32, with_twin=False)
@@ -892,8 +896,17 @@ def test_plan_moves_lays_fresh_room_out_by_size_class(ops, lists):
         getattr(adj, name)[:n] = ops.asarray(values)
     vertices = rng.choice(n, lists, replace=False)
     need = degree[vertices] + rng.integers(1, 200, lists) * (rng.random(lists) < 0.5) + 1
-
-    plan = ops.plan_moves(adj, ops.asarray(vertices), ops.asarray(need), base, align)
+    if counted is None:
+        plan = ops.plan_moves(adj, ops.asarray(vertices), ops.asarray(need), base, align)
+    else:                                   # (past the count: other lists, and needs, that must not count)
+        extra = np.setdiff1d(np.arange(n), vertices)[:50]
+        count = lists if counted == "host" else ops.asarray(np.array([lists], dtype=np.uint64))
+        bounded = (ops.asarray(np.concatenate((vertices, extra))),
+                   ops.asarray(np.concatenate((need, np.full(extra.size, 500)))))
+        before = ops.calls.snapshot()
+        plan = ops.plan_moves(adj, *bounded, base, align, count=count)
+        assert ops.calls.since(before) == (1, 0)
+        plan = plan.read(*ops.read_counts(*plan.counts), count=lists)
 
     def size_class(slots):
         if slots >= align:

@@ -18,9 +18,13 @@ def key(u, v, directed):
 
 
 @pytest.mark.parametrize("directed", [True, False])
-def test_random_batches_and_removals(backend, directed):
+@pytest.mark.parametrize("plan_ahead", [False, True], ids=["planned-after-the-read", "planned-ahead"])
+def test_random_batches_and_removals(backend, directed, plan_ahead, monkeypatch):
     # relocations, hole closing and compactions move entries: the edge index
-    # and the twin pointers must follow them (check_consistency)
+    # and the twin pointers must follow them (check_consistency); planned ahead,
+    # every batch plans its relocations before the placements' count is read
+    from cugraph_stream.engine import store as store_module
+    monkeypatch.setattr(store_module, "PLAN_AHEAD_ARCS", 0 if plan_ahead else 10**9)
     rng = np.random.default_rng(7)
     ops = get_backend(backend)
     store = GraphStore(ops, directed, np.float64)

@@ -409,9 +409,10 @@ class GraphStore:
         counts = [r.count for r in removal.removed] + [p.placement.count for p in pending]
         totals = [t for r in ahead or () if r is not None for t in r.plan.counts]
         counts = self.ops.read_counts(*counts, *totals) if counts else []
-        moved, outgrown = counts[:len(removal.removed)], counts[len(removal.removed):len(removal.removed) + len(pending)]
+        removals, placements = len(removal.removed), len(removal.removed) + len(pending)
+        moved, outgrown = counts[:removals], counts[removals:placements]
         if ahead is not None:
-            totals = iter(counts[len(removal.removed) + len(pending):])
+            totals = iter(counts[placements:])
             ahead = [None if r is None else r.read(k, next(totals), next(totals), next(totals))
                      for r, k in zip(ahead, outgrown)]
         dw = self._finish_delete(removal, moved)

@@ -673,16 +673,16 @@ class GPUBackend(Backend):
         self.put(flag, marked, 0)
         return marked
 
-    def _take_flagged_among(self, flag, ids, bound, counted=False):
+    def _take_flagged_among(self, flag, ids, bound):
         """:meth:`_take_flagged` of a byte map whose flagged vertices are all among
-        ``ids``, at the cost of the ids: each flagged id once, in no order (a
-        :class:`Counted` whose count stays on the device, if ``counted``)."""
+        ``ids``, at the cost of the ids: each flagged id once, in no order, as a
+        :class:`Counted` whose count stays on the device."""
         xp = self.xp
         stamp, epoch = self._stamps(bound)
         out, kept = xp.empty(ids.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
         cuda_kernels.get_kernel("sets", "take_flagged_among")(
             (_blocks(ids.size),), (_THREADS,), (ids, np.int64(ids.size), flag, stamp, epoch, out, kept))
-        return Counted(out, kept) if counted else self._kept(out, kept)
+        return Counted(out, kept)
 
     # -------------------------------------------------------------- primitives
     def _words(self, array, index):
@@ -1747,7 +1747,7 @@ class GPUBackend(Backend):
                                                        unreachable, check))
         candidates = [invalidated] * bool(invalidated.size) + [v for _, v, _ in arcs]
         candidates = candidates[0] if len(candidates) == 1 else self.join(candidates)
-        return self._take_flagged_among(improved, candidates, value.size, counted=True)
+        return self._take_flagged_among(improved, candidates, value.size)
 
     def pull(self, adjs, targets, value, parent, rule):
         # few targets: a block each, one launch per adjacency, the entries read

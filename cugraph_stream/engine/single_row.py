@@ -51,8 +51,9 @@ class InsertedRow(NamedTuple):
     ``weight`` (a host scalar), whether the edge is also the arc ``v -> u``
     (``both_ways``: an undirected edge), and per tracked tree the values its
     ends held before the row: ``ends``, pairs ``(value array, (at_u, at_v))``.
-    A query whose values the arc improves nowhere needs no correction
-    (:meth:`~cugraph_stream.engine.monotonic.MonotonicEngine.correct`)."""
+    A query whose values the arc improves nowhere needs no correction, and
+    one whose values it improves knows where (the end it improves) without a
+    read (:meth:`~cugraph_stream.engine.monotonic.MonotonicEngine._improving_arcs`)."""
 
     weight: Any
     both_ways: bool
@@ -87,7 +88,8 @@ def apply_single_row(store, src, dst, weight, op, trees=()):
     values its ends held, in the delta's ``inserted_row``
     (:class:`InsertedRow`: a query whose values the arc improves nowhere
     skips the correction, so such an insert waits for its status and the
-    commit only, too).
+    commit only, too; one whose values it improves pushes from the improved
+    end without reading its frontier).
 
     Returns ``(counts, delta)`` as the general path gives them (the
     :class:`~cugraph_stream.backends.base.NetChanges` counts and the

@@ -3,12 +3,17 @@
     python -m benchmarks.gpu_busy --scale 22 --rows 10000 --batches 3
     python -m benchmarks.gpu_busy --scale 22 --rows 1 --batches 20
     python -m benchmarks.gpu_busy --scale 22 --rows 10000 --batches 3 --queries pagerank
+    python -m benchmarks.gpu_busy --scale 22 --rows 1000000 --batches 3 --ingest
 
 A diagnostic for issue 17 (the per-batch floor), not a comparison.  Like
 ``benchmarks/batch_profile.py`` it builds an R-MAT graph, tracks SSSP from
 its hub (or the ``--queries`` given: sssp, pagerank) and applies 5 untimed
 batches of ``--rows`` rows (pandas frames for a single row, column dicts of
-CuPy arrays otherwise).  Then it runs twice:
+CuPy arrays otherwise).  ``--ingest`` measures ``benchmarks.gpu_vs_pylibcugraph``'s
+ingestion instead: no query tracked, each measured batch ``--rows`` new
+edges between uniformly random ids below ``2**scale`` (column dicts of CuPy
+arrays), applied to a fresh copy of the graph (built untimed; one untimed
+batch first loads the kernels).  Then it runs twice:
 
 * plainly, timing ``--batches`` batches (wall time, the device synchronised
   before and after);
@@ -77,22 +82,55 @@ def run_batches(args):
     from .batch_profile import tracked_stream
 
     ops = get_backend("gpu")
-    xp = ops.xp
-    graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows, args.batches + WARM_BATCHES,
-                                         args.seed, warm=WARM_BATCHES, queries=args.queries.split(","))
-    ops.synchronize()
-    if args.child == "profile":
-        xp.cuda.runtime.profilerStart()
-    start = time.perf_counter()
-    for batch in batches:
-        graph.apply(batch, weight="weight")
-    ops.synchronize()
-    wall = time.perf_counter() - start
-    if args.child == "profile":
-        xp.cuda.runtime.profilerStop()
+    if args.ingest:
+        wall, graph, hub = ingest_batches(ops, args)
+    else:
+        graph, hub, batches = tracked_stream(ops, args.scale, args.edge_factor, args.rows,
+                                             args.batches + WARM_BATCHES, args.seed, warm=WARM_BATCHES,
+                                             queries=args.queries.split(","))
+        wall = _timed(ops, args, lambda: [graph.apply(batch, weight="weight") for batch in batches])
     report = graph.last_report
     print(json.dumps({"wall_us": 1e6 * wall / args.batches, "syncs": report.syncs, "launches": report.launches,
                       "edges": graph.number_of_edges(), "hub": hub}))
+
+
+def _timed(ops, args, work):
+    """Seconds of ``work()``, the device synchronised before and after (profiled
+    between the two in the ``profile`` child)."""
+    ops.synchronize()
+    if args.child == "profile":
+        ops.xp.cuda.runtime.profilerStart()
+    start = time.perf_counter()
+    work()
+    ops.synchronize()
+    seconds = time.perf_counter() - start
+    if args.child == "profile":
+        ops.xp.cuda.runtime.profilerStop()
+    return seconds
+
+
+def ingest_batches(ops, args):
+    """``--ingest``: ``(seconds, last graph, None)`` of ``--batches`` batches of
+    ``--rows`` new random edges, each applied to a fresh copy of an R-MAT
+    graph, after one untimed."""
+    import cugraph_stream as cgs
+    from cugraph_stream.datasets import rmat
+
+    xp = ops.xp
+    edges = rmat(args.scale, edge_factor=args.edge_factor, seed=args.seed, backend=ops.name)
+    rng = xp.random.RandomState(args.seed + 7)
+    n = 2 ** args.scale
+    batch = {"src": rng.randint(0, n, args.rows, dtype=xp.int64), "dst": rng.randint(0, n, args.rows, dtype=xp.int64),
+             "weight": rng.random_sample(args.rows).astype(xp.float32), "op": xp.ones(args.rows, dtype=xp.int8)}
+    wall, graph = 0.0, None
+    for timed in [False] + [True] * args.batches:
+        del graph
+        graph = cgs.StreamGraph.from_edgelist(edges, source="src", destination="dst", weight="weight", backend=ops)
+        if timed:
+            wall += _timed(ops, args, lambda: graph.apply(batch, weight="weight"))
+        else:
+            graph.apply(batch, weight="weight")
+    return wall, graph, None
 
 
 def main(argv=None):
@@ -105,6 +143,8 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=12, help="kernels listed")
     ap.add_argument("--queries", default="sssp", help="tracked queries, comma-separated: sssp, pagerank "
                                                        "(unweighted, as the benchmarks track it)")
+    ap.add_argument("--ingest", action="store_true",
+                    help="time the ingestion of --rows new random edges into fresh copies of the graph (no query)")
     ap.add_argument("--out", help="write the figures as JSON here")
     ap.add_argument("--child", choices=("time", "profile"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -117,7 +157,7 @@ def main(argv=None):
         return 2
     child = [sys.executable, "-m", "benchmarks.gpu_busy", "--scale", str(args.scale), "--edge-factor",
              str(args.edge_factor), "--rows", str(args.rows), "--batches", str(args.batches), "--seed", str(args.seed),
-             "--queries", args.queries]
+             "--queries", args.queries] + (["--ingest"] if args.ingest else [])
     plain = subprocess.run(child + ["--child", "time"], capture_output=True, text=True)
     profiled = subprocess.run([ncu, "--profile-from-start", "off", "--metrics", "gpu__time_duration.sum", "--csv"]
                               + child + ["--child", "profile"], capture_output=True, text=True)
@@ -129,7 +169,8 @@ def main(argv=None):
     total, launches, per_kernel = kernel_times(profiled.stdout)
     n = args.batches
     busy = total / n
-    tracked = args.queries.replace("sssp", f"SSSP from {timed['hub']}")
+    tracked = ("no query, ingesting new random edges into fresh copies" if args.ingest
+               else args.queries.replace("sssp", f"SSSP from {timed['hub']}"))
     print(f"R-MAT scale {args.scale}, {timed['edges']:,} edges, {tracked}; {n} batches of "
           f"{args.rows} rows: wall {timed['wall_us']:,.0f} us a batch, kernels {busy:,.0f} us a batch "
           f"({launches / n:.1f} launches), busy {busy / timed['wall_us']:.0%}; last report {timed['syncs']} syncs, "

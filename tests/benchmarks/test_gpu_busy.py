@@ -24,3 +24,26 @@ def test_without_ncu_it_says_so_and_exits_2(monkeypatch, capsys):
     monkeypatch.setattr(gpu_busy, "_ncu", lambda: None)
     assert gpu_busy.main(["--scale", "10"]) == 2
     assert "ncu" in capsys.readouterr().err
+
+
+def test_ingest_applies_the_new_edges_to_each_fresh_copy_of_the_graph():
+    import argparse
+
+    import numpy as np
+
+    import cugraph_stream as cgs
+    from cugraph_stream.backends import get_backend
+    from cugraph_stream.datasets import rmat
+
+    ops = get_backend("cpu")
+    args = argparse.Namespace(scale=8, edge_factor=4, seed=0, rows=50, batches=2, child="time")
+    wall, graph, hub = gpu_busy.ingest_batches(ops, args)
+    assert wall > 0 and hub is None
+    assert graph.last_report.rows == 50 and graph.last_report.deleted == 0
+    edges = rmat(8, edge_factor=4, seed=0, backend="cpu")
+    rng = np.random.RandomState(7)
+    src, dst = rng.randint(0, 256, 50, dtype=np.int64), rng.randint(0, 256, 50, dtype=np.int64)
+    both = cgs.StreamGraph.from_edgelist({"src": np.concatenate((edges["src"], src)),
+                                          "dst": np.concatenate((edges["dst"], dst))},
+                                         source="src", destination="dst", backend="cpu")
+    assert graph.number_of_edges() == both.number_of_edges()

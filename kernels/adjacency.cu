@@ -475,9 +475,10 @@ __global__ void place_arcs_block(PLACE_ARCS_PARAMS)
 // the warps' sums), writing each list's place within its region; a last pass
 // adds its region's start.  One block (block_sums null) walks every chunk and
 // carries the sums between them; for more lists, plan_block_sums first sums
-// each chunk, and then block b of plan_moves scans chunk b from the sums of
-// the chunks before it (and sums every chunk for the regions' starts; the
-// last block writes the totals).  `count_at`, where not null, holds how many
+// each chunk, plan_chunk_offsets (one block) turns those sums into each
+// chunk's offsets (the sums of the chunks before it) and every column's sum,
+// and then block b of plan_moves scans chunk b from its offsets (the last
+// block writes the totals).  `count_at`, where not null, holds how many
 // of the `count` lists there are (a placement's count left on the device):
 // the blocks are then laid out for `count`, a bound, and the lists past the
 // count add nothing.
@@ -555,9 +556,10 @@ __device__ __forceinline__ void plan_block_scan(const long long (&value)[PLAN_CO
 }
 
 // block_sums[j * gridDim.x + b]: the sum of column j over chunk b (count_at: as plan_moves')
-__global__ void plan_block_sums(const long long* vertices, const long long* need, long long count,
-                                const unsigned long long* count_at, long long align, const long long* degree,
-                                const long long* capacity, long long* block_sums)
+__global__ void __launch_bounds__(PLAN_THREADS)
+plan_block_sums(const long long* vertices, const long long* need, long long count,
+                const unsigned long long* count_at, long long align, const long long* degree,
+                const long long* capacity, long long* block_sums)
 {
   __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
   if (count_at) count = static_cast<long long>(*count_at);
@@ -571,24 +573,48 @@ __global__ void plan_block_sums(const long long* vertices, const long long* need
   }
 }
 
-__global__ void plan_moves(const long long* vertices, const long long* need, long long count,
-                           const unsigned long long* count_at, long long base, long long align,
-                           const long long* start, const long long* degree, const long long* capacity,
-                           long long* new_start, long long* room, long long* first, long long* old_start,
-                           long long* old_capacity, long long* totals, const long long* block_sums)
+// plan_block_sums' sums of `chunks` chunks become, in place, each chunk's
+// offsets: block_sums[j * chunks + b] the sum of column j over the chunks
+// before b; block_sums[PLAN_COLUMNS * chunks + j] receives column j's sum over
+// every chunk.  One block, PLAN_THREADS chunks at a time.
+__global__ void __launch_bounds__(PLAN_THREADS)
+plan_chunk_offsets(long long* block_sums, long long chunks)
+{
+  __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
+  __shared__ long long carry[PLAN_COLUMNS];
+  if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] = 0;
+  __syncthreads();
+  for (long long first = 0; first < chunks; first += PLAN_THREADS) {
+    long long b = first + threadIdx.x;
+    long long value[PLAN_COLUMNS], sum[PLAN_COLUMNS];
+    for (int j = 0; j < PLAN_COLUMNS; ++j) value[j] = b < chunks ? block_sums[j * chunks + b] : 0;
+    plan_block_scan(value, sum, warp_sums);
+    if (b < chunks) {
+      for (int j = 0; j < PLAN_COLUMNS; ++j) block_sums[j * chunks + b] = carry[j] + sum[j] - value[j];
+    }
+    __syncthreads();
+    if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
+    __syncthreads();
+  }
+  if (threadIdx.x < PLAN_COLUMNS) block_sums[PLAN_COLUMNS * chunks + threadIdx.x] = carry[threadIdx.x];
+}
+
+__global__ void __launch_bounds__(PLAN_THREADS)
+plan_moves(const long long* vertices, const long long* need, long long count,
+           const unsigned long long* count_at, long long base, long long align,
+           const long long* start, const long long* degree, const long long* capacity,
+           long long* new_start, long long* room, long long* first, long long* old_start,
+           long long* old_capacity, long long* totals, const long long* block_sums)
 {
   __shared__ long long warp_sums[PLAN_COLUMNS][PLAN_THREADS / 32];
   __shared__ long long carry[PLAN_COLUMNS], sums[PLAN_COLUMNS], region_start[PLAN_REGIONS];
   if (count_at) count = static_cast<long long>(*count_at);
   long long chunk = 0, chunk_end = count;
   if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] = 0;
-  if (block_sums != nullptr) {          // chunk b only, after the sums of the chunks before it
+  if (block_sums != nullptr) {          // chunk b only, from its offsets (plan_chunk_offsets)
     chunk = blockIdx.x * static_cast<long long>(PLAN_THREADS);
     chunk_end = chunk + 1;
-    for (int j = 0; j < PLAN_COLUMNS; ++j) {
-      long long before = cgs::block_sum(block_sums + j * gridDim.x, blockIdx.x);
-      if (threadIdx.x == 0) carry[j] = before;
-    }
+    if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] = block_sums[threadIdx.x * gridDim.x + blockIdx.x];
   }
   const long long pass_begin = chunk, pass_end = block_sums != nullptr ? chunk + PLAN_THREADS : count;
   __syncthreads();
@@ -609,14 +635,10 @@ __global__ void plan_moves(const long long* vertices, const long long* need, lon
     if (threadIdx.x < PLAN_COLUMNS) carry[threadIdx.x] += warp_sums[threadIdx.x][PLAN_THREADS / 32 - 1];
     __syncthreads();
   }
-  // every column's sum over all lists: the carries (one block), or every chunk's sums
-  if (block_sums != nullptr) {
-    for (int j = 0; j < PLAN_COLUMNS; ++j) {
-      long long all = cgs::block_sum(block_sums + j * gridDim.x, gridDim.x);
-      if (threadIdx.x == 0) sums[j] = all;
-    }
-  } else if (threadIdx.x < PLAN_COLUMNS) {
-    sums[threadIdx.x] = carry[threadIdx.x];
+  // every column's sum over all lists: the carries (one block), or plan_chunk_offsets' sums
+  if (threadIdx.x < PLAN_COLUMNS) {
+    sums[threadIdx.x] = block_sums != nullptr ? block_sums[PLAN_COLUMNS * gridDim.x + threadIdx.x]
+                                              : carry[threadIdx.x];
   }
   __syncthreads();
   if (threadIdx.x == 0) {

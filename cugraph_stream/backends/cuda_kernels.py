@@ -106,7 +106,8 @@ SOURCES = {"relax": relax_name_expressions,
            "single_row": lambda: [f"apply_single_row<{w}>" for w in WEIGHT_TYPES.values()],
            "validate": lambda: [f"check_rows<{w}>" for w in WEIGHT_TYPES.values()],
            "reads": lambda: ["count_reads", "add_to_field"],
-           "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_moves", "relocate_lists"] + [
+           "adjacency": lambda: ["take_tickets", "plan_block_sums", "plan_chunk_offsets", "plan_moves",
+                                 "relocate_lists"] + [
                f"{k}<{w}>" for k in REMOVE_KERNELS + REMOVE_ARCS_KERNELS
                + ("place_tickets", "place_kept_tickets", "relocate_entries") + PLACE_ARCS_KERNELS
                for w in WEIGHT_TYPES.values()],

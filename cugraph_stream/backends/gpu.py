@@ -1195,7 +1195,8 @@ class GPUBackend(Backend):
     def plan_moves(self, adj, vertices, need, base, align, count=None):
         # blocks scan the columns (kernels/adjacency.cu) and leave the sums on the
         # device: one block walks a plan of up to _ONE_BLOCK_PLAN lists; a longer one
-        # is summed a chunk per block first, then each block scans its chunk (a
+        # is summed a chunk per block first, one block makes the chunks' offsets,
+        # then each block scans its chunk (a
         # count left on the device is read by the kernels, the blocks laid out for
         # its bound)
         xp = self.xp
@@ -1208,13 +1209,15 @@ class GPUBackend(Backend):
         chunks = -(-k // _PLAN_THREADS)
         blocks = chunks if k > _ONE_BLOCK_PLAN else 1
         new_start, room, first, old_start, old_capacity, totals, block_sums = _carved(
-            xp, *[(k, np.int64)] * 5, (3, np.int64), (_PLAN_COLUMNS * blocks if blocks > 1 else 0, np.int64))
+            xp, *[(k, np.int64)] * 5, (3, np.int64), (_PLAN_COLUMNS * (blocks + 1) if blocks > 1 else 0, np.int64))
         vertices, need = _int64(vertices), _int64(need)
         if blocks > 1:
             cuda_kernels.get_kernel("adjacency", "plan_block_sums")(
                 (blocks,), (_PLAN_THREADS,),
                 (vertices, need, np.int64(k), count if on_device else np.uint64(0), np.int64(align), adj.degree,
                  adj.capacity, block_sums))
+            cuda_kernels.get_kernel("adjacency", "plan_chunk_offsets")((1,), (_PLAN_THREADS,),
+                                                                      (block_sums, np.int64(blocks)))
         cuda_kernels.get_kernel("adjacency", "plan_moves")(
             (blocks,), (_PLAN_THREADS,),
             (vertices, need, np.int64(k), count if on_device else np.uint64(0), np.int64(base), np.int64(align),

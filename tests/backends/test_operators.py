@@ -875,9 +875,11 @@ def test_read_counts_reads_device_counts_together_and_passes_host_ints(ops):
     assert ops.calls.since(before) == (1, 1)
 
 
-# (on the GPU, 3000: more than one chunk for one block; 70,000: a block a chunk, the last one partial)
-@pytest.mark.parametrize("lists", [0, 1, 37, 3000, 70_000])
-@pytest.mark.parametrize("counted", [None, "host", "device"])
+# (on the GPU, 3000: more than one chunk for one block; 70,000: a block a chunk, the last one
+# partial; 1,100,000: more chunks than the block that makes their offsets walks at once)
+@pytest.mark.parametrize("lists,counted", [(lists, counted) for lists in (0, 1, 37, 3000, 70_000)
+                                           for counted in (None, "host", "device")]
+                         + [(1_100_000, "device")])
 def test_plan_moves_lays_fresh_room_out_by_size_class(ops, lists, counted):
     """Each list gets the size class of 1.5x its need; whole units first, then each
     smaller class, in the lists' order within a class: every list starts at a

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import DELETED_SLOT, EMPTY_SLOT, SLOT_DTYPE, Known, NetChanges, RemovedEntries
+from .base import DELETED_SLOT, EMPTY_SLOT, MIN_LIST_SLOTS, SLOT_DTYPE, Known, MovePlan, NetChanges, RemovedEntries
 from .cpu_threads import split, thread_count
 from .rows import INSERT
 
@@ -56,6 +56,7 @@ _DELETED_SLOT = np.uint32(DELETED_SLOT)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
+_MIN_LIST_SLOTS = MIN_LIST_SLOTS
 #: last_rows_by_arc counts ids with arrays of one counter per id: up to 4 ids a
 #: row and this many more, else it leaves the rows to NumPy's sort
 _COUNTING_SORT_SLACK = 1 << 20
@@ -614,6 +615,51 @@ def _slots_in_lists(owners, start):
 
 
 @_jit
+def _plan_moves(degree, vertices, need, base, align, regions):
+    # Backend.plan_moves in one pass: list k's size class (grown_room: 1.5x its
+    # need, a power of two from MIN_LIST_SLOTS below align, whole units from
+    # there), its place within its region (room_regions: whole units first,
+    # then each smaller class), and its entries' first move; then each
+    # region's start.  totals: the room (padded to whole units), the entries
+    # moved, the padding (released with the lists' old room)
+    k = vertices.size
+    new_start = np.empty(k, dtype=np.int64)
+    room = np.empty(k, dtype=np.int64)
+    first = np.empty(k, dtype=np.int64)
+    region = np.empty(k, dtype=np.int64)
+    region_room = np.zeros(regions, dtype=np.int64)
+    moved = 0
+    for i in range(k):
+        want = need[i] + need[i] // 2
+        if want >= align:
+            r = (want + align - 1) // align * align
+            g = 0
+        else:
+            r = np.int64(_MIN_LIST_SLOTS)
+            while r < want:
+                r <<= 1
+            g = 0
+            c = align
+            while c > r:
+                c >>= 1
+                g += 1
+        room[i] = r
+        region[i] = g
+        new_start[i] = region_room[g]
+        region_room[g] += r
+        first[i] = moved
+        moved += degree[vertices[i]]
+    at = base
+    for g in range(regions):
+        at, region_room[g] = at + region_room[g], at
+    for i in range(k):
+        new_start[i] += region_room[region[i]]
+    room_total = at - base
+    padding = (align - room_total % align) % align
+    return new_start, room, first, room_total + padding, moved, padding
+
+
+@_jit
 def _move_lists(start, degree, capacity, nbr, wgt, twin, with_twin, vertices, new_start, room, first, moved):
     # the new slots lie past the old end: no list overlaps another's new place
     owner = np.empty(moved, dtype=np.int64)
@@ -1143,6 +1189,15 @@ class Kernels:
 
     def slots_in_lists(self, owners, start):
         return _slots_in_lists(_i64(owners), _i64(start))
+
+    def plan_moves(self, adj, vertices, need, base, align):
+        vertices = _i64(vertices)
+        regions = (align // MIN_LIST_SLOTS).bit_length()
+        new_start, room, first, room_total, moved, padding = _plan_moves(adj.degree, vertices, _i64(need), int(base),
+                                                                         int(align), regions)
+        old_capacity = adj.capacity[vertices]
+        return MovePlan(new_start, room, first, adj.start[vertices], old_capacity, int(room_total), int(moved),
+                        int(old_capacity.sum()) + int(padding))
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):
         twin = adj.twin if adj.twin is not None else _NO_TWINS

@@ -391,6 +391,23 @@ def test_record_changes(seed, n, forced, touched, with_parents):
     assert not COMPILED._flag.any()         # scratch left clean
 
 
+@given(seeds, st.integers(1, 60), st.integers(0, 600), st.sampled_from([4, 32, 128]), st.integers(0, 1 << 20),
+       st.booleans())
+def test_plan_moves(seed, n, edges, align, base, counted):
+    rng = np.random.default_rng(seed)
+    adj = _adjacency(NUMPY, n, rng, edges)
+    vertices = rng.permutation(n)[: rng.integers(0, n + 1)]
+    need = adj.degree[vertices] + rng.integers(1, 3 * align, vertices.size)
+    base -= base % align
+    if counted:                   # (a count of some of them: the rest must not count)
+        count = int(rng.integers(0, vertices.size + 1))
+        plans = [ops.plan_moves(adj, vertices, need, base, align, count=count) for ops in (NUMPY, COMPILED)]
+    else:
+        plans = [ops.plan_moves(adj, vertices, need, base, align) for ops in (NUMPY, COMPILED)]
+    numpy_plan, compiled_plan = ([np.asarray(x).tolist() for x in plan] for plan in plans)
+    assert compiled_plan == numpy_plan
+
+
 @given(seeds, st.integers(1, 30), st.integers(0, 300), st.booleans())
 def test_move_lists(seed, n, edges, with_twin):
     rng = np.random.default_rng(seed)

@@ -56,7 +56,6 @@ _DELETED_SLOT = np.uint32(DELETED_SLOT)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _EXTENDS = {"add": 0, "add_one": 1, "min": 2, "copy": 3}
 _EMPTY_INDEX = np.empty(0, dtype=np.int64)
-_MIN_LIST_SLOTS = MIN_LIST_SLOTS
 #: last_rows_by_arc counts ids with arrays of one counter per id: up to 4 ids a
 #: row and this many more, else it leaves the rows to NumPy's sort
 _COUNTING_SORT_SLACK = 1 << 20
@@ -631,29 +630,30 @@ def _plan_moves(degree, vertices, need, base, align, regions):
     moved = 0
     for i in range(k):
         want = need[i] + need[i] // 2
+        g = 0                                 # (region 0: whole units)
         if want >= align:
             r = (want + align - 1) // align * align
-            g = 0
         else:
-            r = np.int64(_MIN_LIST_SLOTS)
+            r = np.int64(MIN_LIST_SLOTS)
             while r < want:
                 r <<= 1
-            g = 0
             c = align
             while c > r:
                 c >>= 1
                 g += 1
         room[i] = r
         region[i] = g
-        new_start[i] = region_room[g]
+        new_start[i] = region_room[g]         # (within its region, for now)
         region_room[g] += r
         first[i] = moved
         moved += degree[vertices[i]]
+    region_start = np.empty(regions, dtype=np.int64)
     at = base
     for g in range(regions):
-        at, region_room[g] = at + region_room[g], at
+        region_start[g] = at
+        at += region_room[g]
     for i in range(k):
-        new_start[i] += region_room[region[i]]
+        new_start[i] += region_start[region[i]]
     room_total = at - base
     padding = (align - room_total % align) % align
     return new_start, room, first, room_total + padding, moved, padding

@@ -1196,9 +1196,8 @@ class GPUBackend(Backend):
         # blocks scan the columns (kernels/adjacency.cu) and leave the sums on the
         # device: one block walks a plan of up to _ONE_BLOCK_PLAN lists; a longer one
         # is summed a chunk per block first, one block makes the chunks' offsets,
-        # then each block scans its chunk (a
-        # count left on the device is read by the kernels, the blocks laid out for
-        # its bound)
+        # then each block scans its chunk (a count left on the device is read by
+        # the kernels, the blocks laid out for its bound)
         xp = self.xp
         on_device = count is not None and not isinstance(count, (int, np.integer))
         if align // MIN_LIST_SLOTS >= 1 << (_PLAN_COLUMNS - 2):      # more classes than the kernel's regions

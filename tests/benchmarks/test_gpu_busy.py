@@ -1,6 +1,12 @@
+import argparse
+
+import numpy as np
 import pytest
 
+import cugraph_stream as cgs
 from benchmarks import gpu_busy
+from cugraph_stream.backends import get_backend
+from cugraph_stream.datasets import rmat
 
 # two rows as ncu 2026 printed them on the lent H100 (the kernels' parameter lists shortened)
 NCU_OUTPUT = """==PROF== Connected to process 2517 (/usr/bin/python3.12)
@@ -27,14 +33,6 @@ def test_without_ncu_it_says_so_and_exits_2(monkeypatch, capsys):
 
 
 def test_ingest_applies_the_new_edges_to_each_fresh_copy_of_the_graph():
-    import argparse
-
-    import numpy as np
-
-    import cugraph_stream as cgs
-    from cugraph_stream.backends import get_backend
-    from cugraph_stream.datasets import rmat
-
     ops = get_backend("cpu")
     args = argparse.Namespace(scale=8, edge_factor=4, seed=0, rows=50, batches=2, child="time")
     wall, graph, hub = gpu_busy.ingest_batches(ops, args)

@@ -1665,12 +1665,17 @@ class Backend(abc.ABC):
         column and one copy of their sums (host ints: free on the host); a
         backend may do it in one launch.
         """
-        xp = self.xp
         if count is not None:
             if self.has_device_memory and not isinstance(count, (int, np.integer)):
                 DEVICE_CALLS.syncs += 1         # (a device's count read: a wait of its own)
             (count,) = self.read_counts(count)
             vertices, need = vertices[:count], need[:count]
+        return self._plan_lists(adj, vertices, need, base, align)
+
+    def _plan_lists(self, adj, vertices, need, base, align):
+        """:meth:`plan_moves` of every one of ``vertices``: array calls (a backend with
+        compiled kernels may make the plan in one pass)."""
+        xp = self.xp
         k = int(vertices.size)
         room = grown_room(xp, need, align)
         old_start, degree, old_capacity = adj.start[vertices], adj.degree[vertices], adj.capacity[vertices]

@@ -456,12 +456,9 @@ class CPUBackend(Backend):
             return self.kernels.slots_in_lists(owners, start)
         return super().slots_in_lists(owners, start, owners_sorted)
 
-    def plan_moves(self, adj, vertices, need, base, align, count=None):
+    def _plan_lists(self, adj, vertices, need, base, align):
         if self.kernels is None:
-            return super().plan_moves(adj, vertices, need, base, align, count)
-        if count is not None:
-            (count,) = self.read_counts(count)
-            vertices, need = vertices[:count], need[:count]
+            return super()._plan_lists(adj, vertices, need, base, align)
         return self.kernels.plan_moves(adj, vertices, need, base, align)
 
     def move_lists(self, adj, vertices, new_start, room, first, moved):

@@ -977,8 +977,7 @@ class StreamGraph:
             if verify is not None:
                 verify()
             ends = xp.concatenate((src, dst))
-            created = self._ops.sorted_distinct(ends)
-            new_vertices = store.add_vertices(created)
+            new_vertices = store.add_vertices(*self._ops.sorted_distinct_range(ends))
             ids = store.vertices.lookup(ends)          # every endpoint is in the table now
             return ids[:rows], ids[rows:], new_vertices
         ids, creating = store.vertices.lookup_rows(src, dst, codes) if found is None else found
@@ -986,8 +985,8 @@ class StreamGraph:
             verify()
         new_vertices = self._ops.no_items()
         if creating.size:          # rarely: most batches name known vertices only
-            created = self._ops.sorted_distinct(creating)
-            new_vertices = store.add_vertices(created)
+            created, lowest, highest = self._ops.sorted_distinct_range(creating)
+            new_vertices = store.add_vertices(created, lowest, highest)
             # every row naming a new vertex (delete rows after its insert too) gets its id
             ids = store.vertices.lookup_again(self._ops.join([src, dst]), ids, created, new_vertices)
         return ids[:rows], ids[rows:], new_vertices

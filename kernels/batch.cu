@@ -198,7 +198,8 @@ __global__ void net_walk(const long long* u, const long long* v, int undirected,
 
 // A few rows (NET_ROWS_BLOCK at most) named by their ends' external ids, in
 // one block: every end is looked up among the vertex table's external ids
-// (`keys`, ascending; `values`: their internal ids) and its id written to
+// (`keys`, ascending; `values`: their internal ids; or its dense map,
+// cgs::vertex_id) and its id written to
 // `ids` (the sources, then the destinations; -1 where absent); the ends of
 // insert rows that no vertex has go to `missing`, counted in
 // counters[NET_COUNTERS].  Where there are none, each edge is settled as
@@ -221,7 +222,7 @@ __global__ void net_rows_block(const long long* keys, const long long* values, l
   for (long long k = threadIdx.x; k < 2 * rows; k += blockDim.x) {
     long long row = k < rows ? k : k - rows;
     long long q = k < rows ? src[row] : dst[row];
-    long long found = cgs::sorted_value(keys, values, size, q);
+    long long found = cgs::vertex_id(keys, values, size, q);
     ids[k] = found;
     if (found < 0 && ops[row] == 1) missing[atomicAdd(&absent, 1ull)] = q;
   }

@@ -430,6 +430,18 @@ __device__ __forceinline__ long long sorted_value(const long long* keys, const l
   return (low < size && keys[low] == q) ? values[low] : -1;
 }
 
+// The internal id of the vertex whose external id is q, or -1 where none
+// has it, from either of a vertex table's lookups (VertexTable.lookup_index):
+// its sorted pair (`keys` ascending, `values` their internal ids: a binary
+// search) or, where `values` is null, its dense map (`keys` then points at
+// `size` int32 internal ids indexed by external id, -1 for none: one read).
+__device__ __forceinline__ long long vertex_id(const long long* keys, const long long* values, long long size,
+                                               long long q)
+{
+  if (values != nullptr) return sorted_value(keys, values, size, q);
+  return q >= 0 && q < size ? static_cast<long long>(reinterpret_cast<const int*>(keys)[q]) : -1;
+}
+
 // ---- atomic best (min or max); returns the value held before -------------
 template <int ORDER>
 __device__ __forceinline__ int atomic_best(int* p, int v)

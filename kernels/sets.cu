@@ -57,7 +57,8 @@ __global__ void record_changes(const long long* ids, long long count, int forced
 }
 
 // For each query: the value paired with it in (sorted keys, values), or -1
-// where no key equals it (binary search; keys distinct and ascending); with
+// where no key equals it (binary search; keys distinct and ascending), or,
+// where `values` is null, its entry of the dense map `keys` (cgs::vertex_id); with
 // `known` (not null), an earlier result for the same queries, a query it
 // holds an id for (>= 0) keeps that id and is not searched for
 __global__ void sorted_lookup(const long long* queries, long long count, const long long* keys,
@@ -69,7 +70,7 @@ __global__ void sorted_lookup(const long long* queries, long long count, const l
     found[k] = known[k];
     return;
   }
-  found[k] = cgs::sorted_value(keys, values, size, queries[k]);
+  found[k] = cgs::vertex_id(keys, values, size, queries[k]);
 }
 
 // Merge two ascending key arrays, with the values paired to them (a stable
@@ -213,8 +214,9 @@ __global__ void mark_values(const long long* values, long long count, unsigned c
     flag[values[i]] = 1;
 }
 
-// The distinct values of values[0:count] (count <= SORT_BLOCK), ascending, in
-// out[0:kept[0]], by one block of 1024 threads: a bitonic sort in shared
+// The distinct values of values[0:count] (0 < count <= SORT_BLOCK), ascending,
+// in out[0:kept[0]], and the least and the greatest in kept[1] and kept[2]
+// (read with the count), by one block of 1024 threads: a bitonic sort in shared
 // memory (padded to a power of two with the largest int64, which sorts last
 // and is read only below count), then each value unlike the one before it is
 // kept, compacted as compact_flags does.  Where a library unique takes a
@@ -253,12 +255,17 @@ __global__ void sorted_distinct_block(const long long* values, long long count, 
     if (flag) out[kept_before + rank] = sorted[i];
     kept_before += total;
   }
-  if (threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(kept_before);
+  if (threadIdx.x == 0) {
+    kept[0] = static_cast<unsigned long long>(kept_before);
+    kept[1] = static_cast<unsigned long long>(sorted[0]);
+    kept[2] = static_cast<unsigned long long>(sorted[count - 1]);
+  }
 }
 
 // The vertices of a batch's rows: for each endpoint k (the sources, then the
 // destinations, `rows` of each), the internal id paired with its external id
-// in (sorted keys, values), or -1; the external ids not found on insert rows
+// in (sorted keys, values) or the dense map `keys` (values null; cgs::vertex_id),
+// or -1; the external ids not found on insert rows
 // (op code `codes[row] == insert`) go to `missing` (repeats kept, in no
 // order), `missing_count` counting them (zero before the launch).
 __global__ void lookup_rows(const long long* keys, const long long* values, long long size, const long long* src,
@@ -269,7 +276,7 @@ __global__ void lookup_rows(const long long* keys, const long long* values, long
   if (k >= 2 * rows) return;
   long long row = k < rows ? k : k - rows;
   long long q = k < rows ? src[row] : dst[row];
-  long long found = cgs::sorted_value(keys, values, size, q);
+  long long found = cgs::vertex_id(keys, values, size, q);
   ids[k] = found;
   if (found < 0 && codes[row] == insert) missing[atomicAdd(missing_count, 1ull)] = q;
 }

@@ -1,8 +1,9 @@
 // A batch of one row, in one thread of one launch (Backend.apply_single_row,
 // cugraph_stream.engine.single_row): the row's ends are looked up among the
 // vertex table's external ids (`keys`, ascending; `values`: their internal
-// ids), its edge is found in the arc index, and the row is applied to the
-// lists and the index where it needs no vertex created and no list moved.
+// ids; or its dense map: cgs::vertex_id), its edge is found in the arc
+// index, and the row is applied to the lists and the index where it needs
+// no vertex created and no list moved.
 // Anything else writes nothing but the status SINGLE_FALLBACK, and the batch
 // takes the general path.
 //
@@ -85,7 +86,7 @@ __global__ void apply_single_row(const long long* keys, const long long* values,
   record[SR_TWIN_AT] = -1;
   record[SR_MOVED_AT] = -1;
   weights[SR_NEW] = weights[SR_NEW + 1] = weight;
-  long long u = sorted_value(keys, values, size, src), v = sorted_value(keys, values, size, dst);
+  long long u = vertex_id(keys, values, size, src), v = vertex_id(keys, values, size, dst);
   if (undirected && v < u) {
     long long t = u;
     u = v;

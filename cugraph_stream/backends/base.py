@@ -61,7 +61,7 @@ SYNC_OPERATORS = frozenset({
     "to_host", "host_ints", "host_floats", "compress", "synchronize", "expand_segments", "unique",
     "factorize", "close_holes", "read_counts", "read_counted", "read_words", "net_changes", "net_changes_of_ends",
     "relax", "converge", "relax_arcs", "invalidate", "gather_plan", "gather_sum", "pagerank_push", "bfs_levels",
-    "invalidate_keeping_ties", "sorted_distinct", "sorted_union", "lookup_rows",
+    "invalidate_keeping_ties", "sorted_distinct", "sorted_distinct_range", "sorted_union", "lookup_rows",
     "reached", "uncache_lists", "uncache_lists_in", "recache_in_place", "l1_deviation",
     "pagerank_correct", "pagerank_correct_arcs", "masked_sums", "deviation_and_sums", "last_rows_by_arc"})
 
@@ -629,9 +629,10 @@ class Backend(abc.ABC):
     place_entries_any_order = False
 
     #: whether the vertex table keeps a dense map from external to internal ids
-    #: (read by :meth:`lookup_dense`) while the external ids allow: a gather in
-    #: place of binary searches, for one host read of each batch's new ids
-    dense_vertex_map = False
+    #: while the external ids allow (``VertexTable.lookup_index``: the lookups
+    #: take ``(dense, None)`` for ``(keys, values)``): a gather in place of
+    #: binary searches, and no merge of each batch's new ids into the sorted ones
+    dense_vertex_map = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -951,6 +952,23 @@ class Backend(abc.ABC):
         [-3, 7, 1099511627776]
         """
         return self.xp.unique(values)
+
+    def sorted_distinct_range(self, values):
+        """:meth:`sorted_distinct` of ``values`` and the range it spans, read in the
+        same synchronisation: ``(distinct, lowest, highest)``, the bounds as
+        host ints (None where ``values`` is empty).
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> distinct, lowest, highest = get_backend("cpu").sorted_distinct_range(np.array([9, -3, 9]))
+        >>> distinct.tolist(), lowest, highest
+        ([-3, 9], -3, 9)
+        """
+        distinct = self.sorted_distinct(values)
+        if distinct.size == 0:
+            return distinct, None, None
+        lowest, highest = (int(x) for x in self.to_host(distinct[[0, -1]]))
+        return distinct, lowest, highest
 
     def sorted_union(self, values, more_values):
         """Distinct values of ``values`` and ``more_values`` (int64, each distinct and
@@ -1434,7 +1452,22 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def lookup_sorted(self, keys, values, queries):
         """For each of ``queries``, the entry of ``values`` paired with the equal
-        entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal."""
+        entry of ``keys`` (int64, distinct, ascending), or ``-1`` where none is equal.
+
+        Where ``values`` is None, ``keys`` is a dense map instead, read as
+        :meth:`lookup_dense` reads it: every lookup of vertices by external
+        id (:meth:`find_rows`, :meth:`lookup_rows`, :meth:`lookup_missing`,
+        :meth:`net_changes_of_ends`, :meth:`apply_single_row`) takes either
+        of ``VertexTable.lookup_index``'s two forms so.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> ops = get_backend("cpu")
+        >>> ops.lookup_sorted(np.array([3, 8]), np.array([1, 0]), np.array([8, 5])).tolist()
+        [0, -1]
+        >>> ops.lookup_sorted(np.array([-1, 7, 5], dtype=np.int32), None, np.array([1, 2, 0, 9])).tolist()
+        [7, 5, -1, -1]
+        """
 
     def lookup_missing(self, keys, values, queries, found):
         """``found``, an earlier :meth:`lookup_sorted` of ``queries``, with each -1

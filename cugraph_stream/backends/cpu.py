@@ -89,7 +89,6 @@ class CPUBackend(Backend):
 
     name = "cpu"
     xp = np
-    dense_vertex_map = True
 
     def __init__(self, compiled=None):
         self.kernels = _load_kernels(compiled)
@@ -198,6 +197,8 @@ class CPUBackend(Backend):
         return values
 
     def lookup_sorted(self, keys, values, queries):
+        if values is None:
+            return self.lookup_dense(keys, queries)
         if keys.size == 0:
             return np.full(queries.shape, -1, dtype=np.int64)
         if self.kernels is not None:

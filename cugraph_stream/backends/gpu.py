@@ -118,6 +118,16 @@ def _int64(array):
     return array if array.dtype == _INT64 else array.astype(_INT64)
 
 
+def _vertex_lookup(keys, values):
+    """A vertex lookup's three kernel arguments (``cgs::vertex_id``): the sorted
+    external ids ``keys``, their internal ids ``values`` and their number; or,
+    where ``values`` is None, the dense map ``keys`` (int32), a null pointer and
+    the map's size."""
+    if values is None:
+        return (keys if keys.dtype == np.int32 else keys.astype(np.int32)), np.uint64(0), np.int64(keys.size)
+    return keys, values, np.int64(keys.size)
+
+
 def _float64(array):
     """``array.astype(float64, copy=False)``, as :func:`_int64`."""
     return array if array.dtype == _FLOAT64 else array.astype(_FLOAT64)
@@ -623,22 +633,27 @@ class GPUBackend(Backend):
         return [a[where] for a in arrays]
 
     def sorted_distinct(self, values):
-        # up to SORT_BLOCK values: one block sorts and dedupes them; more: their range
-        # first, then ids dense enough (marks_fit, up to 16 bytes a value: the map is
-        # read twice, a byte a thread, where a sort moves 8-byte keys through eight
-        # radix passes) are marked in a byte map whose set bytes come out in order;
-        # others go to CuPy's sort, then a block a chunk counts and compacts the
-        # distinct ones (kernels/sets.cu).  Each chunk sums the counts of all chunks
-        # before it, so the map stays below _MOST_MARKS bytes.
+        return self.sorted_distinct_range(values)[0]
+
+    def sorted_distinct_range(self, values):
+        # up to SORT_BLOCK values: one block sorts and dedupes them, its count and
+        # range read together; more: their range first, then ids dense enough
+        # (marks_fit, up to 16 bytes a value: the map is read twice, a byte a thread,
+        # where a sort moves 8-byte keys through eight radix passes) are marked in a
+        # byte map whose set bytes come out in order; others go to CuPy's sort, then
+        # a block a chunk counts and compacts the distinct ones (kernels/sets.cu).
+        # Each chunk sums the counts of all chunks before it, so the map stays below
+        # _MOST_MARKS bytes.
         xp = self.xp
         if values.size == 0:
-            return xp.empty(0, dtype=xp.int64)
+            return xp.empty(0, dtype=xp.int64), None, None
         if values.size <= _ONE_BLOCK_SORT:
-            out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(1, dtype=xp.uint64)
+            out, kept = xp.empty(values.size, dtype=xp.int64), xp.empty(3, dtype=xp.uint64)
             cuda_kernels.get_kernel("sets", "sorted_distinct_block")(
                 (1,), (_FUSED_THREADS,), (xp.ascontiguousarray(values, dtype=xp.int64), np.int64(values.size), out,
                                           kept))
-            return self._kept(out, kept)
+            count, lowest, highest = self._fetch(kept).view(np.int64).tolist()
+            return _carve(out, 0, count, out.dtype), lowest, highest
         values = xp.ascontiguousarray(_int64(values))
         n = np.int64(values.size)
         blocks = (min(_blocks(values.size), _RANGE_BLOCKS),)
@@ -651,8 +666,8 @@ class GPUBackend(Backend):
         if marks_fit(low, high, values.size, per_value=16, most=_MOST_MARKS):
             flag = xp.zeros(high + 1, dtype=xp.uint8)
             cuda_kernels.get_kernel("sets", "mark_values")(blocks, (_THREADS,), (values, n, flag))
-            return self._compacted("set_byte_counts", "set_byte_positions", flag, values.size)
-        return self._compacted("distinct_counts", "distinct_sorted", xp.sort(values), values.size)
+            return self._compacted("set_byte_counts", "set_byte_positions", flag, values.size), low, high
+        return self._compacted("distinct_counts", "distinct_sorted", xp.sort(values), values.size), low, high
 
     def _compacted(self, count_kernel, write_kernel, items, most):
         """The values that the pair of kernels/sets.cu's ordered compaction kernels
@@ -790,13 +805,21 @@ class GPUBackend(Backend):
     def lookup_missing(self, keys, values, queries, found):
         return self._sorted_lookup(keys, values, queries, found)
 
+    def lookup_dense(self, table, queries):
+        return self._sorted_lookup(table, None, queries, None)
+
     def _sorted_lookup(self, keys, values, queries, known):
-        """The sorted_lookup kernel (kernels/sets.cu); ``known``: see :meth:`lookup_missing`."""
-        found = self.xp.empty(queries.size, dtype=self.xp.int64)
+        """The sorted_lookup kernel (kernels/sets.cu); ``values`` None: ``keys`` is a
+        dense map; ``known``: see :meth:`lookup_missing`."""
+        xp = self.xp
+        found = xp.empty(queries.shape, dtype=xp.int64)
+        queries = _int64(queries)
+        if not queries.flags.c_contiguous:
+            queries = xp.ascontiguousarray(queries)
         if queries.size:
             cuda_kernels.get_kernel("sets", "sorted_lookup")(
                 (_blocks(queries.size),), (_THREADS,),
-                (queries, np.int64(queries.size), keys, values, np.int64(keys.size),
+                (queries, np.int64(queries.size), *_vertex_lookup(keys, values),
                  np.uint64(0) if known is None else _int64(known), found))
         return found
 
@@ -812,7 +835,7 @@ class GPUBackend(Backend):
         if n:
             cuda_kernels.get_kernel("sets", "lookup_rows")(
                 (_blocks(2 * n),), (_THREADS,),
-                (keys, values, np.int64(keys.size), _int64(src),
+                (*_vertex_lookup(keys, values), _int64(src),
                  _int64(dst), xp.ascontiguousarray(codes, dtype=xp.int8), np.int8(INSERT),
                  np.int64(n), ids, missing, count))
         return ids, Counted(missing, count)
@@ -1541,7 +1564,7 @@ class GPUBackend(Backend):
         codes = codes if codes.dtype == np.int8 else codes.astype(xp.int8)
         cuda_kernels.get_kernel("batch", f"net_rows_block<{cuda_kernels.WEIGHT_TYPES[weight_dtype]}>")(
             (1,), (_NET_ROWS_THREADS,),
-            (keys, values, np.int64(keys.size), _int64(src), _int64(dst), np.int32(bool(undirected)), np.int64(n),
+            (*_vertex_lookup(keys, values), _int64(src), _int64(dst), np.int32(bool(undirected)), np.int64(n),
              ids, missing, codes, weights, table, np.int64(table.size), adj.start, adj.degree, adj.nbr,
              exact_astype(adj.wgt, weights.dtype), edges, changed_w, counters))
         host = self._fetch(counters)            # the one sync
@@ -1552,9 +1575,6 @@ class GPUBackend(Backend):
     def apply_single_row(self, ids, src, dst, weight, op, table, out_adj, in_adj, trees=()):
         # one thread of one launch (kernels/single_row.cu), the row as kernel scalars;
         # the record and the weights in one allocation, read with the next wait
-        keys, values = ids
-        if values is None:
-            raise ValueError("the GPU backend looks vertices up among sorted ids: a dense map reached it")
         if len(trees) > SINGLE_ROW_TREES:
             raise ValueError(f"apply_single_row reads at most {SINGLE_ROW_TREES} trees")
         _check_slot_pointers(table)
@@ -1566,7 +1586,7 @@ class GPUBackend(Backend):
         record, weights = _carved(self.xp, (SR_WORDS, np.int64), (SR_WEIGHTS, weight_dtype))
         cuda_kernels.get_kernel("single_row", f"apply_single_row<{cuda_kernels.WEIGHT_TYPES[weight_dtype]}>")(
             (1,), (32,),
-            (keys, values, np.int64(keys.size), np.int64(src), np.int64(dst), weight_dtype.type(weight),
+            (*_vertex_lookup(*ids), np.int64(src), np.int64(dst), weight_dtype.type(weight),
              np.int32(op), np.int32(undirected), table, np.int64(table.size), out_adj.start, out_adj.degree,
              out_adj.capacity, out_adj.nbr, out_adj.wgt, np.uint64(0) if undirected else out_adj.twin,
              in_adj.start, in_adj.degree, in_adj.capacity, in_adj.nbr, in_adj.wgt,

@@ -75,12 +75,5 @@ def reduce_rows_of_ends(store, src, dst, w, op):
     ...                     np.array([INSERT], dtype=np.int8))[2].tolist()
     [30]
     """
-    vertices = store.vertices
-    if vertices.dense is None:            # (the ids are searched: one operator looks them up and reduces)
-        return store.ops.net_changes_of_ends(*vertices.sorted_ids(), src, dst, op, w, store.index.table, store.out,
-                                             undirected=not store.directed)
-    # (a dense map answers on the host: the missing ends' count is a host int already)
-    ids, missing = vertices.find_rows(src, dst, op)
-    rows = int(src.size)
-    reduced = reduce_batch(store, ids[:rows], ids[rows:], w, op, unresolved=missing.count)
-    return (reduced, ids, None) if reduced is not None else (None, ids, missing.read(missing.count))
+    return store.ops.net_changes_of_ends(*store.vertices.lookup_index(), src, dst, op, w, store.index.table,
+                                         store.out, undirected=not store.directed)

@@ -119,8 +119,7 @@ def apply_single_row(store, src, dst, weight, op, trees=()):
     if not takes_single_rows(store) or (op == INSERT and not store.index.has_room(arcs)):
         return None
     ops, journal, out, inn = store.ops, store.journal, store.out, store.inn
-    vertices = store.vertices
-    ids = (vertices.dense, None) if vertices.dense is not None else vertices.sorted_ids()
+    ids = store.vertices.lookup_index()
     table = store.index.table
     journal.checkpoint()
     trees = tuple(trees[:SINGLE_ROW_TREES])

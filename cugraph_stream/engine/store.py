@@ -292,9 +292,11 @@ class GraphStore:
             self.journal.assign(self, "fractional_weights", True)
 
     # -------------------------------------------------------------- vertices
-    def add_vertices(self, external):
-        """Create vertices for absent external ids (ascending, distinct); return internal ids."""
-        internal = self.vertices.add(external)
+    def add_vertices(self, external, lowest=None, highest=None):
+        """Create vertices for absent external ids (ascending, distinct; the first and
+        the last ``lowest`` and ``highest``, where known: see ``VertexTable.add``);
+        return internal ids."""
+        internal = self.vertices.add(external, lowest, highest)
         self.out.ensure_vertices(self.vertices.size)
         self.inn.ensure_vertices(self.vertices.size)
         for _, adj, hotness in self.cached:

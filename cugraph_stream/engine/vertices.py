@@ -8,11 +8,12 @@ bound (and every per-vertex array sized by it) comes back down when a graph
 shrinks.
 Lookups use a sorted copy of the live external ids (binary search), which
 also gives results in vertex order for free.  Backends that ask for it
-(``ops.dense_vertex_map``: the CPU's) also keep a dense map, indexed by
+(``ops.dense_vertex_map``: both) also keep a dense map, indexed by
 external id, while the external ids are non-negative and no larger than a
 few times the vertex count (integer ids numbered from zero, and every key
 encoded by :mod:`cugraph_stream.frame.keys` as dense codes): a lookup is then
-one gather instead of a binary search.  While the dense map answers the
+one read instead of a binary search (:meth:`VertexTable.lookup_index` gives
+the backend's lookups either).  While the dense map answers the
 lookups, the vertices a batch adds wait apart and are merged into the sorted
 copy (a pass over every vertex) only when something reads the order
 (:meth:`VertexTable.sorted_ids`) or they pass an eighth of the live ones: at
@@ -115,8 +116,7 @@ class VertexTable:
         return self._sorted_external, self._sorted_internal
 
     def _hold_apart(self, external, internal):
-        """Keep added vertices apart from the sorted ids (see :attr:`_pending`);
-        merge them all once they are too many."""
+        """Keep added vertices apart from the sorted ids (see :attr:`_pending`)."""
         xp, n, k = self.ops.xp, self._pending_count, int(external.size)
         if self._pending is None or n + k > self._pending[0].size:
             size = max(2 * (n + k), 1024)
@@ -127,14 +127,25 @@ class VertexTable:
         self._pending[0][n:n + k] = external
         self._pending[1][n:n + k] = internal
         self.journal.assign(self, "_pending_count", n + k)
-        if n + k > max(PENDING_SHARE * self.count, PENDING_MIN):
-            self.sorted_ids()
+
+    def lookup_index(self):
+        """What the backend's lookups of vertices by external id read, as their
+        ``(keys, values)`` (``Backend.lookup_sorted``): ``(dense, None)`` while
+        the dense map answers, else :meth:`sorted_ids`.
+
+        >>> import numpy as np
+        >>> from cugraph_stream.backends import get_backend
+        >>> vt = VertexTable(get_backend("cpu"))
+        >>> _ = vt.add(np.array([4, 2]))
+        >>> dense, values = vt.lookup_index()
+        >>> dense.tolist()[:5], values
+        ([-1, -1, 1, -1, 0], None)
+        """
+        return (self.dense, None) if self.dense is not None else self.sorted_ids()
 
     def lookup(self, external):
         """Internal ids of ``external`` ids; -1 where a vertex does not exist."""
-        if self.dense is not None:
-            return self.ops.lookup_dense(self.dense, external)
-        return self.ops.lookup_sorted(*self.sorted_ids(), external)
+        return self.ops.lookup_sorted(*self.lookup_index(), external)
 
     def lookup_rows(self, src, dst, codes):
         """The vertices of a batch's rows: ``(ids, missing)``, the internal ids of
@@ -152,10 +163,7 @@ class VertexTable:
         >>> ids.tolist(), missing.tolist()
         ([1, -1, -1, 0], [5])
         """
-        if self.dense is None:
-            return self.ops.lookup_rows(*self.sorted_ids(), src, dst, codes)     # (one operator call)
-        ids, missing = self.find_rows(src, dst, codes)
-        return ids, self.ops.read_counted(missing)
+        return self.ops.lookup_rows(*self.lookup_index(), src, dst, codes)
 
     def find_rows(self, src, dst, codes):
         """:meth:`lookup_rows` without waiting for the device: ``missing`` is a
@@ -171,11 +179,7 @@ class VertexTable:
         >>> ids.tolist(), missing.count
         ([1, -1], 1)
         """
-        if self.dense is not None:
-            ends = self.ops.xp.concatenate((src, dst))
-            ids = self.lookup(ends)
-            return ids, self.ops.missing_ends(ids, ends, codes)
-        return self.ops.find_rows(*self.sorted_ids(), src, dst, codes)
+        return self.ops.find_rows(*self.lookup_index(), src, dst, codes)
 
     def lookup_again(self, external, found, added_external, added_internal):
         """:meth:`lookup` of ``external`` after :meth:`add`, given ``found``, its
@@ -191,18 +195,16 @@ class VertexTable:
         >>> new = np.array([5]); vt.lookup_again(queries, found, new, vt.add(new)).tolist()
         [1, 2, -1]
         """
-        xp = self.ops.xp
-        if self.dense is not None:      # (CPU only: the positions are read on the host)
-            missing = xp.flatnonzero(found < 0)
-            found = found.copy()
-            found[missing] = self.ops.lookup_dense(self.dense, external[missing])
-            return found
+        if self.dense is not None:
+            return self.ops.lookup_missing(self.dense, None, external, found)
         return self.ops.lookup_missing(added_external, added_internal, external, found)
 
-    def _map_densely(self, external, internal):
-        """Enter ``external`` ids (ascending) with their ``internal`` ids into the dense
-        map (journaled), growing it, or giving it up when an id falls outside its range."""
-        lowest, highest = (int(x) for x in self.ops.to_host(external[[0, -1]]))
+    def _map_densely(self, external, internal, lowest=None, highest=None):
+        """Enter ``external`` ids (ascending, from ``lowest`` to ``highest``: read
+        here where not given) with their ``internal`` ids into the dense map
+        (journaled), growing it, or giving it up when an id falls outside its range."""
+        if lowest is None:
+            lowest, highest = (int(x) for x in self.ops.to_host(external[[0, -1]]))
         limit = DENSE_MAP_SLACK * (self.count + int(external.size)) + DENSE_MAP_MIN
         if lowest < 0 or highest >= limit:
             self.journal.assign(self, "dense", None)
@@ -212,10 +214,13 @@ class VertexTable:
                                      dtype=self.ops.xp.int32)
             grown[: self.dense.size] = self.dense
             self.journal.assign(self, "dense", grown)
-        self.journal.write(self.dense, external, internal)
+        self.journal.write(self.dense, external, internal, distinct=True)      # (distinct ids)
 
-    def add(self, external):
-        """Create vertices for absent ``external`` ids (ascending, distinct); return their internal ids."""
+    def add(self, external, lowest=None, highest=None):
+        """Create vertices for absent ``external`` ids (ascending, distinct); return their
+        internal ids.  ``lowest`` and ``highest``: the first and the last of
+        ``external`` where the caller read them already
+        (``Backend.sorted_distinct_range``); the dense map reads them otherwise."""
         xp, journal = self.ops.xp, self.journal
         k = int(external.size)
         if k == 0:
@@ -228,10 +233,11 @@ class VertexTable:
         ensure_vertex_capacity(xp, self, ("external", "alive"), self.size, journal)
         journal.write(self.external, internal, external, distinct=True)      # (fresh or freed ids: distinct)
         journal.write(self.alive, internal, True, distinct=True)
-        if self.dense is not None:          # lookups gather from the map: the order can wait
-            self._hold_apart(external, internal)
-            self._map_densely(external, internal)
-        else:
+        if self.dense is not None:
+            self._map_densely(external, internal, lowest, highest)
+        if self.dense is not None and self._pending_count + k <= max(PENDING_SHARE * self.count, PENDING_MIN):
+            self._hold_apart(external, internal)       # lookups read the map: the order can wait
+        else:                   # (the vertices held apart merged first, then these: sorted already)
             sorted_external, sorted_internal = self.ops.merge_sorted(*self.sorted_ids(), external, internal)
             journal.assign(self, "_sorted_external", sorted_external)
             journal.assign(self, "_sorted_internal", sorted_internal)

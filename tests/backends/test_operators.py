@@ -1064,6 +1064,22 @@ def test_lookup_dense_reads_the_table_inside_its_range_only(ops):
     assert found.dtype == np.int64 and host(ops, found).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
     empty = ops.asarray(np.empty(0, dtype=np.int64))
     assert host(ops, ops.lookup_dense(empty, queries)).tolist() == [-1] * 8
+    # the lookups of vertices read a dense map given as (map, None)
+    assert host(ops, ops.lookup_sorted(table, None, queries)).tolist() == [9, 0, -1, -1, -1, 4, -1, -1]
+    known = ops.asarray(np.array([-1, 7, -1, -1, -1, -1, 5, -1], dtype=np.int64))
+    assert host(ops, ops.lookup_missing(table, None, queries, known)).tolist() == [9, 7, -1, -1, -1, 4, 5, -1]
+    assert host(ops, ops.lookup_sorted(ops.asarray(np.empty(0, dtype=np.int32)), None, queries)).tolist() == [-1] * 8
+
+
+def _vertex_index(ops, keys, values, form):
+    """Sorted ``keys`` (distinct) paired with ``values``, as the lookups of vertices
+    take them: ``(keys, values)`` (``"sorted"``), or a dense map and None
+    (``"dense"``: keys non-negative), as ``VertexTable.lookup_index`` gives them."""
+    if form == "sorted":
+        return ops.asarray(keys), ops.asarray(values)
+    dense = np.full(int(keys.max()) + 3, -1, dtype=np.int32)
+    dense[keys] = values
+    return ops.asarray(dense), None
 
 
 @pytest.mark.parametrize("sizes", [(0, 5), (5, 0), (40, 13), (1, 300)])
@@ -1888,6 +1904,13 @@ def test_sorted_distinct_is_numpys_unique(ops, ids):
               "dense past the GPU's largest map": np.append(rng.integers(0, 9000, 1_100_000), 2**24)}[ids]
     got = ops.to_host(ops.sorted_distinct(ops.asarray(values)))
     assert got.dtype == np.int64 and got.tolist() == np.unique(values).tolist()
+    distinct, lowest, highest = ops.sorted_distinct_range(ops.asarray(values))   # (read in the same wait)
+    assert ops.to_host(distinct).tolist() == got.tolist()
+    if values.size:
+        assert (lowest, highest) == (int(values.min()), int(values.max()))
+        assert type(lowest) is int and type(highest) is int
+    else:
+        assert lowest is None and highest is None
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])   # (ops: stateless)
@@ -1902,24 +1925,24 @@ def test_sorted_union_is_the_sorted_distinct_union(ops, pool, seed):
 
 
 @pytest.mark.parametrize("rows", [0, 1, 700])
-def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows):
+@pytest.mark.parametrize("form", ["sorted", "dense"])
+def test_lookup_rows_finds_the_endpoints_and_gathers_the_missing_ones(ops, rows, form):
     rng = np.random.default_rng(rows)
-    keys = np.unique(rng.integers(-2**62, 2**62, 500))
+    keys = np.unique(rng.integers(-2**62, 2**62, 500) if form == "sorted" else rng.integers(0, 2000, 500))
     values = rng.permutation(keys.size).astype(np.int64)
     src = rng.choice(np.concatenate((keys, rng.integers(-2**62, 2**62, 50))), rows)
     dst = rng.choice(np.concatenate((keys, [2**63 - 1, -2**63])), rows)
     inserting = rng.random(rows) < 0.5
     codes = np.where(inserting, INSERT, DELETE).astype(np.int8)
-    ids, missing = ops.lookup_rows(ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst),
-                                   ops.asarray(codes))
+    index = _vertex_index(ops, keys, values, form)
+    ids, missing = ops.lookup_rows(*index, ops.asarray(src), ops.asarray(dst), ops.asarray(codes))
     table = dict(zip(keys.tolist(), values.tolist()))
     ends = np.concatenate((src, dst))
     assert host(ops, ids).tolist() == [table.get(x, -1) for x in ends.tolist()]
     want = [x for x, ins in zip(ends.tolist(), np.concatenate((inserting, inserting))) if ins and x not in table]
     assert sorted(host(ops, missing).tolist()) == sorted(want)
     # the same without waiting: the count stays where it was made, until read
-    found, counted = ops.find_rows(ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst),
-                                   ops.asarray(codes))
+    found, counted = ops.find_rows(*index, ops.asarray(src), ops.asarray(dst), ops.asarray(codes))
     assert host(ops, found).tolist() == host(ops, ids).tolist()
     assert sorted(host(ops, ops.read_counted(counted)).tolist()) == sorted(want)
 
@@ -1957,13 +1980,14 @@ def test_net_changes_reads_the_unresolved_count_with_its_own(ops, rows):
 @pytest.mark.parametrize("rows", [1, 2, 5, 16, 64, 65, 300])      # (on the GPU one block up to 64 rows)
 @pytest.mark.parametrize("undirected", [False, True])
 @pytest.mark.parametrize("new_vertex", [False, True])
-def test_net_changes_of_ends_looks_up_and_reduces(ops, rows, undirected, new_vertex):
+@pytest.mark.parametrize("form", ["sorted", "dense"])
+def test_net_changes_of_ends_looks_up_and_reduces(ops, rows, undirected, new_vertex, form):
     """Rows naming their ends by external id: each end's internal id, and the net
     change of each edge through its rows in order (a model of the rows), or,
     where an insert row names an end no vertex has, no changes and those ends."""
     rng = np.random.default_rng(rows + 7 * undirected + 13 * new_vertex)
     n = 12
-    external = rng.choice(np.arange(-2**40, 2**40, 2**30), n, replace=False)
+    external = rng.choice(np.arange(-2**40, 2**40, 2**30) if form == "sorted" else np.arange(100), n, replace=False)
     order = np.argsort(external)
     keys, values = external[order], np.arange(n)[order]
     pairs = {(int(a), int(b)) for a, b in rng.integers(0, n, (15, 2))}
@@ -1984,7 +2008,7 @@ def test_net_changes_of_ends_looks_up_and_reduces(ops, rows, undirected, new_ver
     weights = rng.integers(1, 4, rows).astype(np.float64)
 
     changes, ids, missing = ops.net_changes_of_ends(
-        ops.asarray(keys), ops.asarray(values), ops.asarray(src), ops.asarray(dst), ops.asarray(codes),
+        *_vertex_index(ops, keys, values, form), ops.asarray(src), ops.asarray(dst), ops.asarray(codes),
         ops.asarray(weights), index.table, adj, undirected=undirected)
     internal = dict(zip(external.tolist(), range(n)))
     assert host(ops, ids).tolist() == [internal.get(x, -1) for x in np.concatenate((src, dst)).tolist()]

@@ -394,25 +394,41 @@ __device__ __forceinline__ int block_rank(bool flag, int* total)
   return rank;
 }
 
-// ---- sums of earlier blocks' results, for multi-block scans -------------
-// A scan over more items than a block holds runs in two launches: one writes
-// each block's total, the next has block b start from the totals of blocks
-// 0..b-1.  This sums values[0:count] over the whole block (a strided sum per
-// thread, then the warps' sums): every thread calls it and gets the sum.  It
-// synchronises the block, also on entry, so calls may follow each other.
-__device__ __forceinline__ long long block_sum(const long long* values, long long count)
+// ---- offsets of earlier blocks' results, for multi-block scans ----------
+// A scan over more items than a block holds runs in three launches: one
+// writes each block's total, one block turns the totals into each block's
+// offset (block_offsets, kernels/sets.cu), and the last has block b start
+// from its offset.  This is the exclusive sum of the calling thread's `value`
+// over the block's threads, in thread order (warp shuffles, then an exclusive
+// scan of the warps' sums), and in *total the sum of all; every thread of the
+// block calls it (blockDim.x a multiple of 32).  It synchronises the block,
+// also before it returns, so calls may follow each other.
+__device__ __forceinline__ long long block_exclusive_sum(long long value, long long* total)
 {
-  __shared__ long long partial[32];
+  __shared__ long long warp_sums[33];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  long long sum = 0;
-  for (long long i = threadIdx.x; i < count; i += blockDim.x) sum += values[i];
-  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  long long inclusive = value;
+  for (int d = 1; d < 32; d <<= 1) {
+    long long up = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += up;
+  }
+  if (lane == 31) warp_sums[warp] = inclusive;
   __syncthreads();
-  if (lane == 0) partial[warp] = sum;
+  if (warp == 0) {   // exclusive scan of the warps' sums; the total after them
+    long long s = lane < static_cast<int>(blockDim.x >> 5) ? warp_sums[lane] : 0;
+    long long warp_inclusive = s;
+    for (int d = 1; d < 32; d <<= 1) {
+      long long up = __shfl_up_sync(0xffffffffu, warp_inclusive, d);
+      if (lane >= d) warp_inclusive += up;
+    }
+    warp_sums[lane] = warp_inclusive - s;
+    if (lane == 31) warp_sums[32] = warp_inclusive;
+  }
   __syncthreads();
-  sum = 0;
-  for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) sum += partial[w];
-  return sum;
+  long long before = warp_sums[warp] + inclusive - value;
+  *total = warp_sums[32];
+  __syncthreads();
+  return before;
 }
 
 // ---- sorted lookup ----------------------------------------------------------

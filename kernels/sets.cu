@@ -116,11 +116,15 @@ __global__ void compact_flags(const bool* mask, long long count, long long* out,
 }
 
 // ---- ordered compactions over many blocks ---------------------------------
-// Two launches of blocks of 1024 threads, an item a thread: the counting
-// kernel writes how many items of each block's chunk are kept, then the
-// writing kernel writes chunk b's kept values after those of the chunks
-// before it (their counts summed), in order, compacted as compact_flags does;
-// its last block writes their number in kept[0].  Two kinds of items:
+// Three launches: blocks of 1024 threads, an item a thread, where the
+// counting kernel writes how many items of each block's chunk are kept; one
+// block (block_offsets) turning those counts into each chunk's offset, the
+// count of the chunks before it; then the writing kernel, as many blocks as
+// the first, writing chunk b's kept values from its offset on, in order,
+// compacted as compact_flags does; its last block writes their number in
+// kept[0].  (Where each block summed the counts before its own, the sums
+// grew with the square of the chunks: 60 us for a map of 4M bytes, the
+// distinct new ids of a million-row batch at R-MAT 22.)  Two kinds of items:
 // RunStarts keeps each value of a sorted array unlike the one before it (the
 // distinct values, ascending), SetBytes the position of each set byte of a
 // map (the marked ids, ascending).
@@ -150,13 +154,27 @@ template <class Items>
 __device__ __forceinline__ void write_kept(Items items, const long long* block_counts, long long* out,
                                            unsigned long long* kept)
 {
-  long long base = cgs::block_sum(block_counts, blockIdx.x);
+  long long base = block_counts[blockIdx.x];
   long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   bool flag = items.kept(i);
   int total;
   int rank = cgs::block_rank(flag, &total);
   if (flag) out[base + rank] = items.value(i);
   if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) kept[0] = static_cast<unsigned long long>(base + total);
+}
+
+// block_counts[0:chunks], each chunk's count, become each chunk's offset:
+// the sum of the counts before it.  One block, blockDim.x chunks at a time.
+__global__ void __launch_bounds__(1024) block_offsets(long long* block_counts, long long chunks)
+{
+  long long carry = 0;   // (the same in every thread)
+  for (long long first = 0; first < chunks; first += blockDim.x) {
+    long long b = first + threadIdx.x;
+    long long total, count = b < chunks ? block_counts[b] : 0;
+    long long before = cgs::block_exclusive_sum(count, &total);
+    if (b < chunks) block_counts[b] = carry + before;
+    carry += total;
+  }
 }
 
 __global__ void distinct_counts(const long long* sorted, long long count, long long* block_counts)
@@ -278,7 +296,7 @@ __global__ void lookup_rows(const long long* keys, const long long* values, long
   long long q = k < rows ? src[row] : dst[row];
   long long found = cgs::vertex_id(keys, values, size, q);
   ids[k] = found;
-  if (found < 0 && codes[row] == insert) missing[atomicAdd(missing_count, 1ull)] = q;
+  cgs::append(found < 0 && codes[row] == insert, q, missing, missing_count);   // (an atomic a warp)
 }
 
 // The targets v[i] of the arcs u[i] -> v[i] that are their parent arcs

@@ -116,9 +116,9 @@ SOURCES = {"relax": relax_name_expressions,
                               + [f"{k}<{s}, {t}>" for k in ("take_as", "put_as", "exchange_as")
                                  for s in CONVERTED_TYPES.values() for t in CONVERTED_TYPES.values() if s != t]),
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "lookup_rows", "merge_sorted",
-                             "compact_flags", "sorted_distinct_block", "distinct_counts", "distinct_sorted",
-                             "set_byte_counts", "set_byte_positions", "value_range", "mark_values", "children_of",
-                             "weak_children_of"]
+                             "compact_flags", "sorted_distinct_block", "block_offsets", "distinct_counts",
+                             "distinct_sorted", "set_byte_counts", "set_byte_positions", "value_range", "mark_values",
+                             "children_of", "weak_children_of"]
                             + [f"{k}<{v}>" for k in ("record_changes", "reached", "flag_reached", "reset_values")
                                for v in VALUE_TYPES.values()])}
 

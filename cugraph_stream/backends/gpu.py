@@ -672,13 +672,15 @@ class GPUBackend(Backend):
     def _compacted(self, count_kernel, write_kernel, items, most):
         """The values that the pair of kernels/sets.cu's ordered compaction kernels
         ``count_kernel``, ``write_kernel`` keep of ``items`` (at most ``most``), in
-        order, a block of 1,024 items a chunk (one copy to the host: their number)."""
+        order, a block of 1,024 items a chunk, the chunks' offsets scanned by one
+        block between them (one copy to the host: their number)."""
         xp = self.xp
         n = np.int64(items.size)
         blocks = -(-items.size // _FUSED_THREADS)
         scratch = xp.empty(most + blocks + 1, dtype=xp.int64)
         out, counts, kept = scratch[:most], scratch[most:-1], scratch[-1:]
         cuda_kernels.get_kernel("sets", count_kernel)((blocks,), (_FUSED_THREADS,), (items, n, counts))
+        cuda_kernels.get_kernel("sets", "block_offsets")((1,), (_FUSED_THREADS,), (counts, np.int64(blocks)))
         cuda_kernels.get_kernel("sets", write_kernel)((blocks,), (_FUSED_THREADS,), (items, n, counts, out, kept))
         return self._kept(out, kept)
 

@@ -630,8 +630,9 @@ class Backend(abc.ABC):
 
     #: whether the vertex table keeps a dense map from external to internal ids
     #: while the external ids allow (``VertexTable.lookup_index``: the lookups
-    #: take ``(dense, None)`` for ``(keys, values)``): a gather in place of
-    #: binary searches, and no merge of each batch's new ids into the sorted ones
+    #: take ``(dense, None)`` for ``(keys, values)``): a read in place of a
+    #: binary search, and no merge of each batch's new ids into the sorted ones.
+    #: Both backends keep one; a subclass setting False measures the searches
     dense_vertex_map = True
 
     def __init_subclass__(cls, **kwargs):

@@ -640,10 +640,10 @@ class GPUBackend(Backend):
         # range read together; more: their range first, then ids dense enough
         # (marks_fit, up to 16 bytes a value: the map is read twice, a byte a thread,
         # where a sort moves 8-byte keys through eight radix passes) are marked in a
-        # byte map whose set bytes come out in order; others go to CuPy's sort, then
-        # a block a chunk counts and compacts the distinct ones (kernels/sets.cu).
-        # Each chunk sums the counts of all chunks before it, so the map stays below
-        # _MOST_MARKS bytes.
+        # byte map (of at most _MOST_MARKS bytes) whose set bytes come out in order;
+        # others go to CuPy's sort; then a block a chunk counts the distinct ones,
+        # one block turns the counts into the chunks' offsets, and a block a chunk
+        # compacts them (_compacted, kernels/sets.cu).
         xp = self.xp
         if values.size == 0:
             return xp.empty(0, dtype=xp.int64), None, None

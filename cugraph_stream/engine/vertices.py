@@ -136,10 +136,10 @@ class VertexTable:
         >>> import numpy as np
         >>> from cugraph_stream.backends import get_backend
         >>> vt = VertexTable(get_backend("cpu"))
-        >>> _ = vt.add(np.array([4, 2]))
+        >>> _ = vt.add(np.array([2, 4]))
         >>> dense, values = vt.lookup_index()
         >>> dense.tolist()[:5], values
-        ([-1, -1, 1, -1, 0], None)
+        ([-1, -1, 0, -1, 1], None)
         """
         return (self.dense, None) if self.dense is not None else self.sorted_ids()
 

@@ -717,6 +717,16 @@ class Bench:
             self.xp.get_default_memory_pool().free_all_blocks()
             engine_memory_pool().free_all_blocks()
 
+    def pool_bytes(self):
+        """Bytes the GPU memory pools (CuPy's and the engine's) hold from the
+        driver; None on the CPU.  What they gain during a timed batch was
+        allocated from the driver inside it (:meth:`free` empties them)."""
+        if self.args.backend != "gpu":
+            return None
+        from cugraph_stream.backends.gpu import engine_memory_pool
+
+        return int(self.xp.get_default_memory_pool().total_bytes() + engine_memory_pool().total_bytes())
+
     def baselines(self, kind):
         """``{variant: PylibcugraphBaseline}`` for ``kind`` (empty without pylibcugraph)."""
         if self.plc is None:
@@ -899,7 +909,12 @@ class Bench:
         H100), which ``track``'s warm-up does for query batches.  One timing is
         one batch on one copy: the median of several, each from its own copy,
         is what a rerun reproduces (single timings of this batch spread over
-        3.5-4.9 ms in one H200 session)."""
+        3.5-4.9 ms in one H200 session).  Each copy starts with the memory
+        pools emptied (:meth:`free`), so the batch's larger allocations come
+        from the driver inside the timer, as a first batch after a load does:
+        ``pool_growth_bytes`` gives, per timed copy, what the pools gained
+        (on 2026-11-30 whole processes ran their copies near 3.4 ms or near
+        4.2 ms; this says whether allocations differ between the two)."""
         args, xp, cgs = self.args, self.xp, self.cgs
         n, rows = self.stream.id_bound, args.ingest_rows
         rng = xp.random.RandomState(args.seed + 7)
@@ -907,12 +922,14 @@ class Bench:
                             "dst": rng.randint(0, n, rows, dtype=xp.int64),
                             "weight": make_weights(xp, rng, rows, args.weights),
                             "op": xp.ones(rows, dtype=xp.int8)})
-        timings = []
+        timings, growth = [], []
         for _ in range(1 + args.ingest_repeats):
             g = cgs.StreamGraph.from_edgelist(self.frame(self.stream.initial), source="src", destination="dst",
                                               weight="weight", backend=args.backend)
             collect_garbage()
+            held = self.pool_bytes()
             timings.append(self.apply_timed(g, batch))
+            growth.append(None if held is None else self.pool_bytes() - held)
             del g
             self.free()
         first = timings[0][1]
@@ -920,11 +937,14 @@ class Bench:
         t = float(np.median(seconds))
         report, _, counts = timings[-1]
         out = {"rows": rows, "seconds": t, "updates_per_s": rows / t, "seconds_all": seconds,
-               "first_seconds": first, **counts, "report": report.to_dict(),
+               "first_seconds": first, "pool_growth_bytes": growth[1:], **counts, "report": report.to_dict(),
                **gc_summary([c.get("gc_ms", 0.0) for _, _, c in timings[1:]])}
         print(f"ingest: {rows} rows in {1e3 * t:.1f} ms = {rows / t / 1e6:.1f}M updates/s (median of "
               f"{len(seconds)} copies of G0, {1e3 * min(seconds):.1f}-{1e3 * max(seconds):.1f} ms; the same batch "
               f"on a first copy, untimed: {1e3 * first:.1f} ms){counts_text(counts)} {report!r}", flush=True)
+        if growth[-1] is not None:
+            print(f"ingest: the memory pools grew by {', '.join(f'{b / 2**20:.0f}' for b in growth[1:])} MiB "
+                  "in the timed batches", flush=True)
         del batch
         return out
 

@@ -367,6 +367,7 @@ def test_a_cpu_run_of_every_mode_writes_its_figures(tmp_path, capsys):
     ingest = data["ingest"]
     assert ingest["rows"] == 500 and ingest["first_seconds"] > 0 and data["source"]["out_degree"] > 0
     assert len(ingest["seconds_all"]) == 5 and ingest["seconds"] == float(np.median(ingest["seconds_all"]))
+    assert ingest["pool_growth_bytes"] == [None] * 5          # (no memory pools on the CPU)
     out = capsys.readouterr().out
     assert "| sssp |" in out and "Latency mode" in out and "Batch-size sweep" in out and "Ingest" in out
 
@@ -550,6 +551,8 @@ def test_a_small_gpu_run_of_every_mode(tmp_path, baseline):
     data = json.loads(out.read_text())
     assert status == 0, data["failures"]
     assert data["latency"]["sssp"]["summary"]["batches"] == 30 and len(data["sweep"]["sssp"]) == 3
+    growth = data["ingest"]["pool_growth_bytes"]
+    assert len(growth) == len(data["ingest"]["seconds_all"]) and all(isinstance(b, int) for b in growth)
     if baseline == "pylibcugraph":
         assert all(set(r["baselines"]) == ALL_VARIANTS
                    for q in data["queries"].values() for r in q["batches"])

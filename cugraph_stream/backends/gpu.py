@@ -807,9 +807,6 @@ class GPUBackend(Backend):
     def lookup_missing(self, keys, values, queries, found):
         return self._sorted_lookup(keys, values, queries, found)
 
-    def lookup_dense(self, table, queries):
-        return self._sorted_lookup(table, None, queries, None)
-
     def _sorted_lookup(self, keys, values, queries, known):
         """The sorted_lookup kernel (kernels/sets.cu); ``values`` None: ``keys`` is a
         dense map; ``known``: see :meth:`lookup_missing`."""

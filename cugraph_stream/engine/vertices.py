@@ -81,7 +81,7 @@ class VertexTable:
         self.free = xp.empty(0, dtype=xp.int64)       # freed internal ids, reused last-in first-out
         self._sorted_external = xp.empty(0, dtype=xp.int64)
         self._sorted_internal = xp.empty(0, dtype=xp.int64)
-        if getattr(ops, "dense_vertex_map", False):
+        if ops.dense_vertex_map:
             self.dense = xp.empty(0, dtype=xp.int32)
 
     def __setstate__(self, state):
@@ -195,9 +195,8 @@ class VertexTable:
         >>> new = np.array([5]); vt.lookup_again(queries, found, new, vt.add(new)).tolist()
         [1, 2, -1]
         """
-        if self.dense is not None:
-            return self.ops.lookup_missing(self.dense, None, external, found)
-        return self.ops.lookup_missing(added_external, added_internal, external, found)
+        index = (self.dense, None) if self.dense is not None else (added_external, added_internal)
+        return self.ops.lookup_missing(*index, external, found)
 
     def _map_densely(self, external, internal, lowest=None, highest=None):
         """Enter ``external`` ids (ascending, from ``lowest`` to ``highest``: read
@@ -310,7 +309,7 @@ class VertexTable:
         ensure_vertex_capacity(xp, self, ("external", "alive"), size)
         self.external[internal] = external
         self.alive[internal] = True
-        if getattr(self.ops, "dense_vertex_map", False):
+        if self.ops.dense_vertex_map:
             self.dense = xp.empty(0, dtype=xp.int32)
             if sorted_external.size:
                 self._map_densely(sorted_external, internal[order])

@@ -76,3 +76,46 @@ __global__ void arc_locate(const unsigned int* table, long long capacity, const 
   if (at < 0) atomicOr(fault, 1u);   // not there: a broken index, raised at the next synchronisation
   found[k] = at;
 }
+
+// The positions of moved entries' arcs (Backend.arc_repoint): entry k sits at
+// targets[k] of owners[k]'s list now (its arc owners[k] -> nbr[targets[k]])
+// and was entered at sources[k].  Only found here: the backend writes them in
+// a second launch, once every position is known.
+__global__ void arc_locate_moved(const unsigned int* table, long long capacity, const int* nbr,
+                                 const long long* owners, const long long* sources, const long long* targets,
+                                 long long count, long long* found, unsigned int* fault)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long key = static_cast<long long>(static_cast<unsigned long long>(owners[k]) << 32) | nbr[targets[k]];
+  long long at = arc_position(table, capacity, key, sources[k]);
+  if (at < 0) atomicOr(fault, 1u);   // not there: a broken index, raised at the next synchronisation
+  found[k] = at;
+}
+
+// Twins of moved in-entries (Backend.follow_twins): slot targets[k] of
+// owners[k]'s in-list holds the in-entry of the arc in_nbr[targets[k]] ->
+// owners[k], whose out-entry (start, degree, nbr) the arc index finds; that
+// entry's twin becomes targets[k].  The out-slot goes to slots[k] and the twin
+// it held to previous[k] (distinct arcs: no two threads write one twin).
+__global__ void follow_twins(const unsigned int* table, long long capacity, const long long* start,
+                             const long long* degree, const int* nbr, unsigned int* twin, const int* in_nbr,
+                             const long long* owners, const long long* targets, long long count, long long* slots,
+                             unsigned int* previous, unsigned int* fault)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long source = in_nbr[targets[k]];
+  long long key = static_cast<long long>(static_cast<unsigned long long>(source) << 32) | owners[k];
+  long long at = arc_probe(table, capacity, start, degree, nbr, key);
+  if (at < 0) {                      // a broken index: raised at the next synchronisation, twin 0
+    atomicOr(fault, 1u);             // left as it was (and its pre-image kept as it is)
+    slots[k] = 0;
+    previous[k] = twin[0];
+    return;
+  }
+  long long slot = static_cast<long long>(table[at]);
+  slots[k] = slot;
+  previous[k] = twin[slot];
+  twin[slot] = static_cast<unsigned int>(targets[k]);
+}

@@ -1599,6 +1599,59 @@ class Backend(abc.ABC):
         moved (a table holds each slot at most once).
         """
 
+    def arc_repoint(self, table, adj: AdjacencyLists, owners, sources, targets):
+        """Point the arc index ``table`` of ``adj`` at entries that moved: the
+        entry now at slot ``targets[i]`` of ``owners[i]``'s list (the arc
+        ``owners[i] -> adj.nbr[targets[i]]``) was entered at ``sources[i]``.
+        Every position is found (:meth:`arc_locate`) before any is written, so
+        a move onto a slot that another moved entry left finds the right
+        positions.  Returns ``(positions, previous)``: the table positions
+        written and the slots they held (a journal's pre-image).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> adj = Adjacency(ops, np.float32, with_twin=False)
+        >>> adj.ensure_vertices(2)
+        >>> slots = adj.build(np.array([0, 0]), np.array([1, 0]), np.ones(2, np.float32))
+        >>> table = np.full(8, EMPTY_SLOT, dtype=SLOT_DTYPE)
+        >>> ops.arc_build(table, ops.arc_keys(np.array([0, 0]), np.array([1, 0])), slots)
+        >>> adj.nbr[[slots[0], slots[1]]] = adj.nbr[[slots[1], slots[0]]]      # the two entries swap slots
+        >>> positions, previous = ops.arc_repoint(table, adj, np.array([0, 0]), slots, slots[::-1])
+        >>> (table[positions].tolist() == slots[::-1].tolist(), previous.tolist() == slots.tolist())
+        (True, True)
+        """
+        keys = self.arc_keys(owners, self.take(adj.nbr, targets, self.xp.int64))
+        positions = self.arc_locate(table, keys, sources)
+        return positions, self.exchange(table, positions, targets)
+
+    def follow_twins(self, table, out: AdjacencyLists, inn: AdjacencyLists, owners, targets):
+        """Point the twins of ``out`` at in-entries that moved: slot
+        ``targets[i]`` of ``owners[i]``'s list of ``inn`` holds the in-entry of
+        the arc ``inn.nbr[targets[i]] -> owners[i]``, whose out-entry the arc
+        index ``table`` of ``out`` finds (every such arc is in it); that
+        entry's twin becomes ``targets[i]``.  Returns ``(slots, previous)``:
+        the out-slots written (distinct: one an arc) and the twins they held
+        (a journal's pre-image).
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> out, inn = (Adjacency(ops, np.float32, with_twin=True) for _ in range(2))
+        >>> for adj in (out, inn): adj.ensure_vertices(3)
+        >>> out_slots = out.build(np.array([0, 2]), np.array([1, 1]), np.ones(2, np.float32))
+        >>> in_slots = inn.build(np.array([1, 1]), np.array([0, 2]), np.ones(2, np.float32))
+        >>> table = np.full(8, EMPTY_SLOT, dtype=SLOT_DTYPE)
+        >>> ops.arc_build(table, ops.arc_keys(np.array([0, 2]), np.array([1, 1])), out_slots)
+        >>> slots, previous = ops.follow_twins(table, out, inn, np.array([1, 1]), in_slots)
+        >>> slots.tolist() == out_slots.tolist(), out.twin[slots].tolist() == in_slots.tolist()
+        (True, True)
+        """
+        xp = self.xp
+        sources = self.take(inn.nbr, targets, xp.int64)
+        slots = self.take(table, self.arc_find(table, out, self.arc_keys(sources, owners)), xp.int64)
+        return slots, self.exchange(out.twin, slots, targets)
+
     # ------------------------------------------------------------ adjacency
     @abc.abstractmethod
     def close_holes(self, adj: AdjacencyLists, owners, slots):

@@ -1135,6 +1135,32 @@ class GPUBackend(Backend):
                  _int64(slots), np.int64(keys.size), found, self._fault_word()))
         return found
 
+    def arc_repoint(self, table, adj, owners, sources, targets):
+        # every position found in one launch (the keys made from the lists there),
+        # then written in one (exchange)
+        xp = self.xp
+        _check_slot_pointers(table)
+        positions = xp.empty(targets.size, dtype=xp.int64)
+        if targets.size:
+            cuda_kernels.get_kernel("hash_index", "arc_locate_moved")(
+                (_blocks(targets.size),), (_THREADS,),
+                (table, np.int64(table.size), adj.nbr, _int64(owners), _int64(sources), _int64(targets),
+                 np.int64(targets.size), positions, self._fault_word()))
+        return positions, self.exchange(table, positions, targets)
+
+    def follow_twins(self, table, out, inn, owners, targets):
+        # one launch: each moved in-entry finds its out-entry and writes its twin
+        xp = self.xp
+        _check_slot_pointers(table)
+        _check_slot_pointers(out.twin)
+        slots, previous = _carved(xp, (targets.size, np.int64), (targets.size, out.twin.dtype))
+        if targets.size:
+            cuda_kernels.get_kernel("hash_index", "follow_twins")(
+                (_blocks(targets.size),), (_THREADS,),
+                (table, np.int64(table.size), out.start, out.degree, out.nbr, out.twin, inn.nbr, _int64(owners),
+                 _int64(targets), np.int64(targets.size), slots, previous, self._fault_word()))
+        return slots, previous
+
     # ------------------------------------------------------------ adjacency
     def close_holes(self, adj, owners, slots):
         removed = self.remove_entries(adj, owners, slots, keep=False)

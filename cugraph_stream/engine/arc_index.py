@@ -163,17 +163,18 @@ class ArcIndex:
         self.journal.assign(self, "live", self.live - count)
         self.journal.assign(self, "deleted", self.deleted + count)
 
-    def repoint(self, keys, old_slots, new_slots):
-        """Arcs ``keys`` (distinct), entered at ``old_slots``, now sit at ``new_slots`` (moved entries).
+    def repoint(self, owners, old_slots, new_slots):
+        """The entries of ``owners``' lists entered at ``old_slots`` now sit at
+        ``new_slots`` (moved entries, distinct arcs; one operator call,
+        ``arc_repoint``).
 
         Every position is found before any is written, so a move onto a slot
         that another moved arc leaves (a compaction) finds the right entries.
         """
-        if keys.size == 0:
+        if new_slots.size == 0:
             return
-        positions = self.ops.arc_locate(self.table, keys, old_slots)
-        # (distinct moved arcs' positions; the slots are converted to SLOT_DTYPE as they are written)
-        self.journal.write(self.table, positions, new_slots, distinct=True)
+        positions, previous = self.ops.arc_repoint(self.table, self.adjacency, owners, old_slots, new_slots)
+        self.journal.exchanged(self.table, positions, previous)      # (distinct moved arcs' positions)
 
     @classmethod
     def bytes_for(cls, entries):

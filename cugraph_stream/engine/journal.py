@@ -135,6 +135,16 @@ class Journal:
         if self._entries is not None:
             self._entries.append((_put, array, index, values))
 
+    def exchanged(self, array, index, values):
+        """:meth:`saved` for a write at distinct positions ``index`` (an operator
+        that returns what it replaced, as ``ops.exchange`` does for :meth:`write`
+        with ``distinct``); with :attr:`verify_distinct` the positions are
+        checked as :meth:`write` checks them, once the entry is kept (the
+        check allocates: a failure there must find the write undoable)."""
+        self.saved(array, index, values)
+        if self.verify_distinct and not isinstance(index, (int, slice)):
+            _assert_distinct(None if self._ops is None else self._ops.xp, index, array.size)
+
     def undone_by(self, undo):
         """Record that a write already happened and ``undo()`` undoes it (as :meth:`saved`,
         no checkpoint between the write and its entry: for an operator's pre-images

@@ -624,19 +624,18 @@ class GraphStore:
         """Point the arc index at moved out-entries (their twins move with them)."""
         if moves is None or moves.size == 0:
             return
-        keys = self.ops.arc_keys(moves.owner, self.ops.take(self.out.nbr, moves.target, self.ops.xp.int64))
-        self.index.repoint(keys, moves.source, moves.target)
+        self.index.repoint(moves.owner, moves.source, moves.target)
 
     def _follow_in(self, moves):
         """Point the out-adjacency twins at moved in-entries: the in-entry of
         ``u -> v`` in ``v``'s list finds its out-entry through the arc index
         (every moved entry's arc is in it: deleted arcs leave the index first,
-        inserted ones enter it before any in-entry is followed)."""
+        inserted ones enter it before any in-entry is followed); one operator
+        call, ``follow_twins``."""
         if moves is None or moves.size == 0:
             return
-        sources = self.ops.take(self.inn.nbr, moves.target, self.ops.xp.int64)
-        out_slots = self.index.slots_at(self.index.locate(self.ops.arc_keys(sources, moves.owner)))
-        self.journal.write(self.out.twin, out_slots, moves.target, distinct=True)     # (distinct arcs' slots)
+        out_slots, previous = self.ops.follow_twins(self.index.table, self.out, self.inn, moves.owner, moves.target)
+        self.journal.exchanged(self.out.twin, out_slots, previous)      # (distinct arcs' slots)
 
     def _compact_if_needed(self):
         if self.out.needs_compaction():

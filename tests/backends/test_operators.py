@@ -425,6 +425,84 @@ def test_arc_locate_of_an_arc_not_in_the_index_raises(ops):
     ops.synchronize()
 
 
+def rotated_lists(rng, start, degree, vertices):
+    """Moves that rotate each list of ``vertices`` (of two entries or more) by one
+    slot, every entry onto the slot the one before it leaves (a compaction's
+    worst case for an index found while it is written): ``(owners, sources,
+    targets)``, host arrays."""
+    owners, sources, targets = [], [], []
+    for u in vertices:
+        first, d = int(start[u]), int(degree[u])
+        if d < 2:
+            continue
+        slots = np.arange(first, first + d)
+        owners += [u] * d
+        sources += slots.tolist()
+        targets += np.roll(slots, 1).tolist()
+    return tuple(np.array(x, dtype=np.int64) for x in (owners, sources, targets))
+
+
+def moved(ops, array, sources, targets):
+    """``array`` with the entries at ``sources`` moved to ``targets`` (device arrays written in place)."""
+    values = host(ops, array).copy()
+    values[targets] = values[sources]
+    array[...] = ops.asarray(values)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_arc_repoint_follows_moved_entries(ops, seed):
+    """Entries rotated within their lists (each onto a slot another moved entry left):
+    the index finds every arc at its new slot, each position written once, its
+    pre-image the old slot."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    arcs = {(int(u), int(v)): 1.0 for u, v in rng.integers(0, n, (1500, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    owners, sources, targets = rotated_lists(rng, host(ops, adj.start), host(ops, adj.degree),
+                                             rng.choice(n, n // 2, replace=False))
+    moved(ops, adj.nbr, sources, targets)
+    positions, previous = ops.arc_repoint(index.table, adj, *(ops.asarray(x) for x in (owners, sources, targets)))
+    positions, previous = host(ops, positions), host(ops, previous)
+    assert len(set(positions.tolist())) == positions.size and previous.tolist() == sources.tolist()
+    nbr, start, degree = host(ops, adj.nbr), host(ops, adj.start), host(ops, adj.degree)
+    held = {(u, int(nbr[s])): s for u in range(n) for s in range(int(start[u]), int(start[u] + degree[u]))}
+    keys = np.array([(u << 32) | v for u, v in held], dtype=np.int64)
+    at = host(ops, ops.arc_find(index.table, adj, ops.asarray(keys)))
+    assert host(ops, index.table)[at].tolist() == list(held.values())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_follow_twins_points_out_entries_at_moved_in_entries(ops, seed):
+    """In-entries rotated within their lists: each arc's out-entry (found through the
+    index) gets its new in-slot as its twin, and only those twins change."""
+    from cugraph_stream.engine.store import GraphStore
+
+    rng = np.random.default_rng(seed)
+    n = 80
+    pairs = sorted({(int(u), int(v)) for u, v in rng.integers(0, n, (1500, 2))})
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+    store = GraphStore(ops, True, np.float32)
+    store.add_vertices(ops.asarray(np.arange(n)))
+    store.load(ops.asarray(u), ops.asarray(v), ops.asarray(np.ones(u.size, np.float32)))
+    out, inn = store.out, store.inn
+    owners, sources, targets = rotated_lists(rng, host(ops, inn.start), host(ops, inn.degree),
+                                             rng.choice(n, n // 2, replace=False))
+    moved(ops, inn.nbr, sources, targets)
+    twins_before = host(ops, out.twin).copy()
+    slots, previous = ops.follow_twins(store.index.table, out, inn, *(ops.asarray(x) for x in (owners, targets)))
+    slots, previous = host(ops, slots), host(ops, previous)
+    assert previous.tolist() == sources.tolist() and (twins_before[slots] == previous).all()
+    in_slot = {(int(w), int(x)): s for x in range(n) for s in range(int(host(ops, inn.start)[x]),
+               int(host(ops, inn.start)[x] + host(ops, inn.degree)[x])) for w in [host(ops, inn.nbr)[s]]}
+    out_nbr, out_start, out_degree = host(ops, out.nbr), host(ops, out.start), host(ops, out.degree)
+    twin = host(ops, out.twin)
+    for a in range(n):
+        for s in range(int(out_start[a]), int(out_start[a] + out_degree[a])):
+            assert twin[s] == in_slot[(a, int(out_nbr[s]))]
+    untouched = np.setdiff1d(np.arange(twin.size), slots)
+    assert (twin[untouched] == twins_before[untouched]).all()
+
+
 def random_indexed_arcs(ops, seed):
     """An out-adjacency of 300 vertices with random arcs, its arc index, and the
     arcs' keys and slots: ``(adjacency, index, keys, slots)``."""

@@ -30,7 +30,7 @@ class IndexedLists:
 
     def follow(self, moves):
         if moves is not None and moves.owner.size:
-            self.index.repoint(arc_key(np, moves.owner, self.adj.nbr[moves.target]), moves.source, moves.target)
+            self.index.repoint(moves.owner, moves.source, moves.target)
 
     def insert(self, u, v):
         slots, moves = self.adj.append(u, v, np.ones(u.size, dtype=np.float32))

@@ -77,6 +77,23 @@ __global__ void arc_locate(const unsigned int* table, long long capacity, const 
   found[k] = at;
 }
 
+// Erase arcs at table positions (Backend.arc_erase): each position's slot goes to
+// slots[k] (the table's pre-image), that entry's weight and twin (where twin is
+// not null) to weights[k] and twins[k], and the position becomes a tombstone.
+template <typename W>
+__global__ void arc_erase(unsigned int* table, const long long* positions, long long count, const W* wgt,
+                          const unsigned int* twin, long long* slots, W* weights, long long* twins)
+{
+  long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  long long p = positions[k];
+  long long slot = static_cast<long long>(table[p]);
+  slots[k] = slot;
+  weights[k] = wgt[slot];
+  if (twin != nullptr) twins[k] = static_cast<long long>(twin[slot]);
+  table[p] = CGS_DELETED_SLOT;
+}
+
 // The positions of moved entries' arcs (Backend.arc_repoint): entry k sits at
 // targets[k] of owners[k]'s list now (its arc owners[k] -> nbr[targets[k]])
 // and was entered at sources[k].  Only found here: the backend writes them in

@@ -1599,6 +1599,34 @@ class Backend(abc.ABC):
         moved (a table holds each slot at most once).
         """
 
+    def arc_erase(self, table, adj: AdjacencyLists, positions):
+        """Erase the arcs of ``adj`` at ``table`` positions (distinct, each holding
+        an arc): every position becomes DELETED_SLOT.  Returns ``(slots,
+        weights, twins)``: the slots the positions held (int64: the table's
+        pre-image too), and those entries' weights and twins (int64; None
+        where ``adj`` keeps no twins).  One launch on the GPU.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> from cugraph_stream.engine.adjacency import Adjacency
+        >>> ops = get_backend("cpu")
+        >>> adj = Adjacency(ops, np.float32, with_twin=False)
+        >>> adj.ensure_vertices(2)
+        >>> built = adj.build(np.array([0, 1]), np.array([1, 0]), np.array([2.0, 3.0], np.float32))
+        >>> table = np.full(8, EMPTY_SLOT, dtype=SLOT_DTYPE)
+        >>> keys = ops.arc_keys(np.array([0, 1]), np.array([1, 0]))
+        >>> ops.arc_build(table, keys, built)
+        >>> slots, weights, twins = ops.arc_erase(table, adj, ops.arc_find(table, adj, keys[1:]))
+        >>> slots.tolist() == built[1:].tolist(), weights.tolist(), twins
+        (True, [3.0], None)
+        >>> ops.arc_find(table, adj, keys).tolist()[1], int((table == DELETED_SLOT).sum())
+        (-1, 1)
+        """
+        slots = self.take(table, positions, self.xp.int64)
+        weights = self.take(adj.wgt, slots)
+        twins = None if adj.twin is None else self.take(adj.twin, slots, self.xp.int64)
+        self.put(table, positions, DELETED_SLOT)
+        return slots, weights, twins
+
     def arc_repoint(self, table, adj: AdjacencyLists, owners, sources, targets):
         """Point the arc index ``table`` of ``adj`` at entries that moved: the
         entry now at slot ``targets[i]`` of ``owners[i]``'s list (the arc

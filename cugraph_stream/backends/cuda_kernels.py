@@ -99,7 +99,7 @@ SOURCES = {"relax": relax_name_expressions,
                for w in WEIGHT_TYPES.values() for weighted in (False, True)],
            "bfs": lambda: ["bfs_mark_frontier", "bfs_top_down", "bfs_bottom_up"],
            "hash_index": lambda: ["hash_find", "hash_claim", "arc_find", "arc_claim", "arc_locate", "arc_locate_moved",
-                                  "follow_twins"],
+                                  "follow_twins"] + [f"arc_erase<{w}>" for w in WEIGHT_TYPES.values()],
            "cache": lambda: ["copy_id_lists", "uncache_lists", "recache_in_place"] + [
                f"{k}<{w}>" for k in ("copy_value_lists", "copy_to_chunks") for w in WEIGHT_TYPES.values()],
            "batch": lambda: ["net_group", "arc_keys"] + [

@@ -1135,6 +1135,19 @@ class GPUBackend(Backend):
                  _int64(slots), np.int64(keys.size), found, self._fault_word()))
         return found
 
+    def arc_erase(self, table, adj, positions):
+        xp = self.xp
+        _check_slot_pointers(table)
+        _check_slot_pointers(adj.twin)
+        n, with_twin = int(positions.size), adj.twin is not None
+        slots, twins, weights = _carved(xp, (n, np.int64), (n if with_twin else 0, np.int64), (n, adj.wgt.dtype))
+        if n:
+            cuda_kernels.get_kernel("hash_index", f"arc_erase<{cuda_kernels.WEIGHT_TYPES[np.dtype(adj.wgt.dtype)]}>")(
+                (_blocks(n),), (_THREADS,),
+                (table, _int64(positions), np.int64(n), adj.wgt, adj.twin if with_twin else np.uint64(0), slots,
+                 weights, twins if with_twin else np.uint64(0)))
+        return slots, weights, (twins if with_twin else None)
+
     def arc_repoint(self, table, adj, owners, sources, targets):
         # every position found in one launch (the keys made from the lists there),
         # then written in one (exchange)

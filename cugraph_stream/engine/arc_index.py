@@ -151,12 +151,14 @@ class ArcIndex:
         builder.finish()
         self.journal.assign(self, "live", int(entered))
 
-    def erase(self, positions):
-        """Remove the arcs at table ``positions`` (from :meth:`locate`; distinct)."""
-        if positions.size == 0:
-            return
-        self.journal.write(self.table, positions, DELETED_SLOT, distinct=True)     # (distinct arcs' positions)
+    def erase_entries(self, positions):
+        """Remove the arcs at table ``positions`` (from :meth:`locate`; distinct) and
+        take their entries: returns ``(slots, weights, twins)`` as
+        ``Backend.arc_erase`` gives them (one operator call)."""
+        slots, weights, twins = self.ops.arc_erase(self.table, self.adjacency, positions)
+        self.journal.exchanged(self.table, positions, slots)        # (distinct arcs' positions)
         self.count_erased(int(positions.size))
+        return slots, weights, twins
 
     def count_erased(self, count):
         """Count ``count`` arcs erased from the table (their positions made tombstones)."""

@@ -109,13 +109,11 @@ class StoreDelta:
 
 
 class _Removal(NamedTuple):
-    """A removal :meth:`GraphStore._begin_delete` started: the deleted arcs' ``weights``,
-    a ``RemovedEntries`` per adjacency (none without arcs), and the arcs' positions
-    ``at`` in the edge index."""
+    """A removal :meth:`GraphStore._begin_delete` started: the deleted arcs' ``weights``
+    and a ``RemovedEntries`` per adjacency (none without arcs)."""
 
     weights: Any
     removed: Any
-    at: Any
 
 
 class GraphStore:
@@ -540,32 +538,30 @@ class GraphStore:
 
     def _begin_delete(self, u, v, at=None):
         """Start removing arcs ``u -> v`` (present; at table positions ``at`` of the edge
-        index, when known): their weights are taken and both adjacencies remove
-        their entries (one operator call), without waiting for the device.
+        index, when known): the arc index forgets them and gives their slots,
+        weights and twins (one operator call), and both adjacencies remove
+        their entries (one more), without waiting for the device.
         Returns the :class:`_Removal` for :meth:`_finish_delete`."""
-        xp = self.ops.xp
         if u.size == 0:
-            return _Removal(self.ops.no_items(self.weight_dtype), (), at)
+            return _Removal(self.ops.no_items(self.weight_dtype), ())
         if at is None:
             at = self.locate(u, v)               # deleted arcs are present (see reduce_batch)
-        slots = self.index.slots_at(at)
-        take = self.ops.take                  # (one launch each on the GPU: see Backend.take)
-        weights = take(self.out.wgt, slots)
+        # (the positions become tombstones now: the moved entries followed below are
+        # found by their own slots or keys, never at a deleted arc's position)
+        slots, weights, in_slots = self.index.erase_entries(at)
         if self.directed:
-            in_slots = take(self.out.twin, slots, xp.int64)
             removed = Adjacency.begin_remove_arcs((self.out, self.inn), (u, v), (slots, in_slots))
         else:
             removed = [self.out.begin_remove(u, slots)]
-        return _Removal(weights, removed, at)
+        return _Removal(weights, removed)
 
     def _finish_delete(self, removal, moved):
         """Finish :meth:`_begin_delete`'s removal, given how many entries ``moved`` in
         each adjacency (read on the host): the arc index follows the moved
-        out-entries and forgets the deleted arcs, the moved in-entries' twins
-        are rewritten.  Returns the deleted arcs' weights."""
+        out-entries, the moved in-entries' twins are rewritten.  Returns the
+        deleted arcs' weights."""
         if removal.removed:
             self._follow_out(self.out.finish_remove(removal.removed[0], moved[0]))
-            self.index.erase(removal.at)          # moves changed slots only, not positions
             if self.directed:
                 self._follow_in(self.inn.finish_remove(removal.removed[1], moved[1]))
         return removal.weights

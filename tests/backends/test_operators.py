@@ -425,6 +425,34 @@ def test_arc_locate_of_an_arc_not_in_the_index_raises(ops):
     ops.synchronize()
 
 
+@pytest.mark.parametrize("with_twin", [True, False])
+def test_arc_erase_takes_the_entries_and_leaves_tombstones(ops, with_twin):
+    rng = np.random.default_rng(5)
+    n = 60
+    arcs = {(int(u), int(v)): float(rng.integers(1, 9)) for u, v in rng.integers(0, n, (800, 2))}
+    adj, index = indexed_arcs(ops, n, arcs)
+    if with_twin:                               # (made-up twins: only carried, never followed here)
+        adj.twin = ops.asarray(rng.integers(0, 2**32 - 2, adj.nbr.size).astype(SLOT_DTYPE))
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*sorted(arcs)))
+    keys = (u << 32) | v
+    at = host(ops, ops.arc_find(index.table, adj, ops.asarray(keys)))
+    gone = rng.choice(keys.size, keys.size // 3, replace=False)
+    table_before = host(ops, index.table).copy()
+    slots, weights, twins = ops.arc_erase(index.table, adj, ops.asarray(at[gone]))
+    want = table_before[at[gone]].astype(np.int64)
+    assert host(ops, slots).tolist() == want.tolist()
+    assert host(ops, weights).tolist() == host(ops, adj.wgt)[want].tolist()
+    assert (twins is None) != with_twin
+    if with_twin:
+        assert host(ops, twins).tolist() == host(ops, adj.twin)[want].astype(np.int64).tolist()
+    table = host(ops, index.table)
+    assert (table[at[gone]] == DELETED_SLOT).all()
+    kept = np.setdiff1d(np.arange(table.size), at[gone])
+    assert (table[kept] == table_before[kept]).all()
+    found = host(ops, ops.arc_find(index.table, adj, ops.asarray(keys)))
+    assert (found[gone] == -1).all() and (np.delete(found, gone) == np.delete(at, gone)).all()
+
+
 def rotated_lists(rng, start, degree, vertices):
     """Moves that rotate each list of ``vertices`` (of two entries or more) by one
     slot, every entry onto the slot the one before it leaves (a compaction's

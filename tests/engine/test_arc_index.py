@@ -38,9 +38,8 @@ class IndexedLists:
         self.index.insert(arc_key(np, u, v), slots)
 
     def delete(self, u, v):
-        at = self.index.locate(arc_key(np, u, v))
-        self.follow(self.adj.remove(u, self.index.slots_at(at)))
-        self.index.erase(at)
+        slots, _, _ = self.index.erase_entries(self.index.locate(arc_key(np, u, v)))
+        self.follow(self.adj.remove(u, slots))
 
     def compact(self):
         self.follow(self.adj.compact())

@@ -40,17 +40,26 @@ __global__ void take_flagged_among(const long long* ids, long long count, unsign
 // differs from its previous record, or every live one where `forced`; the
 // previous records then take the current ones.  Ids already stamped with
 // this epoch were recorded by this launch or an earlier one of the same epoch.
+// Where `log` is not null, each vertex whose records the write changes goes to
+// log[] first with what they held (log_value, log_parent; kept[1] counts them:
+// a journal's pre-image).
 template <typename V>
 __global__ void record_changes(const long long* ids, long long count, int forced, unsigned int* stamp,
                                unsigned int epoch, const V* value, const long long* parent, V* previous_value,
                                long long* previous_parent, int with_parents, const bool* alive, long long* out,
-                               unsigned long long* kept)
+                               unsigned long long* kept, long long* log, V* log_value, long long* log_parent)
 {
   long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
   long long v = ids[k];
   if (atomicExch(stamp + v, epoch) == epoch && !forced) return;
   bool differs = forced || value[v] != previous_value[v] || (with_parents && parent[v] != previous_parent[v]);
+  if (log != nullptr && (value[v] != previous_value[v] || parent[v] != previous_parent[v])) {
+    unsigned long long at = atomicAdd(kept + 1, 1ull);
+    log[at] = v;
+    log_value[at] = previous_value[v];
+    log_parent[at] = previous_parent[v];
+  }
   previous_value[v] = value[v];
   previous_parent[v] = parent[v];
   if (differs && alive[v]) out[atomicAdd(kept, 1ull)] = v;

@@ -338,6 +338,22 @@ class Counted(NamedTuple):
         return self.array[:count]
 
 
+class Replaced(NamedTuple):
+    """What an operator overwrote at positions it found itself (a journal's
+    pre-image): the first ``count`` of ``positions``, and of each array of
+    ``values`` (one per array it wrote, in the order its docstring gives),
+    what they held.  ``count`` as :class:`Counted`'s (a host int, or a
+    one-element device array read when a rollback needs it)."""
+
+    positions: Any
+    values: tuple
+    count: Any
+
+    def read(self, count):
+        """``(positions, values)``, given ``count`` read on the host."""
+        return self.positions[:count], tuple(v[:count] for v in self.values)
+
+
 class Placement(NamedTuple):
     """What :meth:`Backend.place_entries` could not place: the first ``count``
     entries of ``outgrown`` (lists without room) and ``need`` (the degree
@@ -1506,7 +1522,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
-                       with_parents):
+                       with_parents, keep=False):
         """The live vertices whose result changed since it was last recorded, recorded now.
 
         Among the vertices of ``forced`` (distinct) and ``touched`` (any
@@ -1516,7 +1532,11 @@ class Backend(abc.ABC):
         distinct and in any order.  ``previous_value`` and
         ``previous_parent`` then take the current values of all of them.
         Returns them :class:`Counted`: a device leaves their count on the
-        device, so that the call does not wait for it.
+        device, so that the call does not wait for it.  With ``keep``,
+        returns ``(changed, replaced)``: ``replaced`` a :class:`Replaced` of
+        the vertices whose ``previous_value`` or ``previous_parent`` the call
+        changed (each once, in any order), with what the two held (its count
+        left where it was made too).
         """
 
     @abc.abstractmethod

@@ -9,7 +9,7 @@ import pandas as pd
 from ..arrays import is_cupy
 from ..chunk_layout import read_ids, write_ids
 from .base import (DELETED_SLOT, DEVICE_CALLS, EMPTY_KEY, EMPTY_SLOT, SLOT_DTYPE, Backend, Counted, Known, NetChanges,
-                   Placement, marks_fit, undo_removal)
+                   Placement, Replaced, marks_fit, undo_removal)
 from . import cpu_single_row
 from .chunks import HostChunkAllocator
 from .cpu_threads import both
@@ -239,21 +239,33 @@ class CPUBackend(Backend):
         return merged_keys, merged_values
 
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
-                       with_parents):
+                       with_parents, keep=False):
         if self.kernels is not None:
-            changed = self.kernels.record_changes(forced, touched, value, parent, previous_value, previous_parent,
-                                                  alive, with_parents, self._scratch_flag(value.size))
-            return Counted(changed, int(changed.size))
-        touched = self.unique(touched, value.size)
-        differs = value[touched] != previous_value[touched]
-        if with_parents:
-            differs |= parent[touched] != previous_parent[touched]
-        for vertices in (touched, forced):
-            previous_value[vertices] = value[vertices]
-            previous_parent[vertices] = parent[vertices]
-        changed = self.unique(np.concatenate((touched[differs], forced)), value.size)
-        changed = changed[alive[changed]]
-        return Counted(changed, int(changed.size))
+            changed, written = self.kernels.record_changes(forced, touched, value, parent, previous_value,
+                                                           previous_parent, alive, with_parents,
+                                                           self._scratch_flag(value.size), keep)
+        else:
+            # (everything read and made before the first write: a failure past it would
+            # leave records changed that no pre-image covers)
+            written = None
+            if keep:                            # the vertices whose records change, and what they held
+                seen = self.unique(np.concatenate((forced, touched)), value.size)
+                seen = seen[(value[seen] != previous_value[seen]) | (parent[seen] != previous_parent[seen])]
+                written = (seen, previous_value[seen], previous_parent[seen])
+            touched = self.unique(touched, value.size)
+            differs = value[touched] != previous_value[touched]
+            if with_parents:
+                differs |= parent[touched] != previous_parent[touched]
+            changed = self.unique(np.concatenate((touched[differs], forced)), value.size)
+            changed = changed[alive[changed]]
+            values = [(vertices, value[vertices], parent[vertices]) for vertices in (touched, forced)]
+            for vertices, new_value, new_parent in values:
+                previous_value[vertices] = new_value
+                previous_parent[vertices] = new_parent
+        changed = Counted(changed, int(changed.size))
+        if not keep:
+            return changed
+        return changed, Replaced(written[0], written[1:], int(written[0].size))
 
     def factorize(self, values):
         codes, uniques = pd.factorize(values, sort=False)

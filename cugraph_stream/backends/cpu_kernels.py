@@ -852,37 +852,40 @@ def _converge(start0, degree0, nbr0, wgt0, start1, degree1, nbr1, wgt1, sides, f
 
 
 @_jit
-def _record_changes(forced, touched, value, parent, previous_value, previous_parent, alive, with_parents, flag):
+def _record_changes(forced, touched, value, parent, previous_value, previous_parent, alive, with_parents, flag,
+                    keep):
     # one pass over ``forced``, then one over ``touched`` (a vertex is handled at
     # its first appearance, told by ``flag``: per-vertex scratch, False on entry
-    # and on return); a touched vertex's difference is read before its write
-    changed = np.empty(forced.size + touched.size, dtype=np.int64)
-    k = 0
-    for i in range(forced.size):
-        x = forced[i]
-        if not flag[x]:
-            flag[x] = True
-            if alive[x]:
-                changed[k] = x
-                k += 1
-        previous_value[x] = value[x]
-        previous_parent[x] = parent[x]
-    for i in range(touched.size):
-        x = touched[i]
-        if flag[x]:
+    # and on return); a touched vertex's difference is read before its write;
+    # with ``keep``, each vertex whose records the write changes is logged first
+    total = forced.size + touched.size
+    changed = np.empty(total, dtype=np.int64)
+    logged = np.empty(total if keep else 0, dtype=np.int64)
+    logged_value = np.empty(logged.size, dtype=previous_value.dtype)
+    logged_parent = np.empty(logged.size, dtype=np.int64)
+    k = m = 0
+    for i in range(total):
+        x = forced[i] if i < forced.size else touched[i - forced.size]
+        first = not flag[x]
+        if i >= forced.size and not first:
             continue
         flag[x] = True
         differs = value[x] != previous_value[x] or (with_parents and parent[x] != previous_parent[x])
+        if keep and first and (value[x] != previous_value[x] or parent[x] != previous_parent[x]):
+            logged[m] = x
+            logged_value[m] = previous_value[x]
+            logged_parent[m] = previous_parent[x]
+            m += 1
         previous_value[x] = value[x]
         previous_parent[x] = parent[x]
-        if differs and alive[x]:
+        if alive[x] and first and (i < forced.size or differs):
             changed[k] = x
             k += 1
     for i in range(forced.size):
         flag[forced[i]] = False
     for i in range(touched.size):
         flag[touched[i]] = False
-    return changed[:k].copy()
+    return changed[:k].copy(), logged[:m].copy(), logged_value[:m].copy(), logged_parent[:m].copy()
 
 
 # ------------------------------------------------------------------ the glue
@@ -1205,9 +1208,13 @@ class Kernels:
                            _i64(vertices), _i64(new_start), _i64(room), _i64(first), int(moved))
 
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive, with_parents,
-                       flag):
-        return _record_changes(_i64(forced), _i64(touched), value, parent, previous_value, previous_parent, alive,
-                               bool(with_parents), flag)
+                       flag, keep=False):
+        """``(changed, written)``: ``written`` None, or with ``keep`` the vertices whose
+        records changed and what their two records held ``(vertices, values, parents)``."""
+        changed, vertices, values, parents = _record_changes(
+            _i64(forced), _i64(touched), value, parent, previous_value, previous_parent, alive, bool(with_parents),
+            flag, bool(keep))
+        return changed, ((vertices, values, parents) if keep else None)
 
     def relax_arcs(self, u, v, w, value, parent, rule, flag):
         if u.size == 0:

@@ -43,7 +43,7 @@ from ..floats import exact_astype
 from . import cuda_kernels
 from .base import (DEVICE_CALLS, EMPTY_SLOT, HOST_READ_BANDWIDTH_PRIOR, MIN_LIST_SLOTS, READ_UNIT_BYTES,
                    SINGLE_ROW_TREES, SLOT_DTYPE, SR_WEIGHTS, SR_WORDS, AdjacencyLists, ArcTableBuilder, Backend,
-                   Counted, Known, MovePlan, NetChanges, Placement, RemovedEntries, SingleRow, marks_fit)
+                   Counted, Known, MovePlan, NetChanges, Placement, RemovedEntries, Replaced, SingleRow, marks_fit)
 from .chunks import DeviceChunkAllocator
 from .pinned import pinned_host_array
 from .rows import INSERT, RowCheck, RowSummary
@@ -1034,18 +1034,25 @@ class GPUBackend(Backend):
         return merged_keys, merged_values
 
     def record_changes(self, forced, touched, value, parent, previous_value, previous_parent, alive,
-                       with_parents):
+                       with_parents, keep=False):
         xp = self.xp
         stamp, epoch = self._stamps(value.size)
-        out, kept = xp.empty(forced.size + touched.size, dtype=xp.int64), xp.zeros(1, dtype=xp.uint64)
+        total = forced.size + touched.size
+        logged = total if keep else 0
+        out, kept, log, log_value, log_parent = _carved(
+            xp, (total, np.int64), (2, np.uint64), (logged, np.int64), (logged, value.dtype), (logged, np.int64))
+        self._set_bytes(kept, 0)
+        null = np.uint64(0)
         kernel = cuda_kernels.get_kernel("sets", f"record_changes<{cuda_kernels.VALUE_TYPES[value.dtype]}>")
-        for ids, is_forced in ((forced, 1), (touched, 0)):      # forced first: they claim their stamps
-            if ids.size:
-                kernel((_blocks(ids.size),), (_THREADS,),
-                       (_int64(ids), np.int64(ids.size), np.int32(is_forced), stamp, epoch,
-                        value, parent, previous_value, previous_parent, np.int32(bool(with_parents)), alive, out,
-                        kept))
-        return Counted(out, kept)      # (the count stays on the device until the changes are read)
+        # (forced first: they claim their stamps; both converted before the first write)
+        parts = [(_int64(ids), is_forced) for ids, is_forced in ((forced, 1), (touched, 0)) if ids.size]
+        for ids, is_forced in parts:
+            kernel((_blocks(ids.size),), (_THREADS,),
+                   (ids, np.int64(ids.size), np.int32(is_forced), stamp, epoch,
+                    value, parent, previous_value, previous_parent, np.int32(bool(with_parents)), alive, out,
+                    kept) + ((log, log_value, log_parent) if keep else (null, null, null)))
+        changed = Counted(out, kept[:1])    # (the counts stay on the device until they are read)
+        return (changed, Replaced(log, (log_value, log_parent), kept[1:])) if keep else changed
 
     def factorize(self, values):
         uniques, codes = self.xp.unique(values, return_inverse=True)

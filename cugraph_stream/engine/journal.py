@@ -54,6 +54,10 @@ Examples
 """
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 
 class RollbackError(RuntimeError):
     """Undoing a failed transaction failed too: the state is no longer known to be consistent."""
@@ -144,6 +148,13 @@ class Journal:
         self.saved(array, index, values)
         if self.verify_distinct and not isinstance(index, (int, slice)):
             _assert_distinct(None if self._ops is None else self._ops.xp, index, array.size)
+
+    def replaced(self, arrays, replaced):
+        """Record that an operator wrote ``arrays`` at the positions of ``replaced``
+        (a :class:`~cugraph_stream.backends.base.Replaced`), which held its
+        values: a rollback reads its count then and puts them back."""
+        if self._entries is not None:
+            self._entries.append((_call, functools.partial(_put_back, self._ops, arrays, replaced)))
 
     def undone_by(self, undo):
         """Record that a write already happened and ``undo()`` undoes it (as :meth:`saved`,
@@ -266,6 +277,16 @@ def _put(array, index, values):
 
 def _call(undo):
     undo()
+
+
+def _put_back(ops, arrays, replaced):
+    """Rollback step of :meth:`Journal.replaced`."""
+    count = replaced.count
+    if not isinstance(count, (int, np.integer)):
+        (count,) = ops.read_counts(count)
+    positions, values = replaced.read(int(count))
+    for array, held in zip(arrays, values):
+        array[positions] = held
 
 
 def _assert_distinct(xp, index, size):

@@ -423,12 +423,13 @@ class MonotonicEngine:
         if touched.size == 0 and self._new.size == 0:      # nothing touched: nothing changed
             self.changed = touched
             return
-        if journal.recording:                  # every vertex the commit may write
-            candidates = _joined(self.ops, (self._new, touched))
-            journal.save(self.previous_value, candidates)
-            journal.save(self.previous_parent, candidates)
+        keep = journal.recording            # (the operator keeps the pre-image of every record it changes)
         recorded = self.ops.record_changes(self._new, touched, self.value, self.parent, self.previous_value,
-                                           self.previous_parent, self.store.vertices.alive, self.parents_in_result)
+                                           self.previous_parent, self.store.vertices.alive, self.parents_in_result,
+                                           keep=keep)
+        if keep:
+            recorded, replaced = recorded
+            journal.replaced((self.previous_value, self.previous_parent), replaced)
         self._changed, self._changed_count = recorded.array, recorded.count
 
     def memory_bytes(self):

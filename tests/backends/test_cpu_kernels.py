@@ -384,9 +384,13 @@ def test_record_changes(seed, n, forced, touched, with_parents):
     out = []
     for ops in (NUMPY, COMPILED):
         kept = (previous[0].copy(), previous[1].copy())
-        changed, count = ops.record_changes(forced, touched, value, parent, *kept, alive, with_parents)
+        (changed, count), replaced = ops.record_changes(forced, touched, value, parent, *kept, alive, with_parents,
+                                                        keep=True)
         assert count == changed.size and np.unique(changed).size == changed.size
-        out.append((sorted(changed.tolist()), kept[0].tolist(), kept[1].tolist()))
+        positions, (held_value, held_parent) = replaced.read(replaced.count)
+        order = np.argsort(positions)
+        out.append((sorted(changed.tolist()), kept[0].tolist(), kept[1].tolist(), positions[order].tolist(),
+                    held_value[order].tolist(), held_parent[order].tolist()))
     assert out[0] == out[1]
     assert not COMPILED._flag.any()         # scratch left clean
 

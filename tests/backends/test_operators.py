@@ -1212,8 +1212,9 @@ def test_merge_sorted_is_stable_among_equal_keys(ops, sizes):
     assert merged_values.tolist() == [v for _, _, v in pairs]
 
 
+@pytest.mark.parametrize("keep", [False, True])
 @pytest.mark.parametrize("with_parents", [True, False])
-def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents):
+def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents, keep):
     rng = np.random.default_rng(4)
     n = 300
     value = rng.integers(0, 3, n).astype(np.float32)
@@ -1229,7 +1230,14 @@ def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents)
     arrays = [ops.asarray(a.copy()) for a in (value, parent, previous_value, previous_parent)]
 
     recorded = ops.record_changes(ops.asarray(forced), ops.asarray(touched), *arrays, ops.asarray(alive),
-                                  with_parents)
+                                  with_parents, keep=keep)
+    if keep:                    # what the records held, at each vertex whose records changed, once
+        recorded, replaced = recorded
+        positions, (held_value, held_parent) = replaced.read(*ops.read_counts(replaced.count))
+        positions, held_value, held_parent = (host(ops, a) for a in (positions, held_value, held_parent))
+        rewritten = {v for v in seen if value[v] != previous_value[v] or parent[v] != previous_parent[v]}
+        assert sorted(positions.tolist()) == sorted(rewritten)
+        assert (held_value == previous_value[positions]).all() and (held_parent == previous_parent[positions]).all()
     changed = host(ops, recorded.read(*ops.read_counts(recorded.count)))
 
     assert sorted(changed.tolist()) == sorted(expected)

@@ -372,3 +372,32 @@ __global__ void reset_values(V* value, long long* parent, const long long* verti
   value[v] = v == source ? source_value : fill;
   parent[v] = -1;
 }
+
+// Enter new vertices (Backend.enter_vertices): vertex i of `count` has the
+// external id ids[i] and the internal id reused[i] for i < reuse, else
+// first + i - reuse (written to internal[i]); external[] and alive[] record it,
+// dense[] (not null) maps it, held_ids/held_internal (not null) take it at
+// `at` + i; the pre-images go to old_external, old_alive, old_dense.
+__global__ void enter_vertices(const long long* ids, long long count, const long long* reused, long long reuse,
+                               long long first, long long* internal, long long* external, bool* alive, int* dense,
+                               long long* held_ids, long long* held_internal, long long at, long long* old_external,
+                               bool* old_alive, int* old_dense)
+{
+  long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  long long id = ids[i];
+  long long v = i < reuse ? reused[i] : first + i - reuse;
+  internal[i] = v;
+  old_external[i] = external[v];
+  old_alive[i] = alive[v];
+  external[v] = id;
+  alive[v] = true;
+  if (dense != nullptr) {
+    old_dense[i] = dense[id];
+    dense[id] = static_cast<int>(v);
+  }
+  if (held_ids != nullptr) {
+    held_ids[at + i] = id;
+    held_internal[at + i] = v;
+  }
+}

@@ -1514,6 +1514,39 @@ class Backend(abc.ABC):
         inside = (queries >= 0) & (queries < table.size)
         return xp.where(inside, table[xp.where(inside, queries, 0)], -1).astype(xp.int64, copy=False)
 
+    def enter_vertices(self, ids, reused, first, external, alive, dense=None, held=None):
+        """Enter new vertices of external ``ids`` (distinct) into a vertex table:
+        the first ``reused.size`` take the internal ids ``reused`` (freed
+        ones), the others ``first``, ``first + 1``, ...; ``external`` and
+        ``alive`` (by internal id) record them, ``dense`` (by external id,
+        int32; None: no dense map) maps them, and ``held`` (where given, a
+        pair of int64 buffers and a position ``at``) takes the ids and the
+        internal ids at ``at`` onwards.  Returns ``(internal, replaced)``:
+        the internal ids (int64), and what ``external``, ``alive`` and
+        ``dense`` held where they were written (a journal's pre-images; the
+        last None without a map).  One launch on the GPU.
+
+        >>> from cugraph_stream.backends import get_backend
+        >>> ops = get_backend("cpu")
+        >>> external, alive, dense = np.full(4, -1), np.zeros(4, dtype=bool), np.full(9, -1, dtype=np.int32)
+        >>> internal, replaced = ops.enter_vertices(np.array([5, 8]), np.array([3]), 0, external, alive, dense)
+        >>> internal.tolist(), external.tolist(), alive.tolist(), dense[[5, 8]].tolist(), replaced[2].tolist()
+        ([3, 0], [8, -1, -1, 5], [True, False, False, True], [3, 0], [-1, -1])
+        """
+        xp = self.xp
+        fresh = xp.arange(first, first + int(ids.size) - int(reused.size), dtype=xp.int64)
+        internal = fresh if reused.size == 0 else xp.concatenate((reused.astype(xp.int64, copy=False), fresh))
+        replaced = (external[internal], alive[internal], None if dense is None else dense[ids])
+        external[internal] = ids
+        alive[internal] = True
+        if dense is not None:
+            dense[ids] = internal
+        if held is not None:
+            held_ids, held_internal, at = held
+            held_ids[at:at + ids.size] = ids
+            held_internal[at:at + ids.size] = internal
+        return internal, replaced
+
     @abc.abstractmethod
     def merge_sorted(self, keys, values, more_keys, more_values):
         """Merge ascending int64 ``keys`` and ``more_keys``, with their paired int64

@@ -119,7 +119,7 @@ SOURCES = {"relax": relax_name_expressions,
            "sets": lambda: (["distinct", "take_flagged_among", "sorted_lookup", "lookup_rows", "merge_sorted",
                              "compact_flags", "sorted_distinct_block", "block_offsets", "distinct_counts",
                              "distinct_sorted", "set_byte_counts", "set_byte_positions", "value_range", "mark_values",
-                             "children_of", "weak_children_of"]
+                             "children_of", "weak_children_of", "enter_vertices"]
                             + [f"{k}<{v}>" for k in ("record_changes", "reached", "flag_reached", "reset_values")
                                for v in VALUE_TYPES.values()])}
 

@@ -1023,6 +1023,22 @@ class GPUBackend(Backend):
             (value, parent, _int64(vertices), np.int64(n), kind(fill),
              np.int64(-1 if source is None else source), kind(0 if source is None else source_value)))
 
+    def enter_vertices(self, ids, reused, first, external, alive, dense=None, held=None):
+        xp = self.xp
+        k, with_map = int(ids.size), dense is not None
+        internal, old_external, old_dense, old_alive = _carved(
+            xp, (k, np.int64), (k, np.int64), (k if with_map else 0, np.int32), (k, np.bool_))
+        if k:
+            held_ids, held_internal, at = held if held is not None else (np.uint64(0), np.uint64(0), 0)
+            reuse = int(reused.size)
+            reused = xp.ascontiguousarray(_int64(reused)) if reuse else np.uint64(0)    # (freed ids: a reversed view)
+            cuda_kernels.get_kernel("sets", "enter_vertices")(
+                (_blocks(k),), (_THREADS,),
+                (xp.ascontiguousarray(_int64(ids)), np.int64(k), reused, np.int64(reuse), np.int64(first), internal,
+                 external, alive, dense if with_map else np.uint64(0), held_ids, held_internal, np.int64(at),
+                 old_external, old_alive, old_dense if with_map else np.uint64(0)))
+        return internal, (old_external, old_alive, old_dense if with_map else None)
+
     def merge_sorted(self, keys, values, more_keys, more_values):
         xp = self.xp
         n, m = int(keys.size), int(more_keys.size)

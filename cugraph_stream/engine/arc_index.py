@@ -156,7 +156,7 @@ class ArcIndex:
         take their entries: returns ``(slots, weights, twins)`` as
         ``Backend.arc_erase`` gives them (one operator call)."""
         slots, weights, twins = self.ops.arc_erase(self.table, self.adjacency, positions)
-        self.journal.exchanged(self.table, positions, slots)        # (distinct arcs' positions)
+        self.journal.exchanged((self.table, positions, slots))        # (distinct arcs' positions)
         self.count_erased(int(positions.size))
         return slots, weights, twins
 
@@ -176,7 +176,7 @@ class ArcIndex:
         if new_slots.size == 0:
             return
         positions, previous = self.ops.arc_repoint(self.table, self.adjacency, owners, old_slots, new_slots)
-        self.journal.exchanged(self.table, positions, previous)      # (distinct moved arcs' positions)
+        self.journal.exchanged((self.table, positions, previous))      # (distinct moved arcs' positions)
 
     @classmethod
     def bytes_for(cls, entries):

@@ -139,15 +139,20 @@ class Journal:
         if self._entries is not None:
             self._entries.append((_put, array, index, values))
 
-    def exchanged(self, array, index, values):
-        """:meth:`saved` for a write at distinct positions ``index`` (an operator
-        that returns what it replaced, as ``ops.exchange`` does for :meth:`write`
-        with ``distinct``); with :attr:`verify_distinct` the positions are
-        checked as :meth:`write` checks them, once the entry is kept (the
-        check allocates: a failure there must find the write undoable)."""
-        self.saved(array, index, values)
-        if self.verify_distinct and not isinstance(index, (int, slice)):
-            _assert_distinct(None if self._ops is None else self._ops.xp, index, array.size)
+    def exchanged(self, *writes):
+        """:meth:`saved` for each ``(array, index, values)`` of ``writes``: an
+        operator's writes at distinct positions ``index`` (one that returns what
+        it replaced, as ``ops.exchange`` does for :meth:`write` with
+        ``distinct``).  With :attr:`verify_distinct` the positions are checked
+        as :meth:`write` checks them, once every entry is kept (the check
+        allocates: a failure there must find every write undoable)."""
+        for array, index, values in writes:
+            self.saved(array, index, values)
+        if self.verify_distinct:
+            xp = None if self._ops is None else self._ops.xp
+            for array, index, _ in writes:
+                if not isinstance(index, (int, slice)):
+                    _assert_distinct(xp, index, array.size)
 
     def replaced(self, arrays, replaced):
         """Record that an operator wrote ``arrays`` at the positions of ``replaced``

@@ -631,7 +631,7 @@ class GraphStore:
         if moves is None or moves.size == 0:
             return
         out_slots, previous = self.ops.follow_twins(self.index.table, self.out, self.inn, moves.owner, moves.target)
-        self.journal.exchanged(self.out.twin, out_slots, previous)      # (distinct arcs' slots)
+        self.journal.exchanged((self.out.twin, out_slots, previous))      # (distinct arcs' slots)
 
     def _compact_if_needed(self):
         if self.out.needs_compaction():

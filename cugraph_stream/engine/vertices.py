@@ -115,18 +115,18 @@ class VertexTable:
             self.journal.assign(self, "_pending_count", 0)
         return self._sorted_external, self._sorted_internal
 
-    def _hold_apart(self, external, internal):
-        """Keep added vertices apart from the sorted ids (see :attr:`_pending`)."""
-        xp, n, k = self.ops.xp, self._pending_count, int(external.size)
+    def _room_apart(self, k):
+        """Room for ``k`` more vertices kept apart from the sorted ids (see
+        :attr:`_pending`): ``(external, internal, at)``, the two buffers (grown
+        where needed) and where the new ones go, for ``Backend.enter_vertices``."""
+        xp, n = self.ops.xp, self._pending_count
         if self._pending is None or n + k > self._pending[0].size:
             size = max(2 * (n + k), 1024)
             grown = tuple(xp.empty(size, dtype=xp.int64) for _ in range(2))
             for new, old in zip(grown, self._pending or ()):
                 new[:n] = old[:n]
             self.journal.assign(self, "_pending", grown)
-        self._pending[0][n:n + k] = external
-        self._pending[1][n:n + k] = internal
-        self.journal.assign(self, "_pending_count", n + k)
+        return self._pending + (n,)
 
     def lookup_index(self):
         """What the backend's lookups of vertices by external id read, as their
@@ -198,22 +198,24 @@ class VertexTable:
         index = (self.dense, None) if self.dense is not None else (added_external, added_internal)
         return self.ops.lookup_missing(*index, external, found)
 
-    def _map_densely(self, external, internal, lowest=None, highest=None):
-        """Enter ``external`` ids (ascending, from ``lowest`` to ``highest``: read
-        here where not given) with their ``internal`` ids into the dense map
-        (journaled), growing it, or giving it up when an id falls outside its range."""
+    def _dense_room(self, external, lowest=None, highest=None):
+        """The dense map, grown to hold ``external`` ids (ascending, from ``lowest`` to
+        ``highest``: read here where not given), or None where there is none or
+        an id falls outside its range (then it is given up, journaled)."""
+        if self.dense is None:
+            return None
         if lowest is None:
             lowest, highest = (int(x) for x in self.ops.to_host(external[[0, -1]]))
         limit = DENSE_MAP_SLACK * (self.count + int(external.size)) + DENSE_MAP_MIN
         if lowest < 0 or highest >= limit:
             self.journal.assign(self, "dense", None)
-            return
+            return None
         if highest >= self.dense.size:
             grown = self.ops.xp.full(min(limit, max(highest + 1, 2 * int(self.dense.size))), -1,
                                      dtype=self.ops.xp.int32)
             grown[: self.dense.size] = self.dense
             self.journal.assign(self, "dense", grown)
-        self.journal.write(self.dense, external, internal, distinct=True)      # (distinct ids)
+        return self.dense
 
     def add(self, external, lowest=None, highest=None):
         """Create vertices for absent ``external`` ids (ascending, distinct); return their
@@ -225,17 +227,24 @@ class VertexTable:
         if k == 0:
             return xp.empty(0, dtype=xp.int64)
         reused = min(k, int(self.free.size))
-        fresh = xp.arange(self.size, self.size + k - reused, dtype=xp.int64)
-        internal = fresh if reused == 0 else self.ops.join([self.free[self.free.size - reused:][::-1], fresh])
+        freed = self.free[self.free.size - reused:][::-1]       # (reused last freed first)
+        first = self.size                       # (the first fresh id)
         journal.assign(self, "free", self.free[: self.free.size - reused])
         journal.assign(self, "size", self.size + k - reused)
         ensure_vertex_capacity(xp, self, ("external", "alive"), self.size, journal)
-        journal.write(self.external, internal, external, distinct=True)      # (fresh or freed ids: distinct)
-        journal.write(self.alive, internal, True, distinct=True)
-        if self.dense is not None:
-            self._map_densely(external, internal, lowest, highest)
-        if self.dense is not None and self._pending_count + k <= max(PENDING_SHARE * self.count, PENDING_MIN):
-            self._hold_apart(external, internal)       # lookups read the map: the order can wait
+        dense = self._dense_room(external, lowest, highest)
+        # lookups read the dense map: the order can wait, the new ids held apart
+        held = (self._room_apart(k) if dense is not None
+                and self._pending_count + k <= max(PENDING_SHARE * self.count, PENDING_MIN) else None)
+        # the freed ids, then fresh ones; one operator call writes them everywhere
+        # (the held-apart buffers past their count: no pre-image)
+        internal, (old_external, old_alive, old_dense) = self.ops.enter_vertices(
+            external, freed, first, self.external, self.alive, dense, held)
+        # (fresh or freed internal ids, distinct external ones)
+        journal.exchanged((self.external, internal, old_external), (self.alive, internal, old_alive),
+                          *[(dense, external, old_dense)] * (dense is not None))
+        if held is not None:
+            journal.assign(self, "_pending_count", self._pending_count + k)
         else:                   # (the vertices held apart merged first, then these: sorted already)
             sorted_external, sorted_internal = self.ops.merge_sorted(*self.sorted_ids(), external, internal)
             journal.assign(self, "_sorted_external", sorted_external)
@@ -311,7 +320,8 @@ class VertexTable:
         self.alive[internal] = True
         if self.ops.dense_vertex_map:
             self.dense = xp.empty(0, dtype=xp.int32)
-            if sorted_external.size:
-                self._map_densely(sorted_external, internal[order])
+            dense = self._dense_room(sorted_external) if sorted_external.size else None
+            if dense is not None:
+                dense[sorted_external] = internal[order]
         self.size, self.count, self.free = size, int(internal.size), free
         self._sorted_external, self._sorted_internal = sorted_external, internal[order]

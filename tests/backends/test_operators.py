@@ -1212,6 +1212,37 @@ def test_merge_sorted_is_stable_among_equal_keys(ops, sizes):
     assert merged_values.tolist() == [v for _, _, v in pairs]
 
 
+@pytest.mark.parametrize("reuse", [0, 3, 7])
+@pytest.mark.parametrize("mapped", [True, False])
+def test_enter_vertices_writes_every_record_and_returns_the_pre_images(ops, reuse, mapped):
+    rng = np.random.default_rng(reuse)
+    ids = np.sort(rng.choice(500, 7, replace=False))
+    reused = rng.choice(40, reuse, replace=False)              # freed internal ids, in the order they are reused
+    first = 40
+    external, alive = rng.integers(0, 900, 60), rng.random(60) < 0.5
+    dense = rng.integers(-1, 60, 512).astype(np.int32)
+    held = (np.full(16, -9), np.full(16, -9), 5)
+    arrays = [ops.asarray(a.copy()) for a in (external, alive, dense, held[0], held[1])]
+    internal, replaced = ops.enter_vertices(ops.asarray(ids), ops.asarray(reused), first, arrays[0], arrays[1],
+                                            arrays[2] if mapped else None, (arrays[3], arrays[4], held[2]))
+    want = np.concatenate((reused, np.arange(first, first + ids.size - reuse)))
+    assert host(ops, internal).tolist() == want.tolist()
+    assert host(ops, replaced[0]).tolist() == external[want].tolist()
+    assert host(ops, replaced[1]).tolist() == alive[want].tolist()
+    expected_external, expected_alive, expected_dense = external.copy(), alive.copy(), dense.copy()
+    expected_external[want], expected_alive[want] = ids, True
+    if mapped:
+        assert host(ops, replaced[2]).tolist() == dense[ids].tolist()
+        expected_dense[ids] = want
+    else:
+        assert replaced[2] is None
+    assert host(ops, arrays[0]).tolist() == expected_external.tolist()
+    assert host(ops, arrays[1]).tolist() == expected_alive.tolist()
+    assert host(ops, arrays[2]).tolist() == expected_dense.tolist()
+    assert host(ops, arrays[3]).tolist() == [-9] * 5 + ids.tolist() + [-9] * 4
+    assert host(ops, arrays[4]).tolist() == [-9] * 5 + want.tolist() + [-9] * 4
+
+
 @pytest.mark.parametrize("keep", [False, True])
 @pytest.mark.parametrize("with_parents", [True, False])
 def test_record_changes_reports_each_live_changed_vertex_once(ops, with_parents, keep):

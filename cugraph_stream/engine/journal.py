@@ -14,7 +14,9 @@ state is preceded by a journal entry that can undo it:
   such an operator must change nothing when it raises: it makes every
   allocation before its first write, or undoes its writes before re-raising
   (``tests/test_atomicity.py`` fails a batch at every operator call and, on
-  the CPU, at every NumPy allocation);
+  the CPU, at every NumPy allocation); :meth:`Journal.exchanged` records
+  several such writes at distinct positions at once (every entry kept
+  before its positions are checked);
 * :meth:`Journal.save_all` keeps a whole array once per transaction (for
   arrays rewritten everywhere, or written at many scattered places);
 * :meth:`Journal.assign` records an attribute's old value (a scalar, or an
@@ -24,7 +26,10 @@ state is preceded by a journal entry that can undo it:
   writes then need no pre-image;
 * :meth:`Journal.on_rollback` registers an undo step computed by the caller;
   :meth:`Journal.undone_by` one for a write that already happened, whose
-  pre-images only the undo step reads (their count is still on the device).
+  pre-images only the undo step reads (their count is still on the device);
+  :meth:`Journal.replaced` is that step for an operator's
+  :class:`~cugraph_stream.backends.base.Replaced` (positions it chose, what
+  they held, their count).
 
 State that is recomputed rather than logged (the queries' working arrays,
 whose committed copies are journaled; the hot-list cache, reloaded from the

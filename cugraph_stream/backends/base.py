@@ -341,8 +341,8 @@ class Counted(NamedTuple):
 class Replaced(NamedTuple):
     """What an operator overwrote at positions it found itself (a journal's
     pre-image): the first ``count`` of ``positions``, and of each array of
-    ``values`` (one per array it wrote, in the order its docstring gives),
-    what they held.  ``count`` as :class:`Counted`'s (a host int, or a
+    ``values`` (one per array it wrote, in the order its docstring gives;
+    None for an array it did not write), what they held.  ``count`` as :class:`Counted`'s (a host int, or a
     one-element device array read when a rollback needs it)."""
 
     positions: Any
@@ -351,7 +351,7 @@ class Replaced(NamedTuple):
 
     def read(self, count):
         """``(positions, values)``, given ``count`` read on the host."""
-        return self.positions[:count], tuple(v[:count] for v in self.values)
+        return self.positions[:count], tuple(None if v is None else v[:count] for v in self.values)
 
 
 class Placement(NamedTuple):

@@ -248,11 +248,11 @@ class CPUBackend(Backend):
             # (everything read and made before the first write: a failure past it would
             # leave records changed that no pre-image covers)
             written = None
+            touched = self.unique(touched, value.size)
             if keep:                            # the vertices whose records change, and what they held
                 seen = self.unique(np.concatenate((forced, touched)), value.size)
                 seen = seen[(value[seen] != previous_value[seen]) | (parent[seen] != previous_parent[seen])]
                 written = (seen, previous_value[seen], previous_parent[seen])
-            touched = self.unique(touched, value.size)
             differs = value[touched] != previous_value[touched]
             if with_parents:
                 differs |= parent[touched] != previous_parent[touched]

@@ -34,13 +34,13 @@ later insertion of the same batch writes there.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backends.base import MIN_LIST_SLOTS, SLOT_DTYPE, MovePlan, Placement, list_room  # noqa: F401 (re-exported)
+from ..backends.base import (MIN_LIST_SLOTS, SLOT_DTYPE, MovePlan, Placement, Replaced,  # noqa: F401 (re-exported)
+                             list_room)
 from .growth import GROWTH_DIVISOR, ensure_vertex_capacity, fit_vertex_capacity
 from .journal import Journal
 
@@ -162,18 +162,6 @@ def layout(xp, room, base, align):
     starts[order] = base + ends - room[order]
     total = int(ends[-1]) if ends.size else 0
     return starts, total + (-total) % align
-
-
-def _put_back_moved(ops, arrays, removed):
-    """Rollback step of a removal (``removed``, a ``RemovedEntries`` with its
-    pre-images): the entries that moved into holes get their values back at
-    their sources, their count read now.  ``arrays``: the adjacency's
-    ``(nbr, wgt, twin)`` when it removed them."""
-    (count,) = ops.read_counts(removed.count)
-    removed = removed.read(count)
-    for array, values in zip(arrays, removed.moved):
-        if array is not None:
-            array[removed.source] = values
 
 
 class Adjacency:
@@ -527,7 +515,8 @@ class Adjacency:
                 if array is not None:
                     self.journal.saved(array, removed.slots, values)
             self.journal.saved(self.degree, removed.lists, removed.degree)
-            self.journal.undone_by(functools.partial(_put_back_moved, self.ops, arrays, removed))
+            # (the moved entries' values at their sources, their count read at a rollback)
+            self.journal.replaced(arrays, Replaced(removed.source, removed.moved, removed.count))
         return removed
 
     def finish_remove(self, removed, moved_count):

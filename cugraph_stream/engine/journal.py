@@ -290,13 +290,15 @@ def _call(undo):
 
 
 def _put_back(ops, arrays, replaced):
-    """Rollback step of :meth:`Journal.replaced`."""
+    """Rollback step of :meth:`Journal.replaced` (an array None, or its values
+    None: nothing of it was written)."""
     count = replaced.count
     if not isinstance(count, (int, np.integer)):
         (count,) = ops.read_counts(count)
     positions, values = replaced.read(int(count))
     for array, held in zip(arrays, values):
-        array[positions] = held
+        if array is not None and held is not None:
+            array[positions] = held
 
 
 def _assert_distinct(xp, index, size):
